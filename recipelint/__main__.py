@@ -1,0 +1,3 @@
+from recipelint.cli import main
+
+main()

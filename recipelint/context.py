@@ -1,0 +1,129 @@
+"""What a rule sees: the recipe, the hardware, and the facts derived from both (computed once)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from recipelint import tuner
+from recipelint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
+from recipelint.hardware.profile import Fact, Hardware
+from recipelint.model import Recipe, Setting
+from recipelint.span import Span
+
+
+@dataclass
+class Context:
+    recipe: Recipe
+    hardware_loader: Callable[[], Hardware]
+    options: dict[str, Any] = field(default_factory=dict)
+
+    @cached_property
+    def hardware(self) -> Hardware:
+        return self.hardware_loader()
+
+    def fact(self, name: str) -> Fact:
+        return self.hardware.fact(name)
+
+    # Facts about the launch, with the hardware filling what the script leaves to the run time.
+    @cached_property
+    def ranks_per_node(self) -> int | None:
+        launch = self.recipe.launch
+        if launch is None:
+            return None
+        value = launch.nproc_per_node.as_int()
+        if value is not None and value > 0:
+            return value
+        gpus = self.fact("gpus").value
+        return gpus if isinstance(gpus, int) and gpus > 0 else None
+
+    @cached_property
+    def nodes(self) -> int | None:
+        launch = self.recipe.launch
+        if launch is not None and launch.nnodes.given:
+            return launch.nnodes.as_int()
+        profile_nodes = self.fact("nodes").value
+        if isinstance(profile_nodes, int):
+            return profile_nodes
+        return launch.nnodes.as_int() if launch is not None else None
+
+    @cached_property
+    def world_size(self) -> int | None:
+        if self.ranks_per_node is None or self.nodes is None:
+            return None
+        return self.ranks_per_node * self.nodes
+
+    @cached_property
+    def ranks_evidence(self) -> str:
+        launch = self.recipe.launch
+        per_node = f"{self.ranks_per_node} ranks per node"
+        if launch is not None and launch.nproc_per_node.as_int() is None and self.ranks_per_node is not None:
+            per_node += f" ({self.fact('gpus').cite('gpus')})"
+        return f"{self.nodes} node(s) x {per_node}"
+
+    @cached_property
+    def shards(self) -> int | None:
+        lists = [item for item in self.recipe.train_data if item.exists]
+        return sum(item.lines for item in lists) if lists else None
+
+    @cached_property
+    def batch(self) -> tuner.BatchEstimate | None:
+        return tuner.batch_bytes(self.recipe.config.root if self.recipe.config else None)
+
+    @cached_property
+    def budget(self) -> tuple[float, str] | None:
+        return tuner.memory_budget(self.fact("memory_gib").value, self.fact("shm_gib").value)
+
+    @cached_property
+    def loader_plan(self) -> tuner.LoaderPlan:
+        workers = self.recipe.arg("num_workers").as_int()
+        prefetch = self.recipe.arg("prefetch").as_int()
+        cpus = self.fact("cpus").value
+        return tuner.plan_loader(workers, prefetch, self.ranks_per_node, self.world_size, cpus, self.shards, self.budget, self.batch)
+
+    def loader_fix(self) -> Fix | None:
+        """The plan's edits to num_workers and prefetch (one fix, shared by the loader rules)."""
+        plan = self.loader_plan
+        edits = []
+        for name, new in (("num_workers", plan.num_workers), ("prefetch", plan.prefetch)):
+            setting = self.recipe.arg(name)
+            if new is None or setting.as_int() == new:
+                continue
+            edit = self.set_value(setting, str(new))
+            if edit is None:
+                return None
+            edits.append(edit)
+        if not edits:
+            return None
+        title = ", ".join(f"{n} {v}" for n, v in (("num_workers", plan.num_workers), ("prefetch", plan.prefetch)) if v is not None)
+        return Fix(tuple(edits), Applicability.SAFE, f"set {title}")
+
+    def set_value(self, setting: Setting, text: str) -> Edit | None:
+        """An edit that gives a setting a new value: in place, or as a new flag on the launch."""
+        if setting.edit_span is not None:
+            return Edit(setting.edit_span, text)
+        launch = self.recipe.launch
+        if not setting.given and launch is not None and self.recipe.script is not None:
+            at = launch.script.span.end
+            point = Span(launch.script.span.path, at, at, launch.script.span.end_line, launch.script.span.end_column, launch.script.span.end_line, launch.script.span.end_column)
+            return Edit(point, f" --{setting.name} {text}")
+        return None
+
+    def diagnostic(
+        self,
+        code: str,
+        severity: Severity,
+        message: str,
+        span: Span | None,
+        *,
+        setting: str | None = None,
+        current: Any = None,
+        suggested: Any = None,
+        evidence: list[str] | None = None,
+        fix: Fix | None = None,
+    ) -> Diagnostic | None:
+        if span is None:
+            return None
+        return Diagnostic(code, severity, message, span, setting, current, suggested, list(evidence or []), fix)

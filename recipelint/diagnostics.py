@@ -1,0 +1,55 @@
+"""What a rule reports: a diagnostic at a span, with the evidence and an optional fix."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+from recipelint.span import Span
+
+
+class Severity(enum.IntEnum):
+    INFO = 0
+    WARNING = 1
+    ERROR = 2
+
+    def __str__(self) -> str:
+        return self.name.lower()
+
+
+class Applicability(enum.Enum):
+    SAFE = "safe"  # changes only the setting the finding names
+    UNSAFE = "unsafe"  # changes numerics or behaviour beyond the setting, drops a comment, or guesses
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace bytes [span.start, span.end) of span.path with `content`."""
+
+    span: Span
+    content: str
+
+
+@dataclass(frozen=True)
+class Fix:
+    edits: tuple[Edit, ...]
+    applicability: Applicability = Applicability.SAFE
+    title: str = ""
+
+
+@dataclass
+class Diagnostic:
+    code: str
+    severity: Severity
+    message: str
+    span: Span
+    setting: str | None = None
+    current: Any = None
+    suggested: Any = None
+    evidence: list[str] = field(default_factory=list)  # the facts and formula behind the finding
+    fix: Fix | None = None
+
+    @property
+    def sort_key(self) -> tuple[str, int, int, str]:
+        return (str(self.span.path), self.span.line, self.span.column, self.code)

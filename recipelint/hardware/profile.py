@@ -1,0 +1,145 @@
+"""A hardware profile: the facts rules check against, each with where it came from."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+# The keys a profile file may carry, in the order `probe` writes them.
+FACT_KEYS = (
+    "nodes",
+    "cpus",
+    "host_cpus",
+    "physical_cores",
+    "numa_nodes",
+    "memory_gib",
+    "host_memory_gib",
+    "shm_gib",
+    "gpus",
+    "gpu_model",
+    "gpu_memory_gib",
+    "gpu_compute_capability",
+    "gpu_driver",
+    "nvlink",
+    "inter_node_network",
+    "infiniband",
+    "interfaces",
+)
+GPU_KEYS = ("gpus", "gpu_model", "gpu_memory_gib", "gpu_compute_capability", "gpu_driver", "nvlink")
+
+
+@dataclass
+class Fact:
+    value: Any  # None when unknown
+    source: str  # "profile node.yaml", "cgroup cpu.max", "psutil", "nvml", "user" ...
+    reason: str | None = None  # why it is unknown, when it is
+
+    @property
+    def known(self) -> bool:
+        return self.value is not None
+
+    def cite(self, name: str) -> str:
+        if self.value is None:
+            return f"{name} unknown ({self.reason or 'not in the profile'})"
+        return f"{name} {_show(self.value)} from {self.source}"
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+@dataclass
+class Hardware:
+    """The facts of one node type (and the node count, if the profile states it).
+
+    GPU facts are loaded on first use: a check that needs none never initialises NVML.
+    """
+
+    origin: str  # "probe" or "profile"
+    facts: dict[str, Fact] = field(default_factory=dict)
+    taken_at: str | None = None
+    differs: list[str] = field(default_factory=list)  # merged cluster profiles: facts that vary by node
+    gpu_loader: Callable[[], dict[str, Fact]] | None = None
+
+    def fact(self, name: str) -> Fact:
+        if name in GPU_KEYS and self.gpu_loader is not None:
+            loader, self.gpu_loader = self.gpu_loader, None
+            self.facts.update(loader())
+        return self.facts.get(name) or Fact(None, self.origin, "not in the profile" if self.origin == "profile" else "not probed")
+
+    def value(self, name: str) -> Any:
+        return self.fact(name).value
+
+    def to_dict(self, load_gpus: bool = True) -> dict[str, Any]:
+        if load_gpus:
+            self.fact("gpus")
+        data: dict[str, Any] = {}
+        for key in FACT_KEYS:
+            fact = self.facts.get(key)
+            if fact is not None and fact.value is not None:
+                data[key] = fact.value
+        data["sources"] = {key: fact.source for key, fact in self.facts.items() if fact.value is not None}
+        unknown = {key: fact.reason or "unknown" for key, fact in self.facts.items() if fact.value is None}
+        if unknown:
+            data["unknown"] = unknown
+        if self.taken_at:
+            data["taken_at"] = self.taken_at
+        if self.differs:
+            data["differs"] = self.differs
+        return data
+
+
+def from_mapping(data: dict[str, Any], origin_label: str) -> Hardware:
+    sources = data.get("sources") or {}
+    unknown = data.get("unknown") or {}
+    hardware = Hardware("profile", taken_at=data.get("taken_at"), differs=list(data.get("differs") or []))
+    for key in FACT_KEYS:
+        if key in data:
+            source = sources.get(key)
+            label = f"{origin_label}" + (f" ({source})" if source else "")
+            hardware.facts[key] = Fact(data[key], label)
+        elif key in unknown:
+            hardware.facts[key] = Fact(None, origin_label, str(unknown[key]))
+    return hardware
+
+
+def load_profile(path: Path) -> Hardware:
+    """Read and validate a profile file (YAML or JSON); raises SourceError on bad input."""
+    from recipelint.schemas import validate
+    from recipelint.sources.files import FileCache, SourceError
+    from recipelint.sources.jsonfile import parse_json
+    from recipelint.sources.yamlfile import parse_yaml
+
+    source = FileCache().read(path)
+    document = parse_json(source) if path.suffix == ".json" else parse_yaml(source)
+    data = document.root.plain()
+    if not isinstance(data, dict):
+        raise SourceError(path, "a hardware profile is a mapping of facts", 1, 1)
+    for problem in validate("hardware/profile.schema.json", data):
+        node = document.root.get(problem.path) if problem.path else document.root
+        span = (node or document.root).span
+        raise SourceError(path, f"hardware profile: {problem.message}", span.line, span.column)
+    return from_mapping(data, f"profile {path.name}")
+
+
+def dump_profile(hardware: Hardware, fmt: str = "yaml") -> str:
+    import json
+
+    data = hardware.to_dict()
+    if fmt == "json":
+        return json.dumps(data, indent=2, sort_keys=False) + "\n"
+    import io
+
+    from ruamel.yaml import YAML
+
+    yaml = YAML(typ="safe", pure=True)
+    yaml.default_flow_style = False
+    yaml.sort_base_mapping_type_on_output = False  # type: ignore[attr-defined]
+    stream = io.StringIO()
+    stream.write("# recipelint hardware profile: lint against this node with --hardware FILE\n")
+    yaml.dump(data, stream)
+    return stream.getvalue()

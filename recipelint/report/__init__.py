@@ -1,0 +1,1 @@
+"""Printing diagnostics: one module per output format."""

@@ -1,0 +1,62 @@
+"""Machine output: one JSON object that tools and tests can rely on."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from recipelint.diagnostics import Diagnostic
+from recipelint.hardware.profile import Hardware
+from recipelint.sources.files import SourceError
+
+
+def _jsonable(value: Any) -> Any:
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    return str(value)
+
+
+def diagnostic_dict(d: Diagnostic) -> dict[str, Any]:
+    fix = None
+    if d.fix is not None:
+        fix = {
+            "applicability": d.fix.applicability.value,
+            "message": d.fix.title,
+            "edits": [
+                {
+                    "path": str(e.span.path),
+                    "line": e.span.line,
+                    "column": e.span.column,
+                    "end_line": e.span.end_line,
+                    "end_column": e.span.end_column,
+                    "content": e.content,
+                }
+                for e in d.fix.edits
+            ],
+        }
+    return {
+        "code": d.code,
+        "severity": str(d.severity),
+        "message": d.message,
+        "path": str(d.span.path),
+        "line": d.span.line,
+        "column": d.span.column,
+        "end_line": d.span.end_line,
+        "end_column": d.span.end_column,
+        "setting": d.setting,
+        "current": _jsonable(d.current),
+        "suggested": _jsonable(d.suggested),
+        "evidence": d.evidence,
+        "fix": fix,
+    }
+
+
+def render(diagnostics: list[Diagnostic], errors: list[SourceError], hardware: Hardware | None) -> str:
+    data: dict[str, Any] = {
+        "diagnostics": [diagnostic_dict(d) for d in diagnostics],
+        "errors": [{"path": str(e.path), "line": e.line, "column": e.column, "message": e.reason} for e in errors],
+        "hardware": None,
+    }
+    if hardware is not None:
+        data["hardware"] = {"source": hardware.origin, **hardware.to_dict(load_gpus=False)}
+    return json.dumps(data, indent=2)

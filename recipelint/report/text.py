@@ -1,0 +1,59 @@
+"""Human output: `path:line:col: CODE message`, the source line with a caret, and the evidence."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from recipelint.diagnostics import Applicability, Diagnostic
+from recipelint.sources.files import FileCache, SourceError
+
+
+def _source_line(files: FileCache, diagnostic: Diagnostic) -> list[str]:
+    try:
+        text = files.read(diagnostic.span.path)
+    except SourceError:
+        return []
+    line = text.line_text(diagnostic.span.line)
+    start = diagnostic.span.column - 1
+    end = diagnostic.span.end_column - 1 if diagnostic.span.end_line == diagnostic.span.line else len(line)
+    width = max(1, end - start)
+    gutter = f"{diagnostic.span.line:>5} | "
+    return [f"{gutter}{line}", " " * (len(gutter) + start) + "^" * width]
+
+
+def render(diagnostics: Iterable[Diagnostic], files: FileCache, concise: bool = False, show_fix_hint: bool = True) -> str:
+    lines: list[str] = []
+    for d in diagnostics:
+        head = f"{d.span}: {d.code} [{d.severity}] {d.message}"
+        lines.append(head)
+        if concise:
+            continue
+        lines.extend(_source_line(files, d))
+        if d.current is not None or d.suggested is not None:
+            change = f"current {d.current}" if d.current is not None else ""
+            if d.suggested is not None:
+                change += f"{', ' if change else ''}suggested {d.suggested}"
+            lines.append(f"      = {d.setting}: {change}")
+        for item in d.evidence:
+            lines.append(f"      = because {item}")
+        if d.fix is not None and show_fix_hint:
+            kind = "fix" if d.fix.applicability is Applicability.SAFE else "unsafe fix (--unsafe-fixes)"
+            lines.append(f"      = {kind}: {d.fix.title}")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def summary(diagnostics: list[Diagnostic], errors: int) -> str:
+    if not diagnostics and not errors:
+        return "No problems found."
+    fixable = sum(1 for d in diagnostics if d.fix is not None and d.fix.applicability is Applicability.SAFE)
+    unsafe = sum(1 for d in diagnostics if d.fix is not None and d.fix.applicability is Applicability.UNSAFE)
+    parts = [f"Found {len(diagnostics)} problem{'s' if len(diagnostics) != 1 else ''}"]
+    if errors:
+        parts.append(f"{errors} file error{'s' if errors != 1 else ''}")
+    text = ", ".join(parts) + "."
+    if fixable:
+        text += f" {fixable} fixable with `recipelint fix --write`."
+    if unsafe:
+        text += f" {unsafe} more with --unsafe-fixes."
+    return text

@@ -1,0 +1,37 @@
+"""Small helpers the rules share."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+
+from recipelint.context import Context
+from recipelint.diagnostics import Diagnostic, Severity
+from recipelint.model import Setting
+
+UNKNOWN_FACT = "RL001"
+
+
+def hardware_unknown(ctx: Context, code: str, fact: str, setting: Setting) -> Diagnostic | None:
+    """Say once per fact, as info, that a rule could not run because the fact is unknown."""
+    said = ctx.options.setdefault("unknown_said", set())
+    if fact in said:
+        return None
+    said.add(fact)
+    reason = ctx.fact(fact).reason or "unknown"
+    return ctx.diagnostic(
+        UNKNOWN_FACT,
+        Severity.INFO,
+        f"{fact} is unknown ({reason}); {code} and other rules that need it are skipped (pass --hardware PROFILE)",
+        setting.span,
+        setting=fact,
+    )
+
+
+def gib(value: float) -> str:
+    return f"{value / 1024**3:.1f}"
+
+
+def closest(name: str, known: Iterable[str]) -> str | None:
+    matches = difflib.get_close_matches(name, list(known), n=1, cutoff=0.75)
+    return matches[0] if matches else None

@@ -1,0 +1,1 @@
+"""Config rules: the train YAML against schemas/wenet and the data pipeline's own constraints."""

@@ -1,0 +1,1 @@
+"""Data rules: the data.list files a recipe trains on."""

@@ -1,0 +1,1 @@
+"""DeepSpeed rules: the JSON config, alone and as WeNet uses it."""

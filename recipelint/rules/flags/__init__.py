@@ -1,0 +1,1 @@
+"""Flag rules: the arguments the training script accepts."""

@@ -1,0 +1,1 @@
+"""Launch rules: nodes, processes and the rendezvous they meet at."""

@@ -1,0 +1,1 @@
+"""DataLoader rules: worker processes and prefetched batches against the node's CPUs and memory."""

@@ -1,0 +1,1 @@
+"""Rules about recipelint itself: facts it could not establish."""

@@ -1,0 +1,80 @@
+"""Reading files once, and the one error type every front end raises for bad input."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from recipelint.span import SourceText
+
+# A recipe file larger than this is not a config; refusing it keeps memory bounded.
+MAX_FILE_BYTES = 64 * 1024 * 1024
+
+
+class SourceError(Exception):
+    """Bad input: reported as one line `path:line:col: reason`, never as a traceback."""
+
+    def __init__(self, path: Path, reason: str, line: int = 0, column: int = 0) -> None:
+        super().__init__(reason)
+        self.path = path
+        self.reason = reason
+        self.line = line
+        self.column = column
+
+    def __str__(self) -> str:
+        where = f"{self.path}:{self.line}:{self.column}" if self.line else f"{self.path}"
+        return f"{where}: {self.reason}"
+
+
+@dataclass
+class FileCache:
+    """Each file is read once per run, however many recipes share it.
+
+    `overlay` holds edited contents that have not been written, so `fix --diff`
+    can check its own output without touching the disk.
+    """
+
+    overlay: dict[Path, bytes] = field(default_factory=dict)
+    _texts: dict[Path, SourceText] = field(default_factory=dict)
+
+    def read(self, path: Path) -> SourceText:
+        key = path
+        cached = self._texts.get(key)
+        if cached is not None:
+            return cached
+        data = self.overlay.get(key)
+        if data is None:
+            data = read_bytes(path)
+        if b"\x00" in data[:8192]:
+            raise SourceError(path, "binary file, not a text config")
+        try:
+            text = SourceText(path, data)
+        except UnicodeDecodeError as exc:
+            line = data[: exc.start].count(b"\n") + 1
+            column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+            raise SourceError(path, "not valid UTF-8 text", line, column) from None
+        self._texts[key] = text
+        return text
+
+    def forget(self, path: Path) -> None:
+        self._texts.pop(path, None)
+
+
+def read_bytes(path: Path) -> bytes:
+    try:
+        size = os.stat(path).st_size
+        if size > MAX_FILE_BYTES:
+            raise SourceError(path, f"file is {size // (1024 * 1024)} MiB, over the 64 MiB limit for a config")
+        with open(path, "rb") as handle:
+            return handle.read()
+    except SourceError:
+        raise
+    except IsADirectoryError:
+        raise SourceError(path, "is a directory") from None
+    except FileNotFoundError:
+        raise SourceError(path, "no such file") from None
+    except PermissionError:
+        raise SourceError(path, "permission denied") from None
+    except OSError as exc:
+        raise SourceError(path, exc.strerror or str(exc)) from None

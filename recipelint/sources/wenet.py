@@ -1,0 +1,325 @@
+"""WeNet recipes: run.sh, the train YAML it names, the DeepSpeed JSON and the data lists.
+
+Facts come from `wenet/bin/train.py` and `wenet/utils/train_utils.py` at WeNet HEAD
+015469960d (reference: shared/reference/wenet.md sections 1 and 5).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from recipelint.model import Launch, Recipe, Setting
+from recipelint.sources.datalist import read_data_list
+from recipelint.sources.files import FileCache, SourceError
+from recipelint.sources.jsonfile import parse_json
+from recipelint.sources.shell import Command, ShellScript, Word, parse_shell
+from recipelint.sources.yamlfile import parse_yaml
+
+
+@dataclass(frozen=True)
+class Flag:
+    kind: str  # "value", "store_true" or "bool" (argparse type=bool: any non-empty string is True)
+    default: Any = None
+
+
+# train.py's arguments at HEAD, by the name users write (without dashes).
+TRAIN_FLAGS: dict[str, Flag] = {
+    "train_engine": Flag("value", "torch_ddp"),
+    "device": Flag("value", "cuda"),
+    "config": Flag("value"),
+    "model_dir": Flag("value"),
+    "checkpoint": Flag("value"),
+    "tensorboard_dir": Flag("value", "tensorboard"),
+    "override_config": Flag("value"),
+    "enc_init": Flag("value"),
+    "enc_init_mods": Flag("value", "encoder."),
+    "freeze_modules": Flag("value", ""),
+    "data_type": Flag("value", "raw"),
+    "train_data": Flag("value"),
+    "cv_data": Flag("value"),
+    "num_workers": Flag("value", 0),
+    "pin_memory": Flag("store_true", False),
+    "prefetch": Flag("value", 100),
+    "ddp.dist_backend": Flag("value", "nccl"),
+    "use_amp": Flag("store_true", False),
+    "fp16_grad_sync": Flag("store_true", False),
+    "use_lora": Flag("bool", False),
+    "only_optimize_lora": Flag("bool", False),
+    "lora_modules": Flag("value"),
+    "lora_attn_attr": Flag("value"),
+    "lora_list": Flag("value"),
+    "lora_rank": Flag("value", 8),
+    "lora_alpha": Flag("value", 8),
+    "lora_dropout": Flag("value", 0),
+    "lora_ckpt_path": Flag("value"),
+    "lora_reinit": Flag("bool", False),
+    "lora_init_yaml": Flag("value"),
+    "timeout": Flag("value", 30),
+    "local_rank": Flag("value", -1),
+    "deepspeed.save_states": Flag("value", "model_only"),
+    "deepspeed": Flag("store_true", False),
+    "deepspeed_config": Flag("value"),
+    "deepscale": Flag("store_true", False),
+    "deepscale_config": Flag("value"),
+    "deepspeed_mpi": Flag("store_true", False),
+    "dtype": Flag("value", "fp32"),
+    "fsdp_cpu_offload": Flag("bool", False),
+    "fsdp_sync_module_states": Flag("bool", True),
+    "fsdp_sharding_strategy": Flag("value", "zero2"),
+    "jit": Flag("store_true", False),
+    "print_model": Flag("store_true", False),
+}
+
+# Flags the v3 refactor removed (v2.2.1 had them); HEAD's argparse rejects them.
+REMOVED_FLAGS = {
+    "gpu": "the GPU comes from LOCAL_RANK under torchrun",
+    "symbol_table": "set tokenizer_conf.symbol_table_path in the YAML",
+    "bpe_model": "set tokenizer_conf.bpe_path in the YAML",
+    "cmvn": "set cmvn_conf.cmvn_file in the YAML",
+    "non_lang_syms": "set tokenizer_conf.non_lang_syms_path in the YAML",
+    "ddp.rank": "torchrun sets RANK",
+    "ddp.world_size": "torchrun sets WORLD_SIZE",
+    "ddp.init_method": "torchrun's rendezvous replaces it",
+    "lfmmi_dir": "removed with LF-MMI training",
+}
+
+TRAIN_SCRIPT = re.compile(r"(^|/)wenet/bin/train\.py$")
+_TORCHRUN_FLAGS = {"nnodes", "nproc_per_node", "nproc-per-node", "rdzv_endpoint", "rdzv-endpoint", "master_addr", "master-addr", "master_port", "master-port", "node_rank", "node-rank", "rdzv_id", "rdzv-id", "rdzv_backend", "rdzv-backend"}
+_TORCHRUN_SWITCHES = {"standalone", "no_python", "no-python", "module", "m", "use_env", "use-env"}
+
+
+def _to_value(text: str | None) -> Any:
+    if text is None:
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        return text
+
+
+def setting_from_word(name: str, word: Word, script: ShellScript, at: int) -> Setting:
+    """A setting read from a command-line word, following `$var` to the assignment that a fix edits."""
+    edit_span = word.edit_span
+    if word.ref is not None:
+        assignment = script.assignment(word.ref, before=at)
+        edit_span = assignment.value.edit_span if assignment is not None else None
+    return Setting(name, _to_value(word.value), True, word.span, edit_span, word.ref, word)
+
+
+def gpu_count(script: ShellScript, word: Word, at: int) -> int | None:
+    """Processes per node, following the idioms WeNet scripts use to count GPUs.
+
+    `num_gpus=$(echo $CUDA_VISIBLE_DEVICES | awk -F "," '{print NF}')` counts the comma
+    fields of CUDA_VISIBLE_DEVICES; `nvidia-smi -L | wc -l` is left to the hardware profile.
+    """
+    if word.value is not None:
+        return _int_or_none(word.value)
+    if word.ref is None:
+        return None
+    assignment = script.assignment(word.ref, before=at)
+    if assignment is None:
+        return None
+    if assignment.value.value is not None:
+        return _int_or_none(assignment.value.value)
+    if "CUDA_VISIBLE_DEVICES" in assignment.value.text and "NF" in assignment.value.text:
+        devices = script.assignment("CUDA_VISIBLE_DEVICES", before=assignment.order)
+        if devices is not None and devices.value.value not in (None, ""):
+            return len([d for d in devices.value.value.split(",") if d.strip()])
+    return None
+
+
+def _int_or_none(text: str) -> int | None:
+    try:
+        return int(text)
+    except ValueError:
+        return None
+
+
+def find_launch(script: ShellScript) -> tuple[Command, int] | None:
+    """The command that runs wenet/bin/train.py, and the index of that word."""
+    for command in script.commands:
+        for index, word in enumerate(command.words):
+            if TRAIN_SCRIPT.search(word.value or word.text):
+                return command, index
+    return None
+
+
+def names_config(script: ShellScript) -> list[str]:
+    found = find_launch(script)
+    if found is None:
+        return []
+    command, index = found
+    values = []
+    words = command.words[index + 1 :]
+    for i, word in enumerate(words):
+        if word.text in ("--config", "--deepspeed_config") and i + 1 < len(words):
+            values.append(words[i + 1].value or "")
+        elif word.option and word.option[0] in ("--config", "--deepspeed_config"):
+            values.append(word.option[1].value or "")
+    return [v for v in values if v]
+
+
+def _match_flag(name: str) -> str | None:
+    """argparse's allow_abbrev: a unique prefix names the flag."""
+    if name in TRAIN_FLAGS:
+        return name
+    candidates = [flag for flag in TRAIN_FLAGS if flag.startswith(name)]
+    return candidates[0] if len(candidates) == 1 else None
+
+
+def _parse_train_args(recipe: Recipe, script: ShellScript, command: Command, index: int) -> None:
+    words = command.words[index + 1 :]
+    i = 0
+    while i < len(words):
+        word = words[i]
+        i += 1
+        if word.conditional:
+            continue  # ${checkpoint:+--checkpoint $checkpoint}: absent unless set at run time
+        if word.option is not None:
+            raw_name, value_word = word.option
+        elif (word.value or word.text).startswith("--"):
+            raw_name, value_word = (word.value or word.text), None
+        else:
+            continue
+        name = raw_name.lstrip("-")
+        flag_name = _match_flag(name)
+        if flag_name is None:
+            recipe.unknown_args.append((name, word))
+            if value_word is None and i < len(words) and not (words[i].value or words[i].text).startswith("--"):
+                i += 1
+            continue
+        flag = TRAIN_FLAGS[flag_name]
+        if flag.kind == "store_true":
+            recipe.args[flag_name] = Setting(flag_name, True, True, word.span, None, None, word)
+            continue
+        if value_word is None:
+            if i >= len(words):
+                recipe.args[flag_name] = Setting(flag_name, None, True, word.span)
+                continue
+            value_word = words[i]
+            i += 1
+        setting = setting_from_word(flag_name, value_word, script, command.span.start)
+        if flag_name == "train_data" and flag_name in recipe.args:
+            recipe.args.setdefault("train_data_more", setting)
+        recipe.args[flag_name] = setting
+    for name, flag in TRAIN_FLAGS.items():
+        if name not in recipe.args and flag.default is not None:
+            recipe.args[name] = Setting(name, flag.default, False, command.span)
+
+
+def _parse_launcher(script: ShellScript, command: Command, index: int) -> Launch:
+    words = command.words
+    first = words[0].value or words[0].text
+    launcher = Path(first).name
+    options: dict[str, Word] = {}
+    j = 1
+    while j < index:
+        word = words[j]
+        text = word.value or word.text
+        if word.option is not None:
+            options[word.option[0].lstrip("-").replace("-", "_")] = word.option[1]
+        elif text in ("-m",) and j + 1 < index:
+            module = words[j + 1].value or ""
+            if module in ("torch.distributed.run", "torch.distributed.launch"):
+                launcher = "torchrun" if module.endswith("run") else "torch.distributed.launch"
+            j += 1
+        elif text.startswith("--") and text.lstrip("-") not in _TORCHRUN_SWITCHES and j + 1 < index:
+            options[text.lstrip("-").replace("-", "_")] = words[j + 1]
+            j += 1
+        j += 1
+    if launcher.startswith("python"):
+        launcher = "python" if launcher == Path(first).name else launcher
+    at = command.span.start
+
+    def setting(name: str, option: str, default: Any) -> Setting:
+        word = options.get(option)
+        if word is None:
+            return Setting(name, default, False, command.words[0].span)
+        return setting_from_word(name, word, script, at)
+
+    nnodes = setting("nnodes", "nnodes", 1)
+    if nnodes.value is not None and ":" in str(nnodes.value):  # elastic "1:4": the upper bound counts
+        nnodes.value = _int_or_none(str(nnodes.value).split(":")[-1])
+    per_node_word = options.get("nproc_per_node")
+    if per_node_word is not None:
+        per_node = setting_from_word("nproc_per_node", per_node_word, script, at)
+        per_node.value = gpu_count(script, per_node_word, at)
+    elif launcher == "python":
+        per_node = _python_loop_ranks(script, command)
+    else:
+        per_node = Setting("nproc_per_node", 1, False, command.words[0].span)
+    if "rdzv_endpoint" in options:
+        rendezvous = setting("rdzv_endpoint", "rdzv_endpoint", None)
+    else:
+        address = options.get("master_addr")
+        port = options.get("master_port")
+        value = f"{address.value if address else '127.0.0.1'}:{port.value if port else 29500}"
+        rendezvous = Setting("master_addr", value, address is not None, (address or command.words[0]).span)
+    env = {name: Setting(name, word.value, True, word.span, word.edit_span) for name, word in command.env.items()}
+    for assignment in script.assignments:
+        if assignment.name in script.exports and assignment.order < at and assignment.name not in env:
+            env[assignment.name] = Setting(assignment.name, assignment.value.value, True, assignment.value.span, assignment.value.edit_span)
+    return Launch(launcher, command, words[index], nnodes, per_node, rendezvous, env, words[-1].span.end)
+
+
+def _python_loop_ranks(script: ShellScript, command: Command) -> Setting:
+    """v2 recipes start one `python wenet/bin/train.py --gpu $gpu_id` per GPU in a for loop."""
+    assignment = script.assignment("num_gpus", before=command.span.start)
+    if assignment is None:
+        return Setting("num_gpus", 1, False, command.words[0].span)
+    word = Word("$num_gpus", assignment.value.span, None, "num_gpus")
+    count = gpu_count(script, word, command.span.start)
+    return Setting("num_gpus", count, True, assignment.value.span, assignment.value.edit_span, "num_gpus")
+
+
+def _nodes_for_python(script: ShellScript, launch: Launch) -> None:
+    if launch.launcher != "python":
+        return
+    assignment = script.assignment("num_nodes", before=launch.command.span.start)
+    if assignment is not None:
+        launch.nnodes = Setting("num_nodes", _to_value(assignment.value.value), True, assignment.value.span, assignment.value.edit_span, "num_nodes")
+
+
+def load_recipe(script_path: Path, files: FileCache) -> Recipe:
+    """Build a WeNet recipe from its run script; missing configs are left as None."""
+    root = script_path.parent
+    script = parse_shell(files.read(script_path))
+    recipe = Recipe(root=root, script=script)
+    found = find_launch(script)
+    if found is None:
+        return recipe
+    command, index = found
+    recipe.launch = _parse_launcher(script, command, index)
+    _nodes_for_python(script, recipe.launch)
+    _parse_train_args(recipe, script, command, index)
+    config = recipe.args.get("config")
+    if config is not None and config.given and isinstance(config.value, str):
+        path = root / config.value
+        if path.is_file():
+            try:
+                recipe.config = parse_yaml(files.read(path))
+            except SourceError as error:
+                recipe.errors.append(error)
+    if recipe.arg("train_engine").value == "deepspeed":
+        ds = recipe.arg("deepspeed_config")
+        if ds.given and isinstance(ds.value, str) and (root / ds.value).is_file():
+            try:
+                recipe.ds_config = parse_json(files.read(root / ds.value))
+            except SourceError as error:
+                recipe.errors.append(error)
+    data = recipe.args.get("train_data")
+    if data is not None and isinstance(data.value, str):
+        recipe.train_data.append(read_data_list(root / data.value, data, root))
+    return recipe
+
+
+def config_paths(script_path: Path, files: FileCache) -> list[Path]:
+    """The YAML and JSON files a run script names (for finding the script of a changed config)."""
+    try:
+        script = parse_shell(files.read(script_path))
+    except SourceError:
+        return []
+    return [(script_path.parent / value).resolve() for value in names_config(script)]

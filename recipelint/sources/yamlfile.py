@@ -1,0 +1,104 @@
+"""YAML with positions, parsed by ruamel.yaml's composer: tags are recorded, never constructed."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from recipelint.sources.files import SourceError
+from recipelint.sources.tree import Document, Node
+from recipelint.span import SourceText
+
+# An alias bomb expands exponentially when walked; a real training config has a few hundred nodes.
+MAX_NODES = 200_000
+MAX_DEPTH = 200
+
+_INT = re.compile(r"[-+]?(0|[1-9][0-9_]*)$")
+_HEX = re.compile(r"0x[0-9a-fA-F_]+$")
+_FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9][0-9_]*(\.[0-9_]*)?)([eE][-+]?[0-9]+)?$")
+_BOOL = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
+_NULL = {"", "~", "null", "Null", "NULL"}
+
+
+def _yaml() -> Any:
+    from ruamel.yaml import YAML
+
+    try:  # the C composer (ruamel.yaml.clib) keeps the same marks and is about ten times faster
+        return YAML(typ="safe", pure=False)
+    except Exception:  # pragma: no cover - depends on the wheel
+        return YAML(typ="safe", pure=True)
+
+
+_LOADER: Any = None
+
+
+def resolve_scalar(text: str, tag: str, plain: bool) -> Any:
+    """YAML 1.2 core-schema resolution of a plain scalar; quoted scalars stay strings."""
+    if not plain or not tag.startswith("tag:yaml.org,2002:"):
+        return text
+    if text in _NULL:
+        return None
+    if text in _BOOL:
+        return _BOOL[text]
+    if _INT.match(text):
+        return int(text.replace("_", ""))
+    if _HEX.match(text):
+        return int(text, 16)
+    if _FLOAT.match(text) and any(ch.isdigit() for ch in text):
+        return float(text.replace("_", ""))
+    if text in (".inf", "+.inf", ".Inf"):
+        return float("inf")
+    if text in ("-.inf", "-.Inf"):
+        return float("-inf")
+    if text in (".nan", ".NaN"):
+        return float("nan")
+    return text
+
+
+def parse_yaml(source: SourceText) -> Document:
+    global _LOADER
+    if _LOADER is None:
+        _LOADER = _yaml()
+    try:
+        composed = _LOADER.compose(source.text)
+    except Exception as exc:  # ruamel raises several error classes; all mean "bad YAML here"
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        if mark is not None:
+            raise SourceError(source.path, f"invalid YAML: {problem}", mark.line + 1, mark.column + 1) from None
+        raise SourceError(source.path, f"invalid YAML: {problem}") from None
+    if composed is None:
+        empty = source.span(len(source.data), len(source.data))
+        return Document(source, Node("map", empty), "yaml")
+    budget = [MAX_NODES]
+    return Document(source, _convert(source, composed, "", budget, 0), "yaml")
+
+
+def _convert(source: SourceText, raw: Any, path: str, budget: list[int], depth: int) -> Node:
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise SourceError(source.path, "YAML expands to more than 200000 nodes (an alias bomb?)")
+    if depth > MAX_DEPTH:
+        line = raw.start_mark.line + 1
+        raise SourceError(source.path, "YAML nested more than 200 levels deep", line, raw.start_mark.column + 1)
+    start = source.offset(raw.start_mark.line, raw.start_mark.column)
+    end = source.offset(raw.end_mark.line, raw.end_mark.column)
+    tag = raw.tag if isinstance(raw.tag, str) else str(raw.tag)
+    explicit = None if tag.startswith("tag:yaml.org,2002:") and tag[18:] in {"str", "int", "float", "bool", "null", "map", "seq"} else tag
+    span = source.span(start, end)
+    kind = type(raw).__name__
+    if kind == "ScalarNode":
+        plain = not raw.style
+        return Node("scalar", span, resolve_scalar(raw.value, tag, plain), path, explicit, quoted=not plain)
+    if kind == "SequenceNode":
+        node = Node("seq", span, None, path, explicit)
+        node.children = [_convert(source, item, f"{path}[{i}]", budget, depth + 1) for i, item in enumerate(raw.value)]
+        return node
+    node = Node("map", span, None, path, explicit)
+    for key_raw, value_raw in raw.value:
+        key_start = source.offset(key_raw.start_mark.line, key_raw.start_mark.column)
+        key_end = source.offset(key_raw.end_mark.line, key_raw.end_mark.column)
+        key = str(key_raw.value) if type(key_raw).__name__ == "ScalarNode" else source.data[key_start:key_end].decode()
+        child_path = f"{path}.{key}" if path else key
+        node.items.append((key, source.span(key_start, key_end), _convert(source, value_raw, child_path, budget, depth + 1)))
+    return node

@@ -1,0 +1,82 @@
+"""Source text and spans: every value recipelint reads remembers where it was written."""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass(frozen=True, order=True)
+class Span:
+    """A byte range in one file, with 1-based line and column (in characters) at both ends."""
+
+    path: Path
+    start: int
+    end: int
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}:{self.column}"
+
+
+@dataclass
+class SourceText:
+    """One file's bytes and text, read once, with a line table for offset <-> position."""
+
+    path: Path
+    data: bytes
+    text: str = field(init=False)
+    _line_starts: list[int] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        # A BOM is kept in `data` (fixes must not drop it) but is not part of the text.
+        body = self.data[3:] if self.data.startswith(b"\xef\xbb\xbf") else self.data
+        self.text = body.decode("utf-8")
+        starts = [0]
+        find = self.data.find
+        pos = find(b"\n")
+        while pos != -1:
+            starts.append(pos + 1)
+            pos = find(b"\n", pos + 1)
+        self._line_starts = starts
+
+    @property
+    def bom(self) -> int:
+        return 3 if self.data.startswith(b"\xef\xbb\xbf") else 0
+
+    def position(self, offset: int) -> tuple[int, int]:
+        """1-based (line, column) of a byte offset; the column counts characters."""
+        index = bisect.bisect_right(self._line_starts, offset) - 1
+        line_start = self._line_starts[index]
+        if index == 0:
+            line_start = min(self.bom, offset)
+        column = len(self.data[line_start:offset].decode("utf-8", "replace")) + 1
+        return index + 1, column
+
+    def offset(self, line: int, column: int) -> int:
+        """Byte offset of a 0-based (line, character column) pair, as YAML parsers report them."""
+        if line >= len(self._line_starts):
+            return len(self.data)
+        start = self._line_starts[line] + (self.bom if line == 0 else 0)
+        end = self._line_starts[line + 1] if line + 1 < len(self._line_starts) else len(self.data)
+        chunk = self.data[start:end]
+        if chunk.isascii():
+            return start + min(column, len(chunk))
+        return start + len(chunk.decode("utf-8", "replace")[:column].encode("utf-8"))
+
+    def span(self, start: int, end: int) -> Span:
+        line, column = self.position(start)
+        end_line, end_column = self.position(end)
+        return Span(self.path, start, end, line, column, end_line, end_column)
+
+    def line_text(self, line: int) -> str:
+        start = self._line_starts[line - 1]
+        end = self._line_starts[line] if line < len(self._line_starts) else len(self.data)
+        return self.data[start:end].decode("utf-8", "replace").rstrip("\r\n")
+
+    def slice(self, span: Span) -> str:
+        return self.data[span.start : span.end].decode("utf-8", "replace")
