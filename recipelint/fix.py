@@ -118,7 +118,8 @@ def fix_paths(run_check: Callable[[FileCache], list[Diagnostic]], unsafe: bool) 
 def unified_diff(path: Path, before: bytes, after: bytes) -> str:
     a = before.decode("utf-8", "replace").splitlines(keepends=True)
     b = after.decode("utf-8", "replace").splitlines(keepends=True)
-    return "".join(difflib.unified_diff(a, b, f"a/{path}", f"b/{path}"))
+    name = str(path) if path.is_absolute() else f"/{path}"
+    return "".join(difflib.unified_diff(a, b, f"a{name}", f"b{name}"))
 
 
 def write_atomic(path: Path, data: bytes, expected: bytes) -> None:

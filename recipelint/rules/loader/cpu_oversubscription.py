@@ -65,6 +65,14 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
         setting="num_workers",
         current=workers,
         suggested=plan.num_workers,
-        evidence=[cpus.cite("cpus"), ctx.ranks_evidence, "formula: ranks_per_node x (num_workers + 1) <= usable CPUs"],
+        evidence=[_cpus_evidence(ctx), ctx.ranks_evidence, "formula: ranks_per_node x (num_workers + 1) <= usable CPUs"],
         fix=ctx.loader_fix(),
     )
+
+
+def _cpus_evidence(ctx: Context) -> str:
+    cpus, host = ctx.fact("cpus"), ctx.fact("host_cpus")
+    text = cpus.cite("cpus")
+    if host.known and host.value != cpus.value:
+        text += f", host has {host.value}"
+    return text

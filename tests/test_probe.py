@@ -1,0 +1,155 @@
+"""The probe on fake procfs/sysfs/cgroup trees and a fake NVML."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+
+from recipelint.hardware.probe import probe, probe_gpus
+from recipelint.hardware.profile import dump_profile, load_profile
+from tests.conftest import RecipeSpec, lint
+
+
+def fake_root(tmp_path: Path, cgroup: dict[str, str], cpus: str = "0-95", mem_kib: int = 512 * 1024 * 1024) -> Path:
+    root = tmp_path / "root"
+    files = {
+        "proc/self/cgroup": "0::/job\n",
+        "proc/self/status": f"Name:\tpython\nCpus_allowed_list:\t{cpus}\n",
+        "proc/meminfo": f"MemTotal:       {mem_kib} kB\n",
+        **{f"sys/fs/cgroup/job/{k}": v for k, v in cgroup.items()},
+    }
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    (root / "dev/shm").mkdir(parents=True)
+    return root
+
+
+def test_cgroup_v2_quota_wins_over_affinity(tmp_path: Path) -> None:
+    hw = probe(fake_root(tmp_path, {"cpu.max": "400000 100000\n", "memory.max": str(16 * 1024**3)}))
+    assert hw.value("cpus") == 4 and hw.value("host_cpus") == 96
+    assert hw.fact("cpus").source == "cgroup cpu.max (400000 100000)"
+    assert hw.value("memory_gib") == 16.0 and hw.fact("memory_gib").source == "cgroup memory.max"
+
+
+def test_cgroup_v1_quota_and_unlimited_values(tmp_path: Path) -> None:
+    root = fake_root(tmp_path, {})
+    v1 = root / "sys/fs/cgroup/cpu,cpuacct"
+    v1.mkdir(parents=True)
+    (v1 / "cpu.cfs_quota_us").write_text("250000\n")
+    (v1 / "cpu.cfs_period_us").write_text("100000\n")
+    mem = root / "sys/fs/cgroup/memory"
+    mem.mkdir(parents=True)
+    (mem / "memory.limit_in_bytes").write_text("9223372036854771712\n")  # v1's "no limit"
+    hw = probe(root)
+    assert hw.value("cpus") == 3  # ceil(2.5)
+    assert hw.value("memory_gib") == 512.0 and hw.fact("memory_gib").source == "/proc/meminfo"
+
+
+def test_no_quota_uses_affinity(tmp_path: Path) -> None:
+    hw = probe(fake_root(tmp_path, {"cpu.max": "max 100000\n"}, cpus="0-3,8-11"))
+    assert hw.value("cpus") == 8 and "Cpus_allowed_list" in hw.fact("cpus").source
+
+
+def test_infiniband_and_interfaces(tmp_path: Path) -> None:
+    root = fake_root(tmp_path, {})
+    port = root / "sys/class/infiniband/mlx5_0/ports/1"
+    port.mkdir(parents=True)
+    (port / "state").write_text("4: ACTIVE\n")
+    (port / "rate").write_text("200 Gb/sec (4X HDR)\n")
+    (port / "link_layer").write_text("InfiniBand\n")
+    for name, state in (("eth0", "up"), ("ib0", "up"), ("eth1", "down")):
+        (root / f"sys/class/net/{name}").mkdir(parents=True)
+        (root / f"sys/class/net/{name}/operstate").write_text(state + "\n")
+    hw = probe(root)
+    assert hw.value("inter_node_network") == "infiniband"
+    assert hw.value("infiniband") == {"mlx5_0/1": {"state": "ACTIVE", "rate": "200 Gb/sec (4X HDR)", "link_layer": "InfiniBand"}}
+    assert hw.value("interfaces") == {"eth0": "up", "eth1": "down", "ib0": "up"}
+    (port / "state").write_text("1: DOWN\n")
+    assert probe(root).value("inter_node_network") == "ethernet"
+
+
+class FakeNvml:
+    def __init__(self, count: int = 2, fail: str | None = None) -> None:
+        self.count, self.fail, self.calls = count, fail, []
+
+    def nvmlInit(self) -> None:
+        self.calls.append("init")
+        if self.fail == "init":
+            raise RuntimeError("NVML Shared Library Not Found")
+
+    def nvmlShutdown(self) -> None:
+        self.calls.append("shutdown")
+
+    def nvmlDeviceGetCount(self) -> int:
+        if self.fail == "count":
+            raise RuntimeError("Insufficient Permissions")
+        return self.count
+
+    def nvmlDeviceGetHandleByIndex(self, i: int) -> int:
+        return i
+
+    def nvmlDeviceGetName(self, h: int) -> bytes:
+        return b"Tesla V100-SXM2-32GB"
+
+    def nvmlDeviceGetMemoryInfo(self, h: int) -> SimpleNamespace:
+        return SimpleNamespace(total=32 * 1024**3)
+
+    def nvmlDeviceGetCudaComputeCapability(self, h: int) -> tuple[int, int]:
+        return (7, 0)
+
+    def nvmlSystemGetDriverVersion(self) -> str:
+        return "550.54.15"
+
+    def nvmlDeviceGetNvLinkState(self, h: int, link: int) -> int:
+        if link >= 6:
+            raise RuntimeError("not supported")
+        return 1
+
+
+def test_fake_nvml(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    facts = probe_gpus(FakeNvml(4))
+    assert {k: f.value for k, f in facts.items()} == {
+        "gpus": 4, "gpu_model": "Tesla V100-SXM2-32GB", "gpu_memory_gib": 32.0,
+        "gpu_compute_capability": "7.0", "gpu_driver": "550.54.15", "nvlink": 6,
+    }
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "1,3")
+    assert probe_gpus(FakeNvml(4))["gpus"].value == 2
+
+
+def test_nvml_failures_become_unknown_with_reason() -> None:
+    for fail, reason in (("init", "NVML init failed: NVML Shared Library Not Found"), ("count", "NVML query failed: Insufficient Permissions")):
+        facts = probe_gpus(FakeNvml(fail=fail))
+        assert facts["gpus"].value is None and facts["gpus"].reason == reason
+
+
+def test_nvml_is_only_loaded_when_a_gpu_fact_is_needed(tmp_path: Path) -> None:
+    nvml = FakeNvml()
+    hw = probe(fake_root(tmp_path, {}), nvml)
+    assert hw.value("cpus") == 96 and nvml.calls == []
+    assert hw.value("gpus") == 2 and nvml.calls == ["init", "shutdown"]
+
+
+def test_profile_round_trip_gives_the_same_findings(tmp_path: Path) -> None:
+    live = probe(fake_root(tmp_path, {"cpu.max": "400000 100000\n"}), FakeNvml(4))
+    saved = tmp_path / "node.yaml"
+    saved.write_text(dump_profile(live))
+    loaded = load_profile(saved)
+    assert loaded.value("cpus") == 4 and loaded.value("gpus") == 4
+    script = RecipeSpec().write(tmp_path / "r")
+    from recipelint import engine
+
+    with_live = engine.check([script], lambda: live).diagnostics
+    with_saved = engine.check([script], lambda: loaded).diagnostics
+    assert [(d.code, d.message) for d in with_live] == [(d.code, d.message) for d in with_saved]
+
+
+def test_cpu_rule_uses_the_cgroup_and_says_why(tmp_path: Path) -> None:
+    hw = probe(fake_root(tmp_path, {"cpu.max": "400000 100000\n"}), FakeNvml(4))
+    script = RecipeSpec(devices="0,1").write(tmp_path / "r")
+    profile = hw.to_dict()
+    found = [d for d in lint(script, profile) if d.code == "RL102"]
+    assert found and "only 4 CPUs are usable" in found[0].message
+    assert "cpus 4 from profile test.yaml (cgroup cpu.max (400000 100000)), host has 96" in found[0].evidence
