@@ -146,15 +146,35 @@ def fix(
 def probe(
     output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write the profile to this file.")] = None,
     output_format: Annotated[str, typer.Option("--format", help="yaml or json.")] = "yaml",
+    profiles: Annotated[Optional[list[Path]], typer.Argument(help="With --merge: the node profiles to merge.")] = None,
+    merge: Annotated[bool, typer.Option("--merge", help="Merge the given node profiles into one cluster profile instead of probing.")] = False,
     root: Annotated[Path, typer.Option("--root", hidden=True, help="Read sysfs/procfs/cgroups under this root (tests).")] = Path("/"),
 ) -> None:
-    """Probe this machine (CPUs, memory, /dev/shm, GPUs, network) and print or save its profile."""
-    from recipelint.hardware.probe import probe as run_probe
+    """Probe this machine (CPUs, memory, /dev/shm, GPUs, network), or merge node profiles; print or save the profile."""
     from recipelint.hardware.profile import dump_profile
+    from recipelint.sources.files import SourceError
 
     if output_format not in ("yaml", "json"):
         _fail("--format is yaml or json")
-    text = dump_profile(run_probe(root), output_format)
+    if profiles and not merge:
+        _fail("profiles are only read with --merge")
+    if merge:
+        if not profiles:
+            _fail("--merge needs the node profiles: recipelint probe --merge a.yaml b.yaml --output cluster.yaml")
+        from recipelint.hardware.merge import merge as merge_profiles
+        from recipelint.hardware.profile import load_profile
+
+        try:
+            hardware = merge_profiles([(path, load_profile(path)) for path in profiles or []])
+        except SourceError as error:
+            _fail(str(error))
+        for line in hardware.differs:
+            typer.echo(f"recipelint: nodes differ in {line}", err=True)
+    else:
+        from recipelint.hardware.probe import probe as run_probe
+
+        hardware = run_probe(root)
+    text = dump_profile(hardware, output_format)
     if output is None:
         typer.echo(text, nl=False)
     else:

@@ -19,7 +19,7 @@ CORPUS = REPO.parent / "shared" / "corpus"
 RUN_SH = """#!/bin/bash
 . ./path.sh || exit 1;
 export CUDA_VISIBLE_DEVICES="{devices}"
-num_nodes={nodes}
+{exports}num_nodes={nodes}
 HOST_NODE_ADDR="{rendezvous}"
 {assignments}
 train_config=conf/train.yaml
@@ -98,6 +98,7 @@ class RecipeSpec:
     yaml_extra: str = ""
     ds: dict[str, Any] | None = None
     hardware: dict[str, Any] = field(default_factory=lambda: dict(NODE))
+    exports: dict[str, str] = field(default_factory=dict)
 
     def write(self, root: Path) -> Path:
         (root / "conf").mkdir(parents=True, exist_ok=True)
@@ -106,7 +107,7 @@ class RecipeSpec:
         assignments = "\n".join(f"{k}={v}" for k, v in self.variables.items())
         flags = "".join(f" \\\n      {f}" for f in self.flags)
         (root / "run.sh").write_text(
-            RUN_SH.format(devices=self.devices, nodes=self.nodes, rendezvous=self.rendezvous, assignments=assignments, data_type=self.data_type, flags=flags)
+            RUN_SH.format(exports="".join(f"export {k}={v}\n" for k, v in self.exports.items()), devices=self.devices, nodes=self.nodes, rendezvous=self.rendezvous, assignments=assignments, data_type=self.data_type, flags=flags)
         )
         (root / "conf/train.yaml").write_text(
             TRAIN_YAML.format(max_length=self.max_length, shuffle_size=self.shuffle_size, sort_size=self.sort_size, batch=self.batch, extra=self.yaml_extra)

@@ -21,7 +21,7 @@ def test_example_findings() -> None:
     result = check(EXAMPLE)
     assert not result.errors
     found = {d.code: d for d in result.diagnostics}
-    assert sorted(found) == ["RL103", "RL105", "RL201", "RL301"]
+    assert sorted(found) == ["RL103", "RL105", "RL201", "RL301", "RL504"]
     assert (found["RL201"].current, found["RL201"].suggested) == (4, 2)
     assert (found["RL103"].current, found["RL103"].suggested) == (250, 125)
     assert found["RL301"].suggested == 1200
@@ -35,7 +35,7 @@ def test_example_fix_changes_only_the_values(tmp_path: Path) -> None:
     outcome = fix.fix_paths(lambda files: engine.check([root], lambda: hardware, files).diagnostics, unsafe=False)
     for path, data in outcome.changed.items():
         fix.write_atomic(path, data, outcome.original[path])
-    assert check(root).diagnostics == []
+    assert [(d.code, d.fix) for d in check(root).diagnostics] == [("RL504", None)]  # no fixable finding left
     changed = {p.relative_to(root): (before[p], p.read_bytes()) for p in before if p.read_bytes() != before[p]}
     assert list(changed) == [Path("run.sh")]
     old, new = (text.decode().splitlines() for text in changed[Path("run.sh")])

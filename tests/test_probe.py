@@ -153,3 +153,34 @@ def test_cpu_rule_uses_the_cgroup_and_says_why(tmp_path: Path) -> None:
     found = [d for d in lint(script, profile) if d.code == "RL102"]
     assert found and "only 4 CPUs are usable" in found[0].message
     assert "cpus 4 from profile test.yaml (cgroup cpu.max (400000 100000)), host has 96" in found[0].evidence
+
+
+def test_merge_takes_the_weakest_node_and_reports_differences(tmp_path: Path) -> None:
+    from recipelint.hardware.merge import merge
+    from recipelint.hardware.profile import from_mapping
+
+    a = from_mapping({"cpus": 96, "memory_gib": 512, "gpus": 8, "gpu_model": "NVIDIA H100", "gpu_compute_capability": "9.0", "inter_node_network": "infiniband", "interfaces": {"eth0": "up", "ib0": "up"}}, "a")
+    b = from_mapping({"cpus": 64, "memory_gib": 512, "gpus": 4, "gpu_model": "Tesla V100", "gpu_compute_capability": "7.0", "inter_node_network": "ethernet", "interfaces": {"eth0": "up"}}, "b")
+    merged = merge([(Path("a.yaml"), a), (Path("b.yaml"), b)])
+    assert merged.value("nodes") == 2
+    assert (merged.value("cpus"), merged.value("gpus"), merged.value("gpu_compute_capability")) == (64, 4, "7.0")
+    assert merged.value("inter_node_network") == "ethernet" and merged.value("interfaces") == {"eth0": "up"}
+    assert merged.differs == [
+        "cpus: a.yaml=96, b.yaml=64",
+        "gpu_compute_capability: a.yaml=9.0, b.yaml=7.0",
+        "gpu_model: a.yaml=NVIDIA H100, b.yaml=Tesla V100",
+        "gpus: a.yaml=8, b.yaml=4",
+        "inter_node_network: a.yaml=infiniband, b.yaml=ethernet",
+    ]
+
+
+def test_probe_merge_cli_writes_a_valid_profile(tmp_path: Path) -> None:
+    from tests.test_cli import cli
+
+    for name, cpus in (("a.yaml", 96), ("b.yaml", 48)):
+        (tmp_path / name).write_text(f"cpus: {cpus}\nmemory_gib: 256\ngpus: 8\n")
+    out = tmp_path / "cluster.yaml"
+    result = cli("probe", "--merge", str(tmp_path / "a.yaml"), str(tmp_path / "b.yaml"), "--output", str(out))
+    assert result.returncode == 0 and "nodes differ in cpus: a.yaml=96, b.yaml=48" in result.stderr
+    merged = load_profile(out)
+    assert merged.value("cpus") == 48 and merged.value("nodes") == 2 and merged.differs

@@ -61,6 +61,15 @@ CASES: dict[str, tuple[Spec, Spec]] = {
     "RL401": (spec(flags=DEEPSPEED_FLAGS), spec(flags=DEEPSPEED_FLAGS, ds=DS_JSON)),
     "RL402": (spec(flags=DEEPSPEED_FLAGS, ds={**DS_JSON, "gradient_accumulation_steps": 1}), spec(flags=DEEPSPEED_FLAGS, ds=DS_JSON)),
     "RL501": (spec(nodes=2, rendezvous="localhost:0"), spec(nodes=2, rendezvous="head.cluster:29400")),
+    "RL502": (spec(exports={"NCCL_IB_DISABLE": "1"}), spec(exports={"NCCL_IB_DISABLE": "1"}, hardware=hardware(inter_node_network="ethernet"))),
+    "RL503": (
+        spec(exports={"NCCL_SOCKET_IFNAME": "ens4f1"}, hardware=hardware(interfaces={"eth0": "up", "ib0": "up"})),
+        spec(exports={"NCCL_SOCKET_IFNAME": "^docker,lo"}, hardware=hardware(interfaces={"eth0": "up", "lo": "unknown"})),
+    ),
+    "RL504": (
+        spec(hardware=hardware(inter_node_network="ethernet"), **MULTI),
+        spec(exports={"NCCL_SOCKET_IFNAME": "eth0"}, hardware=hardware(inter_node_network="ethernet"), **MULTI),
+    ),
     "RL601": (spec(flags=["--num_workers 4", "--prefetch 10", "--gpu 0"]), spec(flags=["--num_workers 4", "--prefetch 10", "--pin_memory"])),
     "RL602": (spec(flags=["--num_workers 4", "--prefetch 10", "--use_lora False"]), spec(flags=["--num_workers 4", "--prefetch 10", "--use_lora True"])),
     "RL701": (spec(yaml_extra="grad_clipp: 5\n"), spec()),

@@ -1,0 +1,26 @@
+"""NCCL's interface selection (NCCL_SOCKET_IFNAME syntax) and the launch environment."""
+
+from __future__ import annotations
+
+from recipelint.context import Context
+from recipelint.model import Setting
+
+
+def env(ctx: Context, name: str) -> Setting | None:
+    launch = ctx.recipe.launch
+    return launch.env.get(name) if launch is not None else None
+
+
+def matches(spec: str, interfaces: list[str]) -> list[str]:
+    """Interfaces NCCL would pick for a NCCL_SOCKET_IFNAME value.
+
+    NCCL's syntax: comma-separated prefixes; `=` before the list means exact names; `^`
+    means exclude the listed ones (NCCL user guide, Environment Variables)."""
+    exact = spec.startswith("=") or spec.startswith("^=")
+    exclude = spec.startswith("^")
+    names = [n for n in spec.lstrip("^").lstrip("=").split(",") if n]
+
+    def hit(interface: str) -> bool:
+        return any(interface == n if exact else interface.startswith(n) for n in names)
+
+    return [i for i in interfaces if hit(i) != exclude]

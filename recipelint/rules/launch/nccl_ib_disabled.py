@@ -1,0 +1,58 @@
+"""`NCCL_IB_DISABLE=1` on nodes whose InfiniBand is up.
+
+## What it does
+Flags `NCCL_IB_DISABLE=1` in the launch environment when the profile says the nodes talk
+over InfiniBand or RoCE with an active port.
+
+## Why is this bad
+NCCL then moves every collective over TCP sockets: several times slower, CPU-bound, and
+the reported path to "Watchdog caught collective operation timeout" on multi-node jobs.
+The setting is often copied from a recipe comment written for a cluster without IB
+(WeNet's run.sh mentions it).
+
+## Example
+```sh
+export NCCL_IB_DISABLE=1   # profile: inter_node_network: infiniband
+```
+
+## Fix
+Sets it to 0.
+
+## Fix safety
+Safe: only the variable changes; NCCL falls back to sockets by itself if IB fails to start.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from recipelint.context import Context
+from recipelint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
+from recipelint.rules.launch._nccl import env
+
+CODE = "RL502"
+NAME = "nccl-ib-disabled"
+SEVERITY = Severity.WARNING
+FIXABLE = True
+SOURCE = "NCCL environment variables (NCCL_IB_DISABLE); probe of /sys/class/infiniband port state"
+
+
+def check(ctx: Context) -> Iterator[Diagnostic | None]:
+    setting = env(ctx, "NCCL_IB_DISABLE")
+    if setting is None or str(setting.value).strip() != "1":
+        return
+    network = ctx.fact("inter_node_network")
+    if network.value not in ("infiniband", "roce"):
+        return
+    fix = Fix((Edit(setting.edit_span, "0"),), Applicability.SAFE, "set NCCL_IB_DISABLE=0") if setting.edit_span else None
+    yield ctx.diagnostic(
+        CODE,
+        SEVERITY,
+        f"NCCL_IB_DISABLE=1 forces TCP sockets although the nodes have {network.value}: collectives run slower and CPU-bound",
+        setting.span,
+        setting="NCCL_IB_DISABLE",
+        current=setting.value,
+        suggested="0",
+        evidence=[network.cite("inter_node_network")],
+        fix=fix,
+    )
