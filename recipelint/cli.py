@@ -23,11 +23,17 @@ class Format(str, Enum):
     text = "text"
     concise = "concise"
     json = "json"
+    sarif = "sarif"
+    github = "github"
 
 
 PathsArg = Annotated[Optional[list[Path]], typer.Argument(help="Recipe folders, run scripts, or configs. Default: the current folder.")]
 HardwareOpt = Annotated[Optional[Path], typer.Option("--hardware", help="A hardware profile (from `recipelint probe --output`) instead of probing this machine.")]
-FormatOpt = Annotated[Format, typer.Option("--format", help="Output format.")]
+FormatOpt = Annotated[Optional[Format], typer.Option("--format", help="Output format (github is the default when GITHUB_ACTIONS is set).")]
+ConfigOpt = Annotated[Optional[Path], typer.Option("--config", help="Use this recipelint.toml or pyproject.toml for every file.")]
+IsolatedOpt = Annotated[bool, typer.Option("--isolated", help="Ignore every configuration file.")]
+NoInlineOpt = Annotated[bool, typer.Option("--no-inline-ignores", help="Ignore `# recipelint: ignore[...]` comments.")]
+ExitZeroOpt = Annotated[bool, typer.Option("--exit-zero", help="Exit 0 even when there are findings (2 still means an error).")]
 
 
 def _fail(message: str) -> None:
@@ -35,60 +41,91 @@ def _fail(message: str) -> None:
     raise typer.Exit(2)
 
 
-def _hardware_loader(path: Optional[Path]):  # type: ignore[no-untyped-def]
-    from recipelint.hardware.profile import Hardware
-
-    cache: dict[str, Hardware] = {}
-
-    def load() -> Hardware:
-        if "hw" not in cache:
-            if path is not None:
-                from recipelint.hardware.profile import load_profile
-
-                cache["hw"] = load_profile(path)
-            else:
-                from recipelint.hardware.probe import probe
-
-                cache["hw"] = probe()
-        return cache["hw"]
-
-    return load, cache
-
-
 def _print_errors(errors: list) -> None:  # type: ignore[type-arg]
     for error in errors:
         typer.echo(f"{error}", err=True)
+
+
+def _hardware(path: Optional[Path]):  # type: ignore[no-untyped-def]
+    """A loader for --hardware, or None to let each file's config (or the probe) decide."""
+    if path is None:
+        return None
+    if not path.is_file():
+        _fail(f"{path}: no such hardware profile")
+    from recipelint.hardware.profile import Hardware, load_profile
+
+    cache: list[Hardware] = []
+
+    def load() -> Hardware:
+        if not cache:
+            cache.append(load_profile(path))
+        return cache[0]
+
+    return load
+
+
+def _resolver(config: Optional[Path], isolated: bool):  # type: ignore[no-untyped-def]
+    from recipelint.settings import Resolver
+
+    if config is not None and not config.is_file():
+        _fail(f"{config}: no such config file")
+    return Resolver(config=config, isolated=isolated)
 
 
 @app.command()
 def check(
     paths: PathsArg = None,
     hardware: HardwareOpt = None,
-    output_format: FormatOpt = Format.text,
+    output_format: FormatOpt = None,
+    output_file: Annotated[Optional[Path], typer.Option("--output-file", "-o", help="Write the report to this file.")] = None,
+    statistics: Annotated[bool, typer.Option("--statistics", help="Print the number of findings per rule.")] = False,
+    config: ConfigOpt = None,
+    isolated: IsolatedOpt = False,
+    show_settings: Annotated[bool, typer.Option("--show-settings", help="Print the settings in force for each path and exit.")] = False,
+    no_inline_ignores: NoInlineOpt = False,
+    exit_zero: ExitZeroOpt = False,
 ) -> None:
     """Check recipes and print what is wrong, why, and the suggested values."""
     from recipelint import engine
-    from recipelint.report import jsonout, text
+    from recipelint.report import github, jsonout, sarif, text
     from recipelint.sources.files import FileCache, SourceError
 
-    if hardware is not None and not hardware.is_file():
-        _fail(f"{hardware}: no such hardware profile")
-    load, cache = _hardware_loader(hardware)
+    targets = paths or [Path(".")]
+    resolver = _resolver(config, isolated)
+    if show_settings:
+        import json
+
+        try:
+            shown = {str(path): resolver.for_path(path).as_dict() for path in targets}
+        except SourceError as error:
+            _fail(str(error))
+        typer.echo(json.dumps(shown, indent=2))
+        raise typer.Exit(0)
+    fmt = output_format or (Format.github if os.environ.get("GITHUB_ACTIONS") == "true" else Format.text)
     files = FileCache()
-    try:
-        result = engine.check(paths or [Path(".")], load, files)
-    except SourceError as error:  # the hardware profile itself is bad
-        _fail(str(error))
-    hw = cache.get("hw")
-    if output_format is Format.json:
-        typer.echo(jsonout.render(result.diagnostics, result.errors, hw))
+    result = engine.check(targets, _hardware(hardware), files, resolver=resolver, inline_ignores=not no_inline_ignores)
+    if fmt is Format.json:
+        report = jsonout.render(result.diagnostics, result.errors, result.hardware)
+    elif fmt is Format.sarif:
+        report = sarif.render(result.diagnostics)
+    elif fmt is Format.github:
+        report = github.render(result.diagnostics)
     else:
+        body = text.render(result.diagnostics, files, concise=fmt is Format.concise)
+        report = (body.rstrip("\n") + ("\n" if fmt is Format.text else "") + "\n" if body.strip() else "") + text.summary(result.diagnostics, len(result.errors))
+    if statistics:
+        from recipelint.report import statistics as stats
+
+        report = stats.render(result.diagnostics) if fmt in (Format.text, Format.concise) else report
+    if fmt not in (Format.json,):
         _print_errors(result.errors)
-        body = text.render(result.diagnostics, files, concise=output_format is Format.concise)
-        if body.strip():
-            typer.echo(body.rstrip("\n") + ("\n" if output_format is Format.text else ""))
-        typer.echo(text.summary(result.diagnostics, len(result.errors)))
-    raise typer.Exit(2 if result.errors else (1 if result.diagnostics else 0))
+    if output_file is not None:
+        output_file.write_text(report + "\n", encoding="utf-8")
+    elif report:
+        typer.echo(report)
+    if result.errors:
+        raise typer.Exit(2)
+    raise typer.Exit(0 if exit_zero or not result.failing else 1)
 
 
 @app.command()
@@ -98,21 +135,27 @@ def fix(
     write: Annotated[bool, typer.Option("--write", help="Write the fixes to the files.")] = False,
     diff: Annotated[bool, typer.Option("--diff", help="Print a unified diff and write nothing (the default without --write).")] = False,
     unsafe_fixes: Annotated[bool, typer.Option("--unsafe-fixes", help="Also apply fixes marked unsafe.")] = False,
+    show_fixes: Annotated[bool, typer.Option("--show-fixes", help="List the fixes applied.")] = False,
+    config: ConfigOpt = None,
+    isolated: IsolatedOpt = False,
+    no_inline_ignores: NoInlineOpt = False,
+    exit_zero: ExitZeroOpt = False,
 ) -> None:
     """Apply fixes: print the diff, or with --write rewrite the values in place."""
     from recipelint import engine
+    from recipelint.diagnostics import Applicability
     from recipelint.fix import fix_paths, unified_diff, write_atomic
-    from recipelint.report import text
     from recipelint.sources.files import FileCache, SourceError
 
     if write and diff:
         _fail("--write and --diff exclude each other")
-    load, _ = _hardware_loader(hardware)
+    loader = _hardware(hardware)
+    resolver = _resolver(config, isolated)
     targets = paths or [Path(".")]
-    last: dict[str, object] = {}
+    last: dict[str, engine.Result] = {}
 
     def run_check(files: FileCache):  # type: ignore[no-untyped-def]
-        result = engine.check(targets, load, files)
+        result = engine.check(targets, loader, files, resolver=resolver, inline_ignores=not no_inline_ignores)
         last["result"] = result
         return result.diagnostics
 
@@ -125,21 +168,30 @@ def fix(
         for path, data in outcome.changed.items():
             try:
                 write_atomic(path, data, outcome.original[path])
-                typer.echo(f"fixed {path}")
+                typer.echo(f"fixed {path}", err=True)
             except SourceError as error:
                 errors.append(error)
     else:
         for path, data in outcome.changed.items():
             typer.echo(unified_diff(path, outcome.original[path], data), nl=False)
     result = last.get("result")
-    remaining = result.diagnostics if result is not None else []  # type: ignore[attr-defined]
-    errors.extend(result.errors if result is not None else [])  # type: ignore[attr-defined]
+    remaining = result.diagnostics if result is not None else []
+    errors.extend(result.errors if result is not None else [])
     _print_errors(errors)
+    if show_fixes:
+        for d in outcome.applied:
+            assert d.fix is not None
+            typer.echo(f"{d.span}: {d.code} {d.fix.title}", err=True)
     verb = "Fixed" if write else "Would fix"
-    typer.echo(f"{verb} {len(outcome.applied)} problem{'s' if len(outcome.applied) != 1 else ''} in {len(outcome.changed)} file{'s' if len(outcome.changed) != 1 else ''}; {len(remaining)} remain.", err=not write and bool(outcome.changed))
+    plural = "s" if len(outcome.applied) != 1 else ""
+    typer.echo(f"{verb} {len(outcome.applied)} problem{plural} in {len(outcome.changed)} file{'s' if len(outcome.changed) != 1 else ''}; {len(remaining)} remain.", err=True)
+    hidden = sum(1 for d in remaining if d.fix is not None and d.fix.applicability is Applicability.UNSAFE)
+    if hidden and not unsafe_fixes:
+        typer.echo(f"{hidden} more fixable with --unsafe-fixes.", err=True)
     if errors:
         raise typer.Exit(2)
-    raise typer.Exit(1 if remaining or (outcome.changed and not write) else 0)
+    failing = result.failing if result is not None else 0
+    raise typer.Exit(0 if exit_zero else (1 if failing or (outcome.changed and not write) else 0))
 
 
 @app.command()
@@ -192,7 +244,10 @@ def list_rules() -> None:
 
 
 @app.command("rule")
-def show_rule(code: Annotated[str, typer.Argument(help="A rule code (RL102) or name (cpu-oversubscription).")]) -> None:
+def show_rule(
+    code: Annotated[str, typer.Argument(help="A rule code (RL102) or name (cpu-oversubscription).")],
+    output_format: Annotated[str, typer.Option("--format", help="markdown or json.")] = "markdown",
+) -> None:
     """Explain one rule: what it checks, why, an example, its fix and where its numbers come from."""
     from recipelint.rules import all_rules
 
@@ -201,6 +256,14 @@ def show_rule(code: Annotated[str, typer.Argument(help="A rule code (RL102) or n
     if rule is None:
         _fail(f"no rule {code!r}; `recipelint rules` lists them")
     assert rule is not None
+    if output_format == "json":
+        import json
+
+        data = {"code": rule.code, "name": rule.name, "family": rule.family, "severity": str(rule.severity), "fixable": rule.fixable, "source": rule.source, "summary": rule.summary, "explanation": rule.doc.strip()}
+        typer.echo(json.dumps(data, indent=2))
+        return
+    if output_format != "markdown":
+        _fail("--format is markdown or json")
     typer.echo(f"# {rule.code} {rule.name}\n\nSeverity: {rule.severity}. Fixable: {'yes' if rule.fixable else 'no'}. Source: {rule.source}.\n\n{rule.doc.strip()}")
 
 
@@ -211,7 +274,12 @@ def main() -> None:
         sys.exit(130)
     except SystemExit:
         raise
-    except Exception as exc:  # a bug in recipelint: one line, exit 2, traceback only when asked
+    except Exception as exc:
+        from recipelint.sources.files import SourceError
+
+        if isinstance(exc, SourceError):  # bad input found late (a lazily loaded profile): still one line
+            print(f"recipelint: error: {exc}", file=sys.stderr)
+            sys.exit(2)  # a bug in recipelint: one line, exit 2, traceback only when asked
         if os.environ.get("RECIPELINT_DEBUG"):
             raise
         print(f"recipelint: internal error: {type(exc).__name__}: {exc} (set RECIPELINT_DEBUG=1 for a traceback)", file=sys.stderr)

@@ -12,10 +12,12 @@ from recipelint.diagnostics import Diagnostic
 from recipelint.hardware.profile import Hardware
 from recipelint.model import Recipe
 from recipelint.rules import Rule, all_rules
+from recipelint.settings import Resolver, Settings
 from recipelint.sources.files import FileCache, SourceError
 from recipelint.sources.jsonfile import parse_json
 from recipelint.sources.wenet import config_paths, load_recipe
 from recipelint.sources.yamlfile import parse_yaml
+from recipelint.suppression import Suppression, read_suppressions
 
 YAML_SUFFIXES = (".yaml", ".yml")
 SKIP_DIRS = {".git", ".hg", ".venv", "venv", "node_modules", "__pycache__", ".tox", ".mypy_cache", ".pytest_cache", "build", "dist"}
@@ -35,6 +37,8 @@ class Result:
     errors: list[SourceError] = field(default_factory=list)
     recipes: list[Recipe] = field(default_factory=list)
     files: int = 0
+    failing: int = 0  # diagnostics at or above their file's fail-on severity
+    hardware: Hardware | None = None
 
 
 def is_script(path: Path) -> bool:
@@ -123,25 +127,137 @@ def run_rules(recipe: Recipe, rules: Iterable[Rule], hardware: Callable[[], Hard
     return list(found.values())
 
 
-def check(paths: list[Path], hardware: Callable[[], Hardware], files: FileCache | None = None, select: Callable[[Rule], bool] | None = None) -> Result:
+@dataclass
+class _Hardware:
+    """One hardware loader per source (a --hardware profile, a configured profile, or the probe)."""
+
+    override: Callable[[], Hardware] | None
+    _cache: dict[Path | None, Hardware] = field(default_factory=dict)
+
+    def loader(self, settings: Settings) -> Callable[[], Hardware]:
+        if self.override is not None:
+            return self.override
+        key = settings.hardware
+
+        def load() -> Hardware:
+            if key not in self._cache:
+                if key is not None:
+                    from recipelint.hardware.profile import load_profile
+
+                    self._cache[key] = load_profile(key)
+                else:
+                    from recipelint.hardware.probe import probe
+
+                    self._cache[key] = probe()
+            return self._cache[key]
+
+        return load
+
+    @property
+    def used(self) -> Hardware | None:
+        return next(iter(self._cache.values()), None)
+
+
+def check(
+    paths: list[Path],
+    hardware: Callable[[], Hardware] | None = None,
+    files: FileCache | None = None,
+    select: Callable[[Rule], bool] | None = None,
+    resolver: Resolver | None = None,
+    inline_ignores: bool = True,
+) -> Result:
     files = files or FileCache()
+    resolver = resolver or Resolver()
     result = Result()
+    machines = _Hardware(hardware)
     rules = [rule for rule in all_rules().values() if select is None or select(rule)]
     for path in paths:
         if not path.exists() and not path.is_symlink():
             result.errors.append(SourceError(path, "no such file or directory"))
-    for target in discover([p for p in paths if p.exists()], files):
+    suppressions: dict[Path, list[Suppression]] = {}
+    try:
+        targets = discover([p for p in paths if p.exists()], files)
+    except SourceError as error:
+        result.errors.append(error)
+        return result
+    for target in targets:
         try:
+            settings = resolver.for_path(target.path)
+            if settings.excluded(target.path):
+                continue
             recipe = load_target(target, files)
+            result.recipes.append(recipe)
+            result.errors.extend(recipe.errors)
+            result.files += len(recipe.files)
+            found = run_rules(recipe, rules, machines.loader(settings))
         except SourceError as error:
             result.errors.append(error)
             continue
         except RecursionError:
             result.errors.append(SourceError(target.path, "nested too deeply to read"))
             continue
-        result.recipes.append(recipe)
-        result.errors.extend(recipe.errors)
-        result.files += len(recipe.files)
-        result.diagnostics.extend(run_rules(recipe, rules, hardware))
-    result.diagnostics.sort(key=lambda d: d.sort_key)
+        for path in {d.span.path for d in found} | {e.span.path for d in found if d.fix for e in d.fix.edits} | set(recipe.files):
+            if inline_ignores and path not in suppressions:
+                suppressions[path] = read_suppressions(path, files)
+        result.diagnostics.extend(_filter(found, resolver, suppressions))
+    if inline_ignores:
+        result.diagnostics.extend(_suppression_findings(suppressions, resolver))
+    if hardware is not None and result.recipes:
+        result.hardware = hardware()  # already loaded by the rules that needed it
+    else:
+        result.hardware = machines.used
+    result.errors = list({str(error): error for error in result.errors}.values())
+    unique = {(d.code, d.span, d.message): d for d in result.diagnostics}
+    result.diagnostics = sorted(unique.values(), key=lambda d: d.sort_key)
+    result.failing = sum(1 for d in result.diagnostics if d.severity >= _settings(resolver, d.span.path).fail_on)
     return result
+
+
+def _settings(resolver: Resolver, path: Path) -> Settings:
+    try:
+        return resolver.for_path(path)
+    except SourceError:
+        return Settings()
+
+
+def _filter(found: list[Diagnostic], resolver: Resolver, suppressions: dict[Path, list[Suppression]]) -> list[Diagnostic]:
+    kept = []
+    for diagnostic in found:
+        settings = _settings(resolver, diagnostic.span.path)
+        if not settings.enabled(diagnostic.code) or settings.ignored_in(diagnostic.span.path, diagnostic.code):
+            continue
+        # A suppression sits on the finding's line, or on the line of the value its fix rewrites
+        # (`num_workers=4  # recipelint: ignore[RL102] ...` when the flag says ${num_workers}).
+        places = {(diagnostic.span.path, diagnostic.span.line)}
+        if diagnostic.fix is not None:
+            places.update((edit.span.path, edit.span.line) for edit in diagnostic.fix.edits)
+        covering = [s for path, line in places for s in suppressions.get(path, []) if s.covers(diagnostic.code, line)]
+        if covering:
+            for suppression in covering:
+                suppression.used.add(diagnostic.code)
+            continue
+        diagnostic.severity = settings.severity.get(diagnostic.code, diagnostic.severity)
+        kept.append(diagnostic)
+    return kept
+
+
+def _suppression_findings(suppressions: dict[Path, list[Suppression]], resolver: Resolver) -> list[Diagnostic]:
+    from recipelint.diagnostics import Severity
+    from recipelint.rules.meta import suppression_unused, suppression_without_reason
+
+    out = []
+    for path, items in suppressions.items():
+        settings = _settings(resolver, path)
+        for item in items:
+            span = item.span
+            unused = [c for c in item.codes if not any(u.startswith(c) or c == "ALL" for u in item.used)]
+            if unused and settings.enabled(suppression_unused.CODE):
+                kind = "ignore-file" if item.whole_file else "ignore"
+                message = f"unused suppression: {kind}[{', '.join(unused)}] matches no finding"
+                severity = settings.severity.get(suppression_unused.CODE, Severity.WARNING)
+                out.append(Diagnostic(suppression_unused.CODE, severity, message, span, setting=", ".join(unused)))
+            if not item.reason and settings.enabled(suppression_without_reason.CODE):
+                message = f"suppression of {', '.join(item.codes)} gives no reason; write why after the bracket"
+                severity = settings.severity.get(suppression_without_reason.CODE, Severity.WARNING)
+                out.append(Diagnostic(suppression_without_reason.CODE, severity, message, span))
+    return out

@@ -1,0 +1,22 @@
+"""GitHub Actions workflow commands: one `::error file=...,line=...,col=...::` annotation per finding."""
+
+from __future__ import annotations
+
+from recipelint.diagnostics import Diagnostic, Severity
+
+COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
+
+
+def _escape(text: str, property_value: bool = False) -> str:
+    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    if property_value:
+        text = text.replace(":", "%3A").replace(",", "%2C")
+    return text
+
+
+def render(diagnostics: list[Diagnostic]) -> str:
+    lines = []
+    for d in diagnostics:
+        props = f"file={_escape(str(d.span.path), True)},line={d.span.line},col={d.span.column},endLine={d.span.end_line},endColumn={d.span.end_column},title={_escape(d.code, True)}"
+        lines.append(f"::{COMMAND[d.severity]} {props}::{_escape(f'{d.code} {d.message}')}")
+    return "\n".join(lines)

@@ -1,0 +1,73 @@
+"""SARIF 2.1.0 for code scanning (GitHub and others)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from recipelint import __version__
+from recipelint.diagnostics import Diagnostic, Severity
+from recipelint.rules import all_rules
+from recipelint.span import Span
+
+LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
+
+
+def _uri(path: Path) -> str:
+    return path.as_posix() if not path.is_absolute() else path.as_uri()
+
+
+def _region(span: Span) -> dict[str, int]:
+    return {"startLine": span.line, "startColumn": span.column, "endLine": span.end_line, "endColumn": span.end_column}
+
+
+def render(diagnostics: list[Diagnostic]) -> str:
+    rules = all_rules()
+    codes = sorted({d.code for d in diagnostics} | set(rules))
+    index = {code: i for i, code in enumerate(codes)}
+    descriptors = []
+    for code in codes:
+        rule = rules[code]
+        descriptors.append(
+            {
+                "id": code,
+                "name": rule.name,
+                "shortDescription": {"text": rule.summary},
+                "fullDescription": {"text": rule.doc.strip()},
+                "help": {"text": rule.doc.strip(), "markdown": rule.doc.strip()},
+                "defaultConfiguration": {"level": LEVEL[rule.severity]},
+                "properties": {"fixable": rule.fixable, "source": rule.source},
+            }
+        )
+    results: list[dict[str, Any]] = []
+    for d in diagnostics:
+        result: dict[str, Any] = {
+            "ruleId": d.code,
+            "ruleIndex": index[d.code],
+            "level": LEVEL[d.severity],
+            "message": {"text": d.message},
+            "locations": [{"physicalLocation": {"artifactLocation": {"uri": _uri(d.span.path)}, "region": _region(d.span)}}],
+        }
+        if d.fix is not None:
+            changes: dict[Path, list[dict[str, Any]]] = {}
+            for edit in d.fix.edits:
+                changes.setdefault(edit.span.path, []).append({"deletedRegion": _region(edit.span), "insertedContent": {"text": edit.content}})
+            result["fixes"] = [
+                {
+                    "description": {"text": f"{d.fix.title} ({d.fix.applicability.value})"},
+                    "artifactChanges": [{"artifactLocation": {"uri": _uri(p)}, "replacements": r} for p, r in changes.items()],
+                }
+            ]
+        results.append(result)
+    log = {
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {"driver": {"name": "recipelint", "version": __version__, "informationUri": "https://github.com/recipelint/recipelint", "rules": descriptors}},
+                "results": results,
+            }
+        ],
+    }
+    return json.dumps(log, indent=2)

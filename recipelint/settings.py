@@ -1,0 +1,174 @@
+"""Configuration: `[tool.recipelint]` in pyproject.toml or a recipelint.toml, the nearest one
+to each linted file (no implicit cascade, as in ruff)."""
+
+from __future__ import annotations
+
+import fnmatch
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from recipelint.diagnostics import Severity
+from recipelint.sources.files import SourceError
+
+SEVERITIES = {"info": Severity.INFO, "warning": Severity.WARNING, "error": Severity.ERROR}
+KNOWN_KEYS = ("select", "ignore", "extend-select", "per-file-ignores", "severity", "fail-on", "hardware", "exclude")
+CONFIG_NAMES = ("recipelint.toml", "pyproject.toml")
+
+
+@dataclass
+class Settings:
+    select: list[str] = field(default_factory=lambda: ["ALL"])
+    ignore: list[str] = field(default_factory=list)
+    extend_select: list[str] = field(default_factory=list)
+    per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
+    severity: dict[str, Severity] = field(default_factory=dict)
+    fail_on: Severity = Severity.INFO
+    hardware: Path | None = None
+    exclude: list[str] = field(default_factory=list)
+    source: Path | None = None  # the config file, None for defaults
+
+    @property
+    def root(self) -> Path:
+        return self.source.parent if self.source is not None else Path(".")
+
+    def enabled(self, code: str) -> bool:
+        """ruff's rule: the most specific matching selector wins; ignore beats select at equal length."""
+
+        def best(selectors: list[str]) -> int:
+            lengths = [0 if s == "ALL" else len(s) for s in selectors if s == "ALL" or code.startswith(s)]
+            return max(lengths) if lengths else -1
+
+        chosen = max(best(self.select), best(self.extend_select))
+        return chosen >= 0 and chosen > best(self.ignore)
+
+    def ignored_in(self, path: Path, code: str) -> bool:
+        rel = _relative(path, self.root)
+        return any(
+            _glob(rel, pattern) and any(s == "ALL" or code.startswith(s) for s in codes)
+            for pattern, codes in self.per_file_ignores.items()
+        )
+
+    def excluded(self, path: Path) -> bool:
+        rel = _relative(path, self.root)
+        return any(_glob(rel, pattern) or _glob(path.name, pattern) for pattern in self.exclude)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "config": str(self.source) if self.source else None,
+            "select": self.select,
+            "extend-select": self.extend_select,
+            "ignore": self.ignore,
+            "per-file-ignores": self.per_file_ignores,
+            "severity": {k: str(v) for k, v in self.severity.items()},
+            "fail-on": str(self.fail_on),
+            "hardware": str(self.hardware) if self.hardware else None,
+            "exclude": self.exclude,
+        }
+
+
+def _relative(path: Path, root: Path) -> str:
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def _glob(rel: str, pattern: str) -> bool:
+    return fnmatch.fnmatch(rel, pattern) or fnmatch.fnmatch(rel, pattern.rstrip("/") + "/*")
+
+
+def _toml(path: Path) -> dict[str, Any]:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
+    try:
+        with open(path, "rb") as handle:
+            data: dict[str, Any] = tomllib.load(handle)
+            return data
+    except tomllib.TOMLDecodeError as exc:
+        raise SourceError(path, f"invalid TOML: {exc}") from None
+    except OSError as exc:
+        raise SourceError(path, exc.strerror or str(exc)) from None
+
+
+def load_settings(path: Path) -> Settings:
+    """Read one config file (recipelint.toml, or pyproject.toml's [tool.recipelint])."""
+    data = _toml(path)
+    if path.name == "pyproject.toml" or "tool" in data:
+        data = data.get("tool", {}).get("recipelint", {})
+    return _parse(data, path)
+
+
+def _parse(data: dict[str, Any], path: Path) -> Settings:
+    from recipelint.rules import all_rules
+    from recipelint.rules._util import closest
+
+    settings = Settings(source=path)
+    for key, value in data.items():
+        if key not in KNOWN_KEYS:
+            guess = closest(key, KNOWN_KEYS)
+            raise SourceError(path, f"unknown setting '{key}'" + (f"; did you mean '{guess}'?" if guess else f" (known: {', '.join(KNOWN_KEYS)})"))
+    codes = set(all_rules())
+
+    def code_list(key: str) -> list[str]:
+        value = data.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise SourceError(path, f"'{key}' is a list of rule codes or prefixes")
+        for selector in value:
+            if selector != "ALL" and not any(code.startswith(selector) for code in codes):
+                raise SourceError(path, f"'{key}': no rule matches '{selector}'")
+        return list(value)
+
+    if "select" in data:
+        settings.select = code_list("select")
+    settings.ignore = code_list("ignore")
+    settings.extend_select = code_list("extend-select")
+    per_file = data.get("per-file-ignores", {})
+    if not isinstance(per_file, dict):
+        raise SourceError(path, "'per-file-ignores' maps glob patterns to lists of codes")
+    settings.per_file_ignores = {str(k): list(v) for k, v in per_file.items()}
+    for code, level in dict(data.get("severity", {})).items():
+        if code not in codes:
+            raise SourceError(path, f"'severity': no rule {code}")
+        if level not in SEVERITIES:
+            raise SourceError(path, f"'severity.{code}': {level!r} is not one of info, warning, error")
+        settings.severity[code] = SEVERITIES[level]
+    fail_on = data.get("fail-on", "info")
+    if fail_on not in SEVERITIES:
+        raise SourceError(path, f"'fail-on': {fail_on!r} is not one of info, warning, error")
+    settings.fail_on = SEVERITIES[fail_on]
+    if "hardware" in data:
+        settings.hardware = (path.parent / str(data["hardware"])).resolve()
+    settings.exclude = [str(p) for p in data.get("exclude", [])]
+    return settings
+
+
+@dataclass
+class Resolver:
+    """Finds the settings for a file: --config, --isolated, or the nearest config file."""
+
+    config: Path | None = None
+    isolated: bool = False
+    _cache: dict[Path, Settings] = field(default_factory=dict)
+
+    def for_path(self, path: Path) -> Settings:
+        if self.isolated:
+            return Settings()
+        if self.config is not None:
+            return self._load(self.config)
+        directory = (path if path.is_dir() else path.parent).resolve()
+        for folder in (directory, *directory.parents):
+            for name in CONFIG_NAMES:
+                candidate = folder / name
+                if candidate.is_file() and (name != "pyproject.toml" or b"[tool.recipelint" in candidate.read_bytes()):
+                    return self._load(candidate)
+        return Settings()
+
+    def _load(self, path: Path) -> Settings:
+        key = path.resolve()
+        if key not in self._cache:
+            self._cache[key] = load_settings(path)
+        return self._cache[key]

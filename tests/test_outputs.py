@@ -1,0 +1,61 @@
+"""Output formats: SARIF (validated against the official schema), GitHub annotations, statistics."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import CORPUS, REPO
+from tests.test_cli import cli
+
+EXAMPLE = REPO / "examples" / "wenet-4node-v100"
+PROFILE = EXAMPLE / "hardware-v100-node.yaml"
+SARIF_SCHEMA = CORPUS.parent / "schemas" / "sarif-2.1.0.json"
+
+
+def test_sarif_validates_against_the_official_schema() -> None:
+    if not SARIF_SCHEMA.is_file():
+        pytest.skip("../shared/schemas is not beside this checkout")
+    from jsonschema import Draft7Validator
+
+    result = cli("check", str(REPO / "examples"), "--hardware", str(PROFILE), "--format", "sarif")
+    assert result.returncode == 1
+    log = json.loads(result.stdout)
+    schema = json.loads(SARIF_SCHEMA.read_text())
+    errors = list(Draft7Validator(schema).iter_errors(log))
+    assert errors == []
+    results = log["runs"][0]["results"]
+    assert sorted(r["ruleId"] for r in results) == ["RL103", "RL105", "RL201", "RL301", "RL504"]
+    assert any(r.get("fixes") for r in results)
+
+
+def test_github_annotations_and_auto_selection() -> None:
+    result = cli("check", str(EXAMPLE), "--hardware", str(PROFILE), env={"GITHUB_ACTIONS": "true"})
+    lines = result.stdout.strip().splitlines()
+    assert len(lines) == 5 and all(line.startswith("::warning file=") for line in lines)
+    assert any(",line=47,col=21," in line and "title=RL201::RL201 34 data.list lines" in line for line in lines)
+
+
+def test_concise_statistics_and_output_file(tmp_path: Path) -> None:
+    concise = cli("check", str(EXAMPLE), "--hardware", str(PROFILE), "--format", "concise")
+    assert len([line for line in concise.stdout.splitlines() if ": RL" in line]) == 5 and "^^^" not in concise.stdout
+    stats = cli("check", str(EXAMPLE), "--hardware", str(PROFILE), "--statistics")
+    assert "    1  RL201  [*] shards-idle-workers" in stats.stdout and "    1  RL504      multinode-unpinned-interface" in stats.stdout
+    out = tmp_path / "report.json"
+    written = cli("check", str(EXAMPLE), "--hardware", str(PROFILE), "--format", "json", "--output-file", str(out))
+    assert written.stdout == "" and len(json.loads(out.read_text())["diagnostics"]) == 5
+
+
+def test_exit_zero_show_fixes_and_rule_json(tmp_path: Path) -> None:
+    assert cli("check", str(EXAMPLE), "--hardware", str(PROFILE), "--exit-zero").returncode == 0
+    import shutil
+
+    copy = tmp_path / "ex"
+    shutil.copytree(EXAMPLE, copy)
+    fixed = cli("fix", str(copy), "--hardware", str(copy / PROFILE.name), "--write", "--show-fixes")
+    assert fixed.returncode == 1  # RL504 remains, and has no fix
+    assert "run.sh:47:21: RL201 set num_workers 2, prefetch 125" in fixed.stderr
+    rule = json.loads(cli("rule", "RL201", "--format", "json").stdout)
+    assert rule["code"] == "RL201" and rule["fixable"] is True and "## Why is this bad" in rule["explanation"]
