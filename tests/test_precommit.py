@@ -1,0 +1,80 @@
+"""The hooks in .pre-commit-hooks.yaml, run for real by pre-commit's `try-repo`.
+
+pre-commit builds the hook's environment from this checkout with pip (from PyPI), so the
+test needs pre-commit installed (it is in the `test` extra) and a package index; it runs in
+CI and takes about a minute the first time.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import NODE, REPO, RecipeSpec
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+
+
+def _pre_commit() -> list[str]:
+    try:
+        import pre_commit  # noqa: F401
+    except ImportError:
+        pytest.skip("pre-commit is not installed (pip install '.[test]')")
+    return [sys.executable, "-m", "pre_commit"]
+
+
+def git(cwd: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
+
+
+@pytest.fixture(scope="module")
+def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A snapshot of this checkout as a git repository (try-repo needs a commit to install)."""
+    repo = tmp_path_factory.mktemp("hooks") / "recipelint"
+    shutil.copytree(REPO, repo, ignore=shutil.ignore_patterns(".git", ".venv", ".ci-venv", "__pycache__", "*.egg-info", ".pytest_cache", ".mypy_cache", ".ruff_cache"))
+    git(repo, "init", "-q")
+    git(repo, "-c", "user.email=t@t", "-c", "user.name=t", "add", "-A")
+    git(repo, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "snapshot")
+    return repo
+
+
+def project(tmp_path: Path, cpus: int) -> Path:
+    root = tmp_path / "project"
+    RecipeSpec().write(root / "recipe")
+    (root / "recipe" / "conf" / "ds.json").write_text('{"train_micro_batch_size_per_gpu": 1}\n')
+    (root / "node.yaml").write_text("".join(f"{k}: {json.dumps(v)}\n" for k, v in {**NODE, "cpus": cpus}.items()))
+    (root / "recipelint.toml").write_text('hardware = "node.yaml"\n')
+    git(root, "init", "-q")
+    git(root, "-c", "user.email=t@t", "-c", "user.name=t", "add", "-A")
+    git(root, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "recipe")
+    return root
+
+
+def try_repo(hook_repo: Path, root: Path, hook: str, *files: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PRE_COMMIT_HOME": str(hook_repo.parent / "cache"), "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    return subprocess.run([*_pre_commit(), "try-repo", str(hook_repo), hook, "--files", *files], cwd=root, capture_output=True, text=True, env=env, timeout=900)
+
+
+def test_check_hook_fails_on_a_bad_recipe_and_passes_on_a_clean_one(hook_repo: Path, tmp_path: Path) -> None:
+    bad = project(tmp_path / "bad", cpus=16)
+    # Only the YAML changed: the hook still lints it together with the run.sh that uses it.
+    result = try_repo(hook_repo, bad, "recipelint", "recipe/conf/train.yaml")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "RL102" in result.stdout and "Failed" in result.stdout
+    clean = project(tmp_path / "clean", cpus=64)
+    result = try_repo(hook_repo, clean, "recipelint", "recipe/conf/train.yaml", "recipe/conf/ds.json")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_fix_hook_rewrites_and_pre_commit_reports_the_change(hook_repo: Path, tmp_path: Path) -> None:
+    root = project(tmp_path, cpus=16)
+    result = try_repo(hook_repo, root, "recipelint-fix", "recipe/run.sh")
+    assert result.returncode == 1
+    assert "files were modified by this hook" in result.stdout
+    assert "num_workers=3\n" in (root / "recipe" / "run.sh").read_text()
