@@ -115,8 +115,8 @@ def load_target(target: Target, files: FileCache) -> Recipe:
     return recipe
 
 
-def run_rules(recipe: Recipe, rules: Iterable[Rule], hardware: Callable[[], Hardware]) -> list[Diagnostic]:
-    ctx = Context(recipe, hardware)
+def run_rules(recipe: Recipe, rules: Iterable[Rule], hardware: Callable[[], Hardware], settings: Settings | None = None) -> list[Diagnostic]:
+    ctx = Context(recipe, hardware, {"deepspeed-version": settings.deepspeed_version if settings else None})
     found: dict[tuple[object, ...], Diagnostic] = {}
     for rule in rules:
         for diagnostic in rule.check(ctx):
@@ -189,7 +189,7 @@ def check(
             result.recipes.append(recipe)
             result.errors.extend(recipe.errors)
             result.files += len(recipe.files)
-            found = run_rules(recipe, rules, machines.loader(settings))
+            found = run_rules(recipe, rules, machines.loader(settings), settings)
         except SourceError as error:
             result.errors.append(error)
             continue

@@ -13,7 +13,7 @@ from recipelint.diagnostics import Severity
 from recipelint.sources.files import SourceError
 
 SEVERITIES = {"info": Severity.INFO, "warning": Severity.WARNING, "error": Severity.ERROR}
-KNOWN_KEYS = ("select", "ignore", "extend-select", "per-file-ignores", "severity", "fail-on", "hardware", "exclude")
+KNOWN_KEYS = ("select", "ignore", "extend-select", "per-file-ignores", "severity", "fail-on", "hardware", "exclude", "deepspeed-version")
 CONFIG_NAMES = ("recipelint.toml", "pyproject.toml")
 
 
@@ -27,6 +27,7 @@ class Settings:
     fail_on: Severity = Severity.INFO
     hardware: Path | None = None
     exclude: list[str] = field(default_factory=list)
+    deepspeed_version: str | None = None  # used when DeepSpeed is not installed here
     source: Path | None = None  # the config file, None for defaults
 
     @property
@@ -65,6 +66,7 @@ class Settings:
             "fail-on": str(self.fail_on),
             "hardware": str(self.hardware) if self.hardware else None,
             "exclude": self.exclude,
+            "deepspeed-version": self.deepspeed_version,
         }
 
 
@@ -143,6 +145,12 @@ def _parse(data: dict[str, Any], path: Path) -> Settings:
     if "hardware" in data:
         settings.hardware = (path.parent / str(data["hardware"])).resolve()
     settings.exclude = [str(p) for p in data.get("exclude", [])]
+    if "deepspeed-version" in data:
+        from recipelint.versions import parse
+
+        if not isinstance(data["deepspeed-version"], str) or not parse(data["deepspeed-version"]):
+            raise SourceError(path, "'deepspeed-version' is a release such as \"0.19.8\"")
+        settings.deepspeed_version = data["deepspeed-version"]
     return settings
 
 

@@ -24,9 +24,16 @@ RAM_SHARE = 0.5
 UPSTREAM_NUM_WORKERS = 8
 # Upstream's join timeout for WenetSpeech (HTTP-scale data): examples/wenetspeech/*/run.sh.
 UPSTREAM_SLOW_TIMEOUT = 1200
-# Default process-group timeouts (seconds): NCCL 10 min since torch 2.2, DeepSpeed's
-# init_distributed 30 min (DEEPSPEED_TIMEOUT), gloo 30 min.
-PG_TIMEOUT = {"torch_ddp": 600, "torch_fsdp": 600, "deepspeed": 1800}
+# Default process-group timeouts (seconds): NCCL 10 min since torch 2.2 (pytorch#110947).
+# DeepSpeed's init_distributed uses DEEPSPEED_TIMEOUT minutes, default 30 up to 0.19.5 and
+# 10 from 0.19.6 (deepspeed/constants.py `default_pg_timeout`, read in each release's sdist).
+PG_TIMEOUT = {"torch_ddp": 600, "torch_fsdp": 600, "deepspeed": 600}
+DEEPSPEED_PG_TIMEOUT_CHANGED = (0, 19, 6)
+
+
+def deepspeed_pg_timeout(version: tuple[int, ...]) -> int:
+    """DeepSpeed's default process-group timeout in seconds for a release."""
+    return 600 if version >= DEEPSPEED_PG_TIMEOUT_CHANGED else 1800
 
 
 def cpu_worker_cap(usable_cpus: int, ranks_per_node: int) -> int:

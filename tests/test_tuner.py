@@ -31,7 +31,8 @@ def test_formulas() -> None:
     assert tuner.memory_budget(512, 64) == (64 * 1024**3, "/dev/shm 64 GiB")
     assert tuner.memory_budget(100, 64) == (50 * 1024**3, "half of RAM 100 GiB")
     assert tuner.memory_budget(None, None) is None
-    assert tuner.join_timeout("deepspeed") == 1200
+    assert tuner.join_timeout("deepspeed", tuner.deepspeed_pg_timeout((0, 19, 5))) == 1200  # 30 min PG timeout
+    assert tuner.join_timeout("deepspeed", tuner.deepspeed_pg_timeout((0, 19, 6))) == 300  # 10 min since 0.19.6
     assert tuner.join_timeout("torch_fsdp") == 300
 
 
@@ -66,3 +67,21 @@ def test_memory_suggestion(tmp_path: Path, recipe) -> None:  # type: ignore[no-u
     found = recipe(replace(RecipeSpec(), variables={"num_workers": "4", "prefetch": "500"}, hardware={**NODE, "shm_gib": 8}))
     # 8 GiB // (4 ranks x 4 workers x 16 x 1000 x 960 B) = 34
     assert by_code(found, "RL103").suggested == 34
+
+
+def test_deepspeed_version_changes_the_timeout_suggestion(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from recipelint import versions
+    from tests.conftest import DS_JSON
+
+    monkeypatch.setattr(versions, "installed", lambda package: None)
+    from tests.test_settings import run
+
+    flags = ["--num_workers 4", "--prefetch 10", "--train_engine deepspeed", "--deepspeed_config conf/ds.json"]
+    root = tmp_path / "r"
+    RecipeSpec(flags=flags, ds=DS_JSON, nodes=2, rendezvous="head:29400").write(root)
+    ethernet = {**NODE, "inter_node_network": "ethernet"}
+    newest = [d for d in run(root, ethernet).diagnostics if d.code == "RL301"]
+    assert newest[0].suggested == 300 and "10 min for newest deepspeed release known (0.19.8)" in " ".join(newest[0].evidence)
+    (root / "recipelint.toml").write_text('deepspeed-version = "0.19.5"\n')
+    older = [d for d in run(root, ethernet).diagnostics if d.code == "RL301"]
+    assert older[0].suggested == 1200

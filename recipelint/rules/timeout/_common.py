@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from recipelint import versions
 from recipelint.context import Context
 from recipelint.rules.data.http_shards import REMOTE
-from recipelint.tuner import PG_TIMEOUT
+from recipelint.tuner import PG_TIMEOUT, deepspeed_pg_timeout
 
 JOIN_ENGINES = ("deepspeed", "torch_fsdp")
 
@@ -33,5 +34,7 @@ def pg_timeout(ctx: Context, engine: str) -> tuple[int, str]:
         if env is not None and env.as_int():
             return int(env.as_int() or 0) * 60, f"DEEPSPEED_TIMEOUT={env.value} minutes"
     if engine == "deepspeed":
-        return PG_TIMEOUT[engine], "deepspeed.init_distributed default 30 min"
+        version, origin = versions.target("deepspeed", ctx.options.get("deepspeed-version"))
+        seconds = deepspeed_pg_timeout(versions.parse(version))
+        return seconds, f"deepspeed.init_distributed default {seconds // 60} min for {origin}; DEEPSPEED_TIMEOUT raises it"
     return PG_TIMEOUT.get(engine, 600), "torch NCCL default 10 min (torch >= 2.2)"

@@ -1,8 +1,9 @@
 """`--timeout` at or above the process-group timeout.
 
 ## What it does
-Compares WeNet's join timeout with the default process group's timeout: 30 min under
-DeepSpeed (or `DEEPSPEED_TIMEOUT` minutes), 10 min for NCCL under torch_fsdp (torch >= 2.2).
+Compares WeNet's join timeout with the default process group's timeout: under DeepSpeed
+`DEEPSPEED_TIMEOUT` minutes, default 30 up to 0.19.5 and 10 from 0.19.6; 10 min for NCCL
+under torch_fsdp (torch >= 2.2).
 
 ## Why is this bad
 The join is meant to notice a rank that ran out of data and end the epoch cleanly. If it
@@ -10,7 +11,8 @@ waits longer than the NCCL watchdog, the watchdog fires first ("Watchdog caught 
 operation timeout") and kills the job instead (wenet.md 2, 9).
 
 ## Example
-`--train_engine torch_fsdp --timeout 1200`: 1200 s > 600 s.
+`--train_engine torch_fsdp --timeout 1200`: 1200 s > 600 s. Upstream's WenetSpeech whisper
+recipe (deepspeed, `--timeout 1200`) hits this with DeepSpeed >= 0.19.6.
 
 ## Fix
 Sets `--timeout` to half the process-group timeout, or 1200 s when that fits.
@@ -32,7 +34,7 @@ CODE = "RL303"
 NAME = "join-timeout-above-pg-timeout"
 SEVERITY = Severity.ERROR
 FIXABLE = True
-SOURCE = "wenet.md 2: PyTorch NCCL default 10 min (pytorch#110947), DeepSpeed 30 min"
+SOURCE = "PyTorch NCCL default 10 min (pytorch#110947); deepspeed/constants.py default_pg_timeout (30 min to 0.19.5, 10 from 0.19.6)"
 
 
 def check(ctx: Context) -> Iterator[Diagnostic | None]:
