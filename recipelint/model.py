@@ -85,6 +85,9 @@ class Recipe:
     ds_config: Document | None = None
     train_data: list[DataList] = field(default_factory=list)
     errors: list[SourceError] = field(default_factory=list)  # files of the recipe that could not be read
+    # Who replaces "auto" in the DeepSpeed JSON before DeepSpeed reads it: "none" (WeNet, a plain
+    # deepspeed launch), "hf", "accelerate", "xtuner", or "unknown" for a JSON linted alone.
+    ds_filler: str = "unknown"
 
     def arg(self, name: str) -> Setting:
         return self.args.get(name) or Setting(name, None, False)

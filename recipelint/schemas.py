@@ -35,10 +35,31 @@ class Problem:
     message: str
 
 
+def _innermost(error: Any) -> list[Any]:
+    """For an anyOf failure (`object or null`, `integer or "auto"`), the errors of the branch
+    the value was meant for: skip branches that only failed on the kind of value."""
+    if not error.context:
+        return [error]
+    relevant = [e for e in error.context if e.validator not in ("type", "const") or len(e.absolute_path) > len(error.absolute_path)]
+    if not relevant:
+        return [error]
+    deepest = max(len(e.absolute_path) for e in relevant)
+    found: list[Any] = []
+    for inner in relevant:
+        if len(inner.absolute_path) == deepest:
+            found.extend(_innermost(inner))
+    return found
+
+
 def validate(name: str, data: Any) -> list[Problem]:
     problems = []
-    for error in sorted(_validator(name).iter_errors(data), key=lambda e: list(map(str, e.absolute_path))):
+    seen: set[str] = set()
+    errors = [inner for error in _validator(name).iter_errors(data) for inner in _innermost(error)]
+    for error in sorted(errors, key=lambda e: list(map(str, e.absolute_path))):
         parts = [str(p) for p in error.absolute_path]
         where = ".".join(parts)
-        problems.append(Problem(where, f"{where + ': ' if where else ''}{error.message}"))
+        message = f"{where + ': ' if where else ''}{error.message}"
+        if message not in seen:
+            seen.add(message)
+            problems.append(Problem(where, message))
     return problems

@@ -64,6 +64,7 @@ class Hardware:
     taken_at: str | None = None
     differs: list[str] = field(default_factory=list)  # merged cluster profiles: facts that vary by node
     gpu_loader: Callable[[], dict[str, Fact]] | None = None
+    reported: set[str] = field(default_factory=set)  # unknown facts already reported in this run
 
     def fact(self, name: str) -> Fact:
         if name in GPU_KEYS and self.gpu_loader is not None:

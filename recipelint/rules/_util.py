@@ -14,7 +14,7 @@ UNKNOWN_FACT = "RL001"
 
 def hardware_unknown(ctx: Context, code: str, fact: str, setting: Setting) -> Diagnostic | None:
     """Say once per fact, as info, that a rule could not run because the fact is unknown."""
-    said = ctx.options.setdefault("unknown_said", set())
+    said = ctx.hardware.reported  # shared by every recipe of the run: one info per fact
     if fact in said:
         return None
     said.add(fact)

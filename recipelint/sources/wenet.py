@@ -287,7 +287,7 @@ def load_recipe(script_path: Path, files: FileCache) -> Recipe:
     """Build a WeNet recipe from its run script; missing configs are left as None."""
     root = script_path.parent
     script = parse_shell(files.read(script_path))
-    recipe = Recipe(root=root, script=script)
+    recipe = Recipe(root=root, script=script, ds_filler="none")  # WeNet passes the JSON to DeepSpeed as is
     found = find_launch(script)
     if found is None:
         return recipe

@@ -1,0 +1,53 @@
+"""What the DeepSpeed rules share: the document, the target release, and the data-parallel size."""
+
+from __future__ import annotations
+
+from recipelint import versions
+from recipelint.context import Context
+from recipelint.sources.deepspeed import looks_like_deepspeed
+from recipelint.sources.tree import Document, Node
+
+
+def ds_document(ctx: Context) -> Document | None:
+    doc = ctx.recipe.ds_config
+    if doc is None or doc.root.kind != "map":
+        return None
+    named_by_launch = ctx.recipe.launch is not None or ctx.recipe.ds_filler != "unknown"
+    if not named_by_launch and not looks_like_deepspeed(doc.root):
+        return None  # a JSON linted alone that is not a DeepSpeed config (package.json, a tokenizer, ...)
+    return doc
+
+
+def target_version(ctx: Context) -> tuple[tuple[int, ...], str]:
+    version, origin = versions.target("deepspeed", ctx.options.get("deepspeed-version"))
+    return versions.parse(version), origin
+
+
+def enabled(root: Node, block: str) -> bool:
+    node = root.get(f"{block}.enabled")
+    return node is not None and node.value is True
+
+
+def int_value(root: Node, key: str) -> int | None:
+    node = root.get(key)
+    if node is None or isinstance(node.value, bool) or not isinstance(node.value, (int, float)):
+        return None
+    return int(node.value) if float(node.value).is_integer() else None
+
+
+def data_parallel_size(ctx: Context, root: Node) -> tuple[int | None, str]:
+    """GPUs of the launch (or the profile) divided by the sequence-parallel size in the config."""
+    world = ctx.world_size
+    origin = ctx.ranks_evidence if world is not None else ""
+    if world is None:
+        gpus = ctx.fact("gpus").value
+        nodes = ctx.fact("nodes").value or 1
+        if isinstance(gpus, int) and gpus > 0:
+            world = gpus * int(nodes)
+            origin = f"{nodes} node(s) x {ctx.fact('gpus').cite('gpus')}"
+    if world is None:
+        return None, ""
+    sp = int_value(root, "sequence_parallel_size") or 1
+    if sp > 1:
+        return world // sp, f"{origin} / sequence_parallel_size {sp}"
+    return world, origin

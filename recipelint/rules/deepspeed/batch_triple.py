@@ -1,0 +1,94 @@
+"""The batch triple DeepSpeed asserts: train_batch_size = micro batch x accumulation x data-parallel size.
+
+## What it does
+Reproduces `DeepSpeedConfig._set_batch_related_parameters` and `_batch_assertion`
+(deepspeed.md 2) with the data-parallel size of the launch: nodes x GPUs per node from the
+recipe (or the hardware profile), divided by `sequence_parallel_size`. Every combination
+DeepSpeed accepts or rejects gets its own message:
+all three given and inconsistent; `train_batch_size` with the micro batch (accumulation
+derived, 0 is rejected); with the accumulation (micro batch derived); alone (micro batch
+derived); only the accumulation, or none of them.
+
+## Why is this bad
+Each is an `AssertionError` in `deepspeed.initialize`, after the job has its GPUs:
+"Check batch related parameters. train_batch_size is not equal to micro_batch_per_gpu *
+gradient_acc_step * world_size 32 != 4 * 2 * 8", "Gradient accumulation steps: 0 has to be
+greater than 0", "Either train_batch_size or train_micro_batch_size_per_gpu needs to be
+provided". The same file often runs on a different GPU count than it was written for.
+
+## Example
+`{"train_batch_size": 32, "train_micro_batch_size_per_gpu": 4, "gradient_accumulation_steps": 2}`
+on 2 nodes x 8 GPUs: 32 != 4 x 2 x 16.
+
+## Fix
+Derives `train_batch_size` from the other two and the data-parallel size when all three are
+given, and sets `gradient_accumulation_steps` from `train_batch_size` when DeepSpeed would
+derive it wrong.
+
+## Fix safety
+Unsafe: it changes the global batch, and which of the three values is intended is a guess.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from recipelint.context import Context
+from recipelint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
+from recipelint.rules.deepspeed._ds import data_parallel_size, ds_document, int_value
+
+CODE = "RL415"
+NAME = "deepspeed-batch-triple"
+SEVERITY = Severity.ERROR
+FIXABLE = True
+SOURCE = "deepspeed.md 2: _set_batch_related_parameters / _batch_assertion (verified messages)"
+KEYS = ("train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps")
+
+
+def check(ctx: Context) -> Iterator[Diagnostic | None]:
+    doc = ds_document(ctx)
+    if doc is None:
+        return
+    root = doc.root
+    nodes = {key: root.get(key) for key in KEYS}
+    if any(node is not None and node.value == "auto" for node in nodes.values()):
+        return  # filled at launch: RL416 says whether anything fills it
+    if root.get("elasticity.enabled") is not None and root.scalar("elasticity.enabled") is True:
+        return
+    tbs, mbs, gas = (int_value(root, key) for key in KEYS)
+    if tbs is None and mbs is None:
+        if ctx.recipe.ds_filler != "none":
+            return  # HF, Accelerate, XTuner and the autotuner pass the batch size themselves
+        span = nodes["gradient_accumulation_steps"].span if nodes["gradient_accumulation_steps"] else root.span
+        yield ctx.diagnostic(CODE, SEVERITY, "neither train_batch_size nor train_micro_batch_size_per_gpu is set: DeepSpeed asserts 'Either train_batch_size or train_micro_batch_size_per_gpu needs to be provided'", span, setting="train_micro_batch_size_per_gpu")
+        return
+    ws, origin = data_parallel_size(ctx, root)
+    if ws is None or ws < 1 or tbs is None:
+        return  # without train_batch_size DeepSpeed derives it: always consistent
+    evidence = [f"data-parallel size {ws}: {origin}", "DeepSpeed derives missing values with floor division"]
+    tbs_node = nodes["train_batch_size"]
+    assert tbs_node is not None
+    if mbs is not None and gas is not None:
+        if tbs != mbs * gas * ws:
+            fix = Fix((Edit(tbs_node.span, str(mbs * gas * ws)),), Applicability.UNSAFE, f"set train_batch_size {mbs * gas * ws}")
+            yield ctx.diagnostic(CODE, SEVERITY, f"train_batch_size {tbs} != micro batch {mbs} x accumulation {gas} x data-parallel size {ws} = {mbs * gas * ws}: DeepSpeed's batch assertion fails", tbs_node.span, setting="train_batch_size", current=tbs, suggested=mbs * gas * ws, evidence=evidence, fix=fix)
+        return
+    if mbs is not None:
+        derived = tbs // mbs // ws
+        if derived == 0:
+            yield ctx.diagnostic(CODE, SEVERITY, f"train_batch_size {tbs} < micro batch {mbs} x data-parallel size {ws}: DeepSpeed derives gradient_accumulation_steps 0 and asserts 'Gradient accumulation steps: 0 has to be greater than 0'", tbs_node.span, setting="train_batch_size", current=tbs, suggested=mbs * ws, evidence=evidence)
+        elif tbs != mbs * derived * ws:
+            yield ctx.diagnostic(CODE, SEVERITY, f"train_batch_size {tbs} is not a multiple of micro batch {mbs} x data-parallel size {ws}: DeepSpeed derives accumulation {derived} and asserts {tbs} != {mbs} * {derived} * {ws}", tbs_node.span, setting="train_batch_size", current=tbs, suggested=mbs * derived * ws, evidence=evidence)
+        return
+    if gas is not None:
+        derived = tbs // ws // gas
+        if derived == 0:
+            yield ctx.diagnostic(CODE, SEVERITY, f"train_batch_size {tbs} < data-parallel size {ws} x accumulation {gas}: DeepSpeed derives micro batch 0 and asserts 'Micro batch size per gpu: 0 has to be greater than 0'", tbs_node.span, setting="train_batch_size", current=tbs, suggested=ws * gas, evidence=evidence)
+        elif tbs != derived * gas * ws:
+            yield ctx.diagnostic(CODE, SEVERITY, f"train_batch_size {tbs} is not a multiple of data-parallel size {ws} x accumulation {gas}: DeepSpeed derives micro batch {derived} and asserts {tbs} != {derived} * {gas} * {ws}", tbs_node.span, setting="train_batch_size", current=tbs, suggested=derived * gas * ws, evidence=evidence)
+        return
+    derived = tbs // ws
+    if derived == 0:
+        yield ctx.diagnostic(CODE, SEVERITY, f"train_batch_size {tbs} alone on data-parallel size {ws}: DeepSpeed derives micro batch 0 and asserts 'Micro batch size per gpu: 0 has to be greater than 0'", tbs_node.span, setting="train_batch_size", current=tbs, suggested=ws, evidence=evidence)
+    elif tbs != derived * ws:
+        yield ctx.diagnostic(CODE, SEVERITY, f"train_batch_size {tbs} alone is not a multiple of data-parallel size {ws}: DeepSpeed derives micro batch {derived} and asserts {tbs} != {derived} * 1 * {ws}", tbs_node.span, setting="train_batch_size", current=tbs, suggested=derived * ws, evidence=evidence)

@@ -1,0 +1,79 @@
+"""DeepSpeed configs: which JSON is one, and what the schema says about a key path."""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from recipelint.schemas import load_schema
+from recipelint.sources.tree import Node
+
+SCHEMA = "deepspeed/ds_config.schema.json"
+# Keys only a DeepSpeed config has at its top level.
+_SIGNATURE = {"train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps", "zero_optimization", "steps_per_print", "gradient_clipping", "zero_allow_untested_optimizer", "fp16", "bf16"}
+
+# Keys Accelerate's DeepSpeedPlugin fills when they say "auto" (accelerate utils/dataclasses.py).
+ACCELERATE_FILLS = {
+    "gradient_accumulation_steps",
+    "gradient_clipping",
+    "train_micro_batch_size_per_gpu",
+    "zero_optimization.stage",
+    "zero_optimization.offload_optimizer.device",
+    "zero_optimization.offload_param.device",
+    "zero_optimization.offload_optimizer.nvme_path",
+    "zero_optimization.offload_param.nvme_path",
+    "zero_optimization.stage3_gather_16bit_weights_on_model_save",
+    "fp16.enabled",
+    "bf16.enabled",
+}
+# Keys XTuner fills: its DeepSpeedStrategy (micro batch, accumulation, clipping) and
+# auto_dtype_of_deepspeed_config (fp16/bf16); not train_batch_size (xtuner.md sections 1, 3).
+XTUNER_FILLS = {"train_micro_batch_size_per_gpu", "gradient_accumulation_steps", "gradient_clipping", "fp16.enabled", "bf16.enabled"}
+
+
+def looks_like_deepspeed(root: Node) -> bool:
+    return root.kind == "map" and len(_SIGNATURE & set(root.entries)) >= 1
+
+
+def _object_branch(node: dict[str, Any]) -> dict[str, Any]:
+    """For `anyOf: [object, null|bool|auto]`, the object branch."""
+    for option in node.get("anyOf", []):
+        if option.get("type") == "object" or "properties" in option:
+            return dict(option)
+    return node
+
+
+@cache
+def schema_node(path: str) -> dict[str, Any] | None:
+    """The schema of a dotted key path, or None when the schema does not know it."""
+    node: dict[str, Any] = load_schema(SCHEMA)
+    for part in path.split(".") if path else []:
+        node = _object_branch(node)
+        properties = node.get("properties", {})
+        if part not in properties:
+            return None
+        node = properties[part]
+    return _object_branch(node) if path else node
+
+
+def hf_fills(path: str) -> bool:
+    node = schema_node(path)
+    if node is None:
+        return False
+    if node.get("x-hf-fills"):
+        return True
+    parent, _, leaf = path.rpartition(".")
+    params = schema_node(parent)
+    return bool(params and params.get("properties", {}).get(leaf, {}).get("x-hf-fills"))
+
+
+def filled_by(filler: str, path: str) -> bool:
+    if filler == "hf":
+        return hf_fills(path)
+    if filler == "accelerate":
+        return path in ACCELERATE_FILLS
+    if filler == "xtuner":
+        return path in XTUNER_FILLS
+    if filler == "unknown":
+        return hf_fills(path) or path in ACCELERATE_FILLS or path in XTUNER_FILLS
+    return False  # "none": nothing fills it

@@ -1,0 +1,171 @@
+"""DeepSpeed JSON: each rule fires on a config that breaks it and stays quiet on one that does not."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from recipelint import engine, versions
+from recipelint.hardware.profile import from_mapping
+from recipelint.model import Recipe
+from recipelint.rules import all_rules
+from recipelint.sources.files import FileCache
+from recipelint.sources.jsonfile import parse_json
+from tests.conftest import NODE
+
+BASE: dict[str, Any] = {"train_micro_batch_size_per_gpu": 4, "gradient_accumulation_steps": 2, "zero_optimization": {"stage": 2}, "bf16": {"enabled": True}}
+V100 = {**NODE, "gpus": 8, "nodes": 1, "gpu_compute_capability": "7.0", "gpu_model": "Tesla V100-SXM2-32GB"}
+
+
+@pytest.fixture(autouse=True)
+def newest_deepspeed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(versions, "installed", lambda package: None)  # judge against 0.19.8, installed or not
+
+
+def lint_json(tmp_path: Path, config: dict[str, Any] | str, filler: str = "unknown", hardware: dict[str, Any] | None = None, options: dict[str, Any] | None = None) -> list:  # type: ignore[type-arg]
+    path = tmp_path / "ds.json"
+    path.write_text(config if isinstance(config, str) else json.dumps(config, indent=2))
+    recipe = Recipe(root=tmp_path, ds_config=parse_json(FileCache().read(path)), ds_filler=filler)
+    profile = from_mapping(dict(hardware or {**NODE, "gpus": 8, "nodes": 1}), "profile test")
+    from recipelint.context import Context
+
+    ctx = Context(recipe, lambda: profile, dict(options or {}))
+    found = []
+    for rule in all_rules().values():
+        found.extend(d for d in rule.check(ctx) if d is not None)
+    return found
+
+
+def with_(**changes: Any) -> dict[str, Any]:
+    config = json.loads(json.dumps(BASE))
+    for dotted, value in changes.items():
+        node = config
+        *parents, leaf = dotted.split("__")
+        for part in parents:
+            node = node.setdefault(part, {})
+        if value is None:
+            node.pop(leaf, None)
+        else:
+            node[leaf] = value
+    return config
+
+
+# code -> (firing config, quiet config, filler, hardware, options)
+CASES: dict[str, tuple[Any, Any, str, dict[str, Any] | None, dict[str, Any] | None]] = {
+    "RL410": (with_(gradient_clipp1ng=1.0), with_(gradient_clipping=1.0), "unknown", None, None),
+    "RL411": (with_(zero_optimization__stage3_gather_fp16_weights_on_model_save=True), with_(zero_optimization__stage3_gather_16bit_weights_on_model_save=True), "unknown", None, None),
+    "RL412": (with_(compression_training={}), with_(data_efficiency={"enabled": False}), "unknown", None, None),
+    "RL413": (with_(zero_optimization__stage=4), with_(zero_optimization__stage=3), "unknown", None, None),
+    "RL414": (with_(zero_optimization__stage="3"), with_(zero_optimization__stage=3), "unknown", None, None),
+    "RL415": (with_(train_batch_size=32), with_(train_batch_size=64), "none", None, None),
+    "RL416": (with_(train_micro_batch_size_per_gpu="auto"), with_(train_micro_batch_size_per_gpu="auto"), "none", None, None),
+    "RL417": (BASE, with_(bf16__enabled=False, fp16={"enabled": True}), "unknown", V100, None),
+    "RL418": (with_(fp16={"enabled": True}), BASE, "unknown", None, None),
+    "RL419": (with_(zero_optimization__offload_param={"device": "cpu"}), with_(zero_optimization__stage=3, zero_optimization__offload_param={"device": "cpu"}), "unknown", None, None),
+    "RL420": (
+        with_(zero_optimization__offload_optimizer={"device": "cpu"}),
+        with_(zero_optimization__offload_optimizer={"device": "cpu"}),
+        "unknown",
+        {**NODE, "memory_gib": 128},
+        {"model-params": 7e9},
+    ),
+    "RL421": (with_(optimizer={"type": "Adam", "params": {"lr": 1e-4, "max_grad_norm": 1.0}}), with_(optimizer={"type": "Adam", "params": {"lr": 1e-4}}), "unknown", None, None),
+    "RL422": ('{"train_micro_batch_size_per_gpu": 4, "train_micro_batch_size_per_gpu": 8}', '{"train_micro_batch_size_per_gpu": 4}', "unknown", None, None),
+}
+# The quiet variants that need a different launch or machine than the firing one.
+QUIET_OVERRIDES: dict[str, tuple[str, dict[str, Any] | None, dict[str, Any] | None]] = {
+    "RL416": ("hf", None, None),
+    "RL420": ("unknown", {**NODE, "memory_gib": 512}, {"model-params": 7e9}),
+}
+
+
+def test_every_deepspeed_rule_has_a_case() -> None:
+    assert sorted(CASES) == sorted(code for code, rule in all_rules().items() if rule.family == "deepspeed" and code >= "RL410")
+
+
+@pytest.mark.parametrize("code", sorted(CASES))
+def test_fires(code: str, tmp_path: Path) -> None:
+    config, _, filler, hardware, options = CASES[code]
+    assert code in {d.code for d in lint_json(tmp_path, config, filler, hardware, options)}
+
+
+@pytest.mark.parametrize("code", sorted(CASES))
+def test_quiet(code: str, tmp_path: Path) -> None:
+    _, config, filler, hardware, options = CASES[code]
+    filler, hardware, options = QUIET_OVERRIDES.get(code, (filler, hardware, options))
+    found = [d.message for d in lint_json(tmp_path, config, filler, hardware, options) if d.code == code]
+    assert found == []
+
+
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        ({"train_batch_size": 32, "train_micro_batch_size_per_gpu": 4, "gradient_accumulation_steps": 2}, "32 != micro batch 4 x accumulation 2 x data-parallel size 8 = 64"),
+        ({"train_batch_size": 16, "train_micro_batch_size_per_gpu": 4}, "Gradient accumulation steps: 0 has to be greater than 0"),
+        ({"train_batch_size": 36, "train_micro_batch_size_per_gpu": 4}, "derives accumulation 1 and asserts 36 != 4 * 1 * 8"),
+        ({"train_batch_size": 4, "gradient_accumulation_steps": 2}, "Micro batch size per gpu: 0 has to be greater than 0"),
+        ({"train_batch_size": 30, "gradient_accumulation_steps": 2}, "derives micro batch 1 and asserts 30 != 1 * 2 * 8"),
+        ({"train_batch_size": 4}, "alone on data-parallel size 8"),
+        ({"train_batch_size": 12}, "12 != 1 * 1 * 8"),
+        ({"gradient_accumulation_steps": 2}, "Either train_batch_size or train_micro_batch_size_per_gpu needs to be provided"),
+    ],
+)
+def test_batch_triple_cases(config: dict[str, Any], message: str, tmp_path: Path) -> None:
+    messages = [d.message for d in lint_json(tmp_path, config, "none") if d.code == "RL415"]
+    assert len(messages) == 1 and message in messages[0]
+
+
+@pytest.mark.parametrize("config", [{"train_batch_size": 64, "train_micro_batch_size_per_gpu": 4, "gradient_accumulation_steps": 2}, {"train_batch_size": 32, "train_micro_batch_size_per_gpu": 4}, {"train_micro_batch_size_per_gpu": 4}, {"train_batch_size": 64, "sequence_parallel_size": 2, "train_micro_batch_size_per_gpu": 4, "gradient_accumulation_steps": 4}])
+def test_batch_triple_accepts(config: dict[str, Any], tmp_path: Path) -> None:
+    assert [d.message for d in lint_json(tmp_path, config, "none") if d.code == "RL415"] == []
+
+
+def test_auto_depends_on_who_launches(tmp_path: Path) -> None:
+    config = with_(train_micro_batch_size_per_gpu="auto", zero_optimization__stage3_max_live_parameters="auto")
+    codes = lambda filler: sorted(d.setting for d in lint_json(tmp_path, config, filler) if d.code == "RL416")  # noqa: E731
+    assert codes("none") == ["train_micro_batch_size_per_gpu", "zero_optimization.stage3_max_live_parameters"]
+    assert codes("hf") == ["zero_optimization.stage3_max_live_parameters"]
+    assert codes("xtuner") == ["zero_optimization.stage3_max_live_parameters"]
+
+
+def test_removed_keys_follow_the_target_version(tmp_path: Path) -> None:
+    config = with_(progressive_layer_drop={"enabled": True})
+    newest = [d for d in lint_json(tmp_path, config) if d.code == "RL412"]
+    assert str(newest[0].severity) == "error" and "removed in DeepSpeed 0.19.8" in newest[0].message
+    older = [d for d in lint_json(tmp_path, config, options={"deepspeed-version": "0.19.7"}) if d.code == "RL412"]
+    assert str(older[0].severity) == "info"
+
+
+def test_schema_is_a_valid_2020_12_schema() -> None:
+    from jsonschema import Draft202012Validator
+
+    from recipelint.schemas import load_schema
+
+    schema = load_schema("deepspeed/ds_config.schema.json")
+    Draft202012Validator.check_schema(schema)
+    assert schema["$id"].endswith("ds_config.schema.json") and schema["title"]
+    for key, spec in schema["properties"].items():
+        assert spec.get("description"), key
+
+
+def test_schema_is_generated_from_the_builder() -> None:
+    import runpy
+
+    from tests.conftest import REPO
+
+    built = runpy.run_path(str(REPO / "tools" / "build_deepspeed_schema.py"))["schema"]
+    assert json.loads((REPO / "schemas/deepspeed/ds_config.schema.json").read_text()) == built
+
+
+def test_wenet_recipe_runs_the_deepspeed_rules(tmp_path: Path) -> None:
+    from tests.conftest import DS_JSON, RecipeSpec
+
+    spec = RecipeSpec(flags=["--num_workers 4", "--prefetch 10", "--train_engine deepspeed", "--deepspeed_config conf/ds.json"], ds={**DS_JSON, "train_micro_batch_size_per_gpu": "auto"})
+    script = spec.write(tmp_path)
+    profile = from_mapping(dict(NODE), "p")
+    found = {d.code: d for d in engine.check([script], lambda: profile).diagnostics}
+    assert "RL416" in found and str(found["RL416"].severity) == "error"  # WeNet fills nothing
+    assert "RL402" in found  # and WeNet's own micro-batch assert

@@ -1,0 +1,104 @@
+"""Oracle: every config DeepSpeed's own config class rejects, recipelint rejects too.
+
+Runs where `deepspeed` is importable (it installs from PyPI on top of the CPU build of torch:
+`pip install torch==2.13.0 deepspeed`); skipped otherwise, so the plain suite stays light.
+Each corpus JSON and a set of mutations of it is written to a file and given to
+`DeepSpeedConfig(path)` (hjson, duplicate-key check, pydantic blocks, batch assertion with
+world size 1, since no process group exists) and to recipelint as a plain DeepSpeed launch
+on a 1-GPU node. Where recipelint is stricter, the case is listed with the reason.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import CORPUS
+
+deepspeed = pytest.importorskip("deepspeed", reason="DeepSpeed is not installed (pip install torch==2.13.0 deepspeed)")
+os.environ.setdefault("DS_ACCELERATOR", "cpu")
+
+ONE_GPU = {"cpus": 16, "memory_gib": 256, "shm_gib": 64, "gpus": 1, "nodes": 1, "gpu_compute_capability": "9.0", "inter_node_network": "infiniband"}
+# Rules whose findings are about the hardware or the launch, not about what DeepSpeedConfig checks.
+ENGINE_TIME = {"RL417", "RL420", "RL421"}
+
+
+def mutations(config: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    mbs = config.get("train_micro_batch_size_per_gpu")
+    out["batch-mismatch"] = {**config, "train_batch_size": (mbs if isinstance(mbs, int) else 1) * 3 + 1, "train_micro_batch_size_per_gpu": mbs if isinstance(mbs, int) else 1, "gradient_accumulation_steps": 3}
+    out["no-batch"] = {k: v for k, v in config.items() if k not in ("train_batch_size", "train_micro_batch_size_per_gpu")}
+    zero = config.get("zero_optimization") if isinstance(config.get("zero_optimization"), dict) else {}
+    out["zero-extra-key"] = {**config, "zero_optimization": {**zero, "stage3_prefetch_bucket": 1}}
+    out["zero-stage-4"] = {**config, "zero_optimization": {**zero, "stage": 4}}
+    out["offload-upper-case"] = {**config, "zero_optimization": {**zero, "stage": 3, "offload_param": {"device": "CPU"}}}
+    out["partial-offload-stage-2"] = {**config, "zero_optimization": {**zero, "stage": 2, "offload_optimizer": {"device": "cpu", "ratio": 0.5}}}
+    out["cpu-offload-twice"] = {**config, "zero_optimization": {**zero, "cpu_offload": True, "offload_optimizer": {"device": "cpu"}}}
+    out["both-precisions"] = {**config, "fp16": {"enabled": True}, "bf16": {"enabled": True}}
+    out["fp16-extra-key"] = {**config, "fp16": {"enabled": True, "loss_scale_windw": 100}}
+    out["removed-block"] = {**config, "sparse_attention": {"mode": "fixed"}}
+    out["removed-zero-key"] = {**config, "zero_optimization": {**zero, "mics_shard_size": 8}}
+    out["monitor-extra-key"] = {**config, "tensorboard": {"enabled": True, "output": "x"}}
+    return out
+
+
+def deepspeed_verdict(path: Path) -> str | None:
+    from deepspeed.runtime.config import DeepSpeedConfig
+
+    try:
+        DeepSpeedConfig(str(path))
+    except BaseException as exc:  # noqa: BLE001 - DeepSpeed raises assertion, value and pydantic errors
+        return f"{type(exc).__name__}: {str(exc).splitlines()[0][:160]}"
+    return None
+
+
+def recipelint_errors(path: Path) -> list[str]:
+    from recipelint.context import Context
+    from recipelint.diagnostics import Severity
+    from recipelint.hardware.profile import from_mapping
+    from recipelint.model import Recipe
+    from recipelint.rules import all_rules
+    from recipelint.sources.files import FileCache
+    from recipelint.sources.jsonfile import parse_json
+
+    profile = from_mapping(dict(ONE_GPU), "oracle")
+    recipe = Recipe(root=path.parent, ds_config=parse_json(FileCache().read(path)), ds_filler="none")
+    ctx = Context(recipe, lambda: profile, {"deepspeed-version": deepspeed.__version__})
+    found = []
+    for rule in all_rules().values():
+        found.extend(d for d in rule.check(ctx) if d is not None and d.severity is Severity.ERROR and d.code not in ENGINE_TIME)
+    return [f"{d.code} {d.message}" for d in found]
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpus is not beside this checkout")
+def test_recipelint_rejects_everything_deepspeed_rejects(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cases: list[tuple[str, Path]] = []
+    for source in sorted(CORPUS.rglob("*.json")):
+        raw = source.read_text(encoding="utf-8")
+        cases.append((str(source.relative_to(CORPUS)), source))
+        try:
+            config = json.loads(raw)
+        except ValueError:
+            continue  # comments: DeepSpeed's hjson reads the original file above
+        for name, mutated in mutations(config).items():
+            path = tmp_path / f"{len(cases)}-{name}.json"
+            path.write_text(json.dumps(mutated, indent=2))
+            cases.append((f"{source.relative_to(CORPUS)} + {name}", path))
+    missed, stricter, agreed = [], Counter[str](), Counter[str]()
+    for label, path in cases:
+        verdict = deepspeed_verdict(path)
+        ours = recipelint_errors(path)
+        if verdict is not None and not ours:
+            missed.append(f"{label}: DeepSpeed {verdict}")
+        elif verdict is None and ours:
+            stricter[ours[0].split(" ", 1)[0]] += 1
+        else:
+            agreed["rejected" if verdict else "accepted"] += 1
+    with capsys.disabled():
+        print(f"\noracle (DeepSpeed {deepspeed.__version__}): {len(cases)} configs; both reject {agreed['rejected']}, both accept {agreed['accepted']}, missed {len(missed)}, recipelint stricter {sum(stricter.values())} {dict(stricter)}")
+    assert missed == [], "\n".join(missed)
