@@ -84,6 +84,7 @@ def check(
     show_settings: Annotated[bool, typer.Option("--show-settings", help="Print the settings in force for each path and exit.")] = False,
     no_inline_ignores: NoInlineOpt = False,
     exit_zero: ExitZeroOpt = False,
+    model_params: Annotated[Optional[float], typer.Option("--model-params", help="Model parameter count (e.g. 7e9), for the DeepSpeed offload memory check.")] = None,
 ) -> None:
     """Check recipes and print what is wrong, why, and the suggested values."""
     from recipelint import engine
@@ -103,7 +104,7 @@ def check(
         raise typer.Exit(0)
     fmt = output_format or (Format.github if os.environ.get("GITHUB_ACTIONS") == "true" else Format.text)
     files = FileCache()
-    result = engine.check(targets, _hardware(hardware), files, resolver=resolver, inline_ignores=not no_inline_ignores)
+    result = engine.check(targets, _hardware(hardware), files, resolver=resolver, inline_ignores=not no_inline_ignores, model_params=model_params)
     if fmt is Format.json:
         report = jsonout.render(result.diagnostics, result.errors, result.hardware)
     elif fmt is Format.sarif:

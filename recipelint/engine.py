@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from recipelint.context import Context
@@ -116,7 +116,8 @@ def load_target(target: Target, files: FileCache) -> Recipe:
 
 
 def run_rules(recipe: Recipe, rules: Iterable[Rule], hardware: Callable[[], Hardware], settings: Settings | None = None) -> list[Diagnostic]:
-    ctx = Context(recipe, hardware, {"deepspeed-version": settings.deepspeed_version if settings else None})
+    options = {"deepspeed-version": settings.deepspeed_version, "model-params": settings.model_params} if settings else {}
+    ctx = Context(recipe, hardware, options)
     found: dict[tuple[object, ...], Diagnostic] = {}
     for rule in rules:
         for diagnostic in rule.check(ctx):
@@ -165,6 +166,7 @@ def check(
     select: Callable[[Rule], bool] | None = None,
     resolver: Resolver | None = None,
     inline_ignores: bool = True,
+    model_params: float | None = None,
 ) -> Result:
     files = files or FileCache()
     resolver = resolver or Resolver()
@@ -189,6 +191,8 @@ def check(
             result.recipes.append(recipe)
             result.errors.extend(recipe.errors)
             result.files += len(recipe.files)
+            if model_params:
+                settings = replace(settings, model_params=model_params)
             found = run_rules(recipe, rules, machines.loader(settings), settings)
         except SourceError as error:
             result.errors.append(error)

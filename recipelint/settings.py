@@ -13,7 +13,7 @@ from recipelint.diagnostics import Severity
 from recipelint.sources.files import SourceError
 
 SEVERITIES = {"info": Severity.INFO, "warning": Severity.WARNING, "error": Severity.ERROR}
-KNOWN_KEYS = ("select", "ignore", "extend-select", "per-file-ignores", "severity", "fail-on", "hardware", "exclude", "deepspeed-version")
+KNOWN_KEYS = ("select", "ignore", "extend-select", "per-file-ignores", "severity", "fail-on", "hardware", "exclude", "deepspeed-version", "model-params")
 CONFIG_NAMES = ("recipelint.toml", "pyproject.toml")
 
 
@@ -28,6 +28,7 @@ class Settings:
     hardware: Path | None = None
     exclude: list[str] = field(default_factory=list)
     deepspeed_version: str | None = None  # used when DeepSpeed is not installed here
+    model_params: float | None = None  # parameter count, for the offload host-memory rule
     source: Path | None = None  # the config file, None for defaults
 
     @property
@@ -67,6 +68,7 @@ class Settings:
             "hardware": str(self.hardware) if self.hardware else None,
             "exclude": self.exclude,
             "deepspeed-version": self.deepspeed_version,
+            "model-params": self.model_params,
         }
 
 
@@ -151,6 +153,16 @@ def _parse(data: dict[str, Any], path: Path) -> Settings:
         if not isinstance(data["deepspeed-version"], str) or not parse(data["deepspeed-version"]):
             raise SourceError(path, "'deepspeed-version' is a release such as \"0.19.8\"")
         settings.deepspeed_version = data["deepspeed-version"]
+    if "model-params" in data:
+        value = data["model-params"]
+        if isinstance(value, str):
+            try:
+                value = float(value)
+            except ValueError:
+                value = None
+        if not isinstance(value, (int, float)) or isinstance(value, bool) or value <= 0:
+            raise SourceError(path, "'model-params' is the parameter count, e.g. 7e9")
+        settings.model_params = float(value)
     return settings
 
 

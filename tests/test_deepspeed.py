@@ -169,3 +169,15 @@ def test_wenet_recipe_runs_the_deepspeed_rules(tmp_path: Path) -> None:
     found = {d.code: d for d in engine.check([script], lambda: profile).diagnostics}
     assert "RL416" in found and str(found["RL416"].severity) == "error"  # WeNet fills nothing
     assert "RL402" in found  # and WeNet's own micro-batch assert
+
+
+def test_model_params_from_the_command_line_and_the_config(tmp_path: Path) -> None:
+    from tests.test_cli import cli
+
+    (tmp_path / "ds_config.json").write_text(json.dumps(with_(zero_optimization__offload_optimizer={"device": "cpu"})))
+    (tmp_path / "node.yaml").write_text("cpus: 64\nmemory_gib: 128\ngpus: 8\ngpu_compute_capability: '9.0'\n")
+    args = ["check", str(tmp_path / "ds_config.json"), "--hardware", str(tmp_path / "node.yaml")]
+    assert "RL420" not in cli(*args).stdout  # no parameter count: nothing to compare
+    assert "RL420" in cli(*args, "--model-params", "7e9").stdout  # 7e9 x 16 B x 1.5 = 168 GB > 128 GiB
+    (tmp_path / "recipelint.toml").write_text("model-params = 7e9\n")
+    assert "RL420" in cli(*args).stdout
