@@ -85,13 +85,14 @@ def check(
     no_inline_ignores: NoInlineOpt = False,
     exit_zero: ExitZeroOpt = False,
     model_params: Annotated[Optional[float], typer.Option("--model-params", help="Model parameter count (e.g. 7e9), for the DeepSpeed offload memory check.")] = None,
+    command: Annotated[Optional[str], typer.Option("--command", help="Lint one launch command line, e.g. 'NNODES=2 NPROC_PER_NODE=8 xtuner train cfg.py'.")] = None,
 ) -> None:
     """Check recipes and print what is wrong, why, and the suggested values."""
     from recipelint import engine
     from recipelint.report import github, jsonout, sarif, text
     from recipelint.sources.files import FileCache, SourceError
 
-    targets = paths or [Path(".")]
+    targets = paths or ([] if command is not None else [Path(".")])
     resolver = _resolver(config, isolated)
     if show_settings:
         import json
@@ -104,7 +105,7 @@ def check(
         raise typer.Exit(0)
     fmt = output_format or (Format.github if os.environ.get("GITHUB_ACTIONS") == "true" else Format.text)
     files = FileCache()
-    result = engine.check(targets, _hardware(hardware), files, resolver=resolver, inline_ignores=not no_inline_ignores, model_params=model_params)
+    result = engine.check(targets, _hardware(hardware), files, resolver=resolver, inline_ignores=not no_inline_ignores, model_params=model_params, command=command)
     if fmt is Format.json:
         report = jsonout.render(result.diagnostics, result.errors, result.hardware)
     elif fmt is Format.sarif:

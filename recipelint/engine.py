@@ -15,8 +15,13 @@ from recipelint.rules import Rule, all_rules
 from recipelint.settings import Resolver, Settings
 from recipelint.sources.files import FileCache, SourceError
 from recipelint.sources.jsonfile import parse_json
-from recipelint.sources.wenet import config_paths, load_recipe
+from recipelint.sources.markdown import shell_blocks
+from recipelint.sources.pyconfig import parse_pyconfig
+from recipelint.sources.shell import parse_shell
+from recipelint.sources.wenet import config_paths, find_launch, load_recipe
+from recipelint.sources.xtuner import load_xtuner
 from recipelint.sources.yamlfile import parse_yaml
+from recipelint.span import SourceText
 from recipelint.suppression import Suppression, read_suppressions
 
 YAML_SUFFIXES = (".yaml", ".yml")
@@ -27,8 +32,9 @@ SEARCH_LEVELS = 4
 
 @dataclass
 class Target:
-    kind: str  # "script", "yaml" or "json"
+    kind: str  # "script", "yaml", "json", "markdown", "python" or "command"
     path: Path
+    text: str | None = None  # the command line itself, for kind "command"
 
 
 @dataclass
@@ -43,6 +49,15 @@ class Result:
 
 def is_script(path: Path) -> bool:
     return path.suffix == ".sh"
+
+
+def _mmengine_config(path: Path) -> bool:
+    """A Python file worth reading as a training config (read, never imported)."""
+    try:
+        head = path.read_bytes()[:200_000]
+    except OSError:
+        return False
+    return b"train_dataloader" in head or b"dataloader_num_workers" in head
 
 
 def _walk(directory: Path) -> Iterable[Path]:
@@ -78,7 +93,7 @@ def discover(paths: list[Path], files: FileCache) -> list[Target]:
 
     for path in paths:
         if path.is_dir():
-            scripts = [p for p in _walk(path) if p.name.startswith("run") and is_script(p)]
+            scripts = [p for p in _walk(path) if is_script(p)]
             claimed: set[Path] = set()
             for script in scripts:
                 add("script", script)
@@ -90,8 +105,16 @@ def discover(paths: list[Path], files: FileCache) -> list[Target]:
                     add("yaml", candidate)
                 elif candidate.suffix == ".json" and not candidate.name.startswith("package"):
                     add("json", candidate)
+                elif candidate.suffix == ".md":
+                    add("markdown", candidate)
+                elif candidate.suffix == ".py" and _mmengine_config(candidate):
+                    add("python", candidate)
         elif is_script(path):
             add("script", path)
+        elif path.suffix == ".md":
+            add("markdown", path)
+        elif path.suffix == ".py":
+            add("python", path)
         elif path.suffix in YAML_SUFFIXES or path.suffix == ".json":
             script = _script_naming(path, files) if path.is_file() else None
             if script is not None:
@@ -103,16 +126,32 @@ def discover(paths: list[Path], files: FileCache) -> list[Target]:
     return targets
 
 
-def load_target(target: Target, files: FileCache) -> Recipe:
-    if target.kind == "script":
-        return load_recipe(target.path, files)
-    recipe = Recipe(root=target.path.parent)
+def load_target(target: Target, files: FileCache) -> list[Recipe]:
+    """The recipes a file holds: a run script or README may start several trainings."""
+    if target.kind in ("script", "command", "markdown"):
+        if target.kind == "command":
+            source = SourceText(target.path, (target.text or "").encode())
+        else:
+            source = files.read(target.path)
+        if target.kind == "markdown":
+            blocks = shell_blocks(source)
+            if blocks is None:
+                return []
+            source = blocks
+        script = parse_shell(source)
+        if target.kind == "script" and find_launch(script) is not None:
+            return [load_recipe(target.path, files, script)]
+        return load_xtuner(script, files, target.path.parent if target.kind != "command" else Path("."))
     source = files.read(target.path)
+    recipe = Recipe(root=target.path.parent)
     if target.kind == "yaml":
         recipe.config = parse_yaml(source)
+    elif target.kind == "python":
+        recipe.toolkit = "xtuner"
+        recipe.pyconfig = parse_pyconfig(source)
     else:
         recipe.ds_config = parse_json(source)
-    return recipe
+    return [recipe]
 
 
 def run_rules(recipe: Recipe, rules: Iterable[Rule], hardware: Callable[[], Hardware], settings: Settings | None = None) -> list[Diagnostic]:
@@ -120,6 +159,8 @@ def run_rules(recipe: Recipe, rules: Iterable[Rule], hardware: Callable[[], Hard
     ctx = Context(recipe, hardware, options)
     found: dict[tuple[object, ...], Diagnostic] = {}
     for rule in rules:
+        if not rule.applies_to(recipe.toolkit):
+            continue
         for diagnostic in rule.check(ctx):
             if diagnostic is None:
                 continue
@@ -167,6 +208,7 @@ def check(
     resolver: Resolver | None = None,
     inline_ignores: bool = True,
     model_params: float | None = None,
+    command: str | None = None,
 ) -> Result:
     files = files or FileCache()
     resolver = resolver or Resolver()
@@ -182,28 +224,35 @@ def check(
     except SourceError as error:
         result.errors.append(error)
         return result
+    if command is not None:
+        targets.append(Target("command", Path("<command>"), command))
     for target in targets:
         try:
             settings = resolver.for_path(target.path)
             if settings.excluded(target.path):
                 continue
-            recipe = load_target(target, files)
-            result.recipes.append(recipe)
-            result.errors.extend(recipe.errors)
-            result.files += len(recipe.files)
             if model_params:
                 settings = replace(settings, model_params=model_params)
-            found = run_rules(recipe, rules, machines.loader(settings), settings)
+            recipes = load_target(target, files)
         except SourceError as error:
             result.errors.append(error)
             continue
         except RecursionError:
             result.errors.append(SourceError(target.path, "nested too deeply to read"))
             continue
-        for path in {d.span.path for d in found} | {e.span.path for d in found if d.fix for e in d.fix.edits} | set(recipe.files):
-            if inline_ignores and path not in suppressions:
-                suppressions[path] = read_suppressions(path, files)
-        result.diagnostics.extend(_filter(found, resolver, suppressions))
+        for recipe in recipes:
+            result.recipes.append(recipe)
+            result.errors.extend(recipe.errors)
+            result.files += len(recipe.files)
+            try:
+                found = run_rules(recipe, rules, machines.loader(settings), settings)
+            except SourceError as error:
+                result.errors.append(error)
+                continue
+            for path in {d.span.path for d in found} | {e.span.path for d in found if d.fix for e in d.fix.edits} | set(recipe.files):
+                if inline_ignores and path not in suppressions and path.name != "<command>":
+                    suppressions[path] = read_suppressions(path, files)
+            result.diagnostics.extend(_filter(found, resolver, suppressions))
     if inline_ignores:
         result.diagnostics.extend(_suppression_findings(suppressions, resolver))
     if hardware is not None and result.recipes:

@@ -75,6 +75,10 @@ def reparse(path: Path, data: bytes, before: bytes) -> None:
         parse_yaml(text)
     elif path.suffix == ".json":
         parse_json(text)
+    elif path.suffix == ".py":
+        from recipelint.sources.pyconfig import parse_pyconfig
+
+        parse_pyconfig(text)
     elif path.suffix == ".sh":
         if parse_shell(text).error_count > parse_shell(SourceText(path, before)).error_count:
             raise SourceError(path, "the fix would leave a shell syntax error; nothing written")

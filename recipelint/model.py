@@ -88,6 +88,7 @@ class Recipe:
     # Who replaces "auto" in the DeepSpeed JSON before DeepSpeed reads it: "none" (WeNet, a plain
     # deepspeed launch), "hf", "accelerate", "xtuner", or "unknown" for a JSON linted alone.
     ds_filler: str = "unknown"
+    pyconfig: Any = None  # an XTuner/mmengine Python config (recipelint.sources.pyconfig.PyConfig)
 
     def arg(self, name: str) -> Setting:
         return self.args.get(name) or Setting(name, None, False)
@@ -100,4 +101,6 @@ class Recipe:
         for doc in (self.config, self.ds_config):
             if doc is not None:
                 paths.append(doc.path)
+        if self.pyconfig is not None:
+            paths.append(self.pyconfig.source.path)
         return paths

@@ -2,7 +2,8 @@
 
 A rule module defines CODE, NAME, SEVERITY, FIXABLE, SOURCE and `check(ctx)`, and its
 docstring is the rule's documentation (sections: What it does, Why is this bad, Example,
-Fix, Fix safety). Adding a rule means adding a file: the registry finds it.
+Fix, Fix safety). TOOLKITS (in the module or its family's `__init__`) limits the rule to
+recipes of those toolkits. Adding a rule means adding a file: the registry finds it.
 """
 
 from __future__ import annotations
@@ -30,13 +31,17 @@ class Rule:
     source: str  # the fact or document the rule's numbers come from
     doc: str
     check: Callable[[Context], Iterable[Diagnostic]]
+    toolkits: tuple[str, ...] | None = None  # None: every toolkit
+
+    def applies_to(self, toolkit: str) -> bool:
+        return self.toolkits is None or toolkit in self.toolkits
 
     @property
     def summary(self) -> str:
         return self.doc.strip().splitlines()[0] if self.doc.strip() else self.name
 
 
-def _from_module(module: ModuleType, family: str) -> Rule:
+def _from_module(module: ModuleType, family: str, package: ModuleType) -> Rule:
     return Rule(
         code=module.CODE,
         name=module.NAME,
@@ -46,6 +51,7 @@ def _from_module(module: ModuleType, family: str) -> Rule:
         source=module.SOURCE,
         doc=module.__doc__ or "",
         check=module.check,
+        toolkits=getattr(module, "TOOLKITS", getattr(package, "TOOLKITS", None)),
     )
 
 
@@ -64,7 +70,7 @@ def all_rules() -> dict[str, Rule]:
                 if info.name.startswith("_"):
                     continue
                 module = importlib.import_module(f"{package.__name__}.{info.name}")
-                rule = _from_module(module, family.name)
+                rule = _from_module(module, family.name, package)
                 if rule.code in found:
                     raise RuntimeError(f"rule code {rule.code} is defined twice")
                 found[rule.code] = rule

@@ -283,10 +283,10 @@ def _nodes_for_python(script: ShellScript, launch: Launch) -> None:
         launch.nnodes = Setting("num_nodes", _to_value(assignment.value.value), True, assignment.value.span, assignment.value.edit_span, "num_nodes")
 
 
-def load_recipe(script_path: Path, files: FileCache) -> Recipe:
+def load_recipe(script_path: Path, files: FileCache, script: ShellScript | None = None) -> Recipe:
     """Build a WeNet recipe from its run script; missing configs are left as None."""
     root = script_path.parent
-    script = parse_shell(files.read(script_path))
+    script = script or parse_shell(files.read(script_path))
     recipe = Recipe(root=root, script=script, ds_filler="none")  # WeNet passes the JSON to DeepSpeed as is
     found = find_launch(script)
     if found is None:

@@ -1,1 +1,3 @@
 """Data rules: the data.list files a recipe trains on."""
+
+TOOLKITS = ("wenet",)

@@ -29,6 +29,7 @@ from collections.abc import Iterator
 from recipelint.context import Context
 from recipelint.diagnostics import Diagnostic, Severity
 
+TOOLKITS = ("wenet",)
 CODE = "RL401"
 NAME = "deepspeed-config-missing"
 SEVERITY = Severity.ERROR

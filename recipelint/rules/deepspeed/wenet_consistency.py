@@ -31,6 +31,7 @@ from collections.abc import Iterator
 from recipelint.context import Context
 from recipelint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
 
+TOOLKITS = ("wenet",)
 CODE = "RL402"
 NAME = "wenet-deepspeed-mismatch"
 SEVERITY = Severity.ERROR

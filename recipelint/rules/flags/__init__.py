@@ -1,1 +1,3 @@
 """Flag rules: the arguments the training script accepts."""
+
+TOOLKITS = ("wenet",)

@@ -2,7 +2,8 @@
 
 ## What it does
 Flags a launch with more than one node whose rendezvous endpoint (`--rdzv_endpoint`, or
-`--master_addr`/`--master_port`) is `localhost`, a loopback address, or port 0.
+`--master_addr`/`--master_port`, or XTuner's `ADDR`) is `localhost`, a loopback or wildcard
+address (`0.0.0.0`), or port 0.
 
 ## Why is this bad
 Each node then looks for the others on itself: every node waits for peers that never come
@@ -45,8 +46,8 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
     if launch is None or nodes is None or nodes < 2:
         return
     endpoint = launch.rendezvous
-    if not isinstance(endpoint.value, str):
-        return
+    if not isinstance(endpoint.value, str) or (launch.launcher in ("xtuner", "srun", "deepspeed") and not endpoint.given):
+        return  # an unset ADDR is RL803's finding; srun and deepspeed take the first host
     host, _, port = endpoint.value.rpartition(":") if ":" in endpoint.value else (endpoint.value, "", "")
     problems = []
     if host.startswith(LOCAL_HOSTS) or host in ("", "[::1]"):

@@ -1,0 +1,3 @@
+"""XTuner rules: launch commands, environment, timeouts and the mmengine config."""
+
+TOOLKITS = ("xtuner",)

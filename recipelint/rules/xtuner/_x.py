@@ -1,0 +1,41 @@
+"""What the XTuner rules share."""
+
+from __future__ import annotations
+
+from recipelint.context import Context
+from recipelint.model import Launch, Setting
+
+
+def xtuner_launch(ctx: Context) -> Launch | None:
+    launch = ctx.recipe.launch
+    return launch if ctx.recipe.toolkit == "xtuner" and launch is not None else None
+
+
+def env(launch: Launch, name: str) -> Setting | None:
+    return launch.env.get(name)
+
+
+def multi_process(launch: Launch) -> bool:
+    """More than one training process: NPROC_PER_NODE or NNODES set to anything but 1."""
+    for name in ("NPROC_PER_NODE", "NNODES"):
+        setting = launch.env.get(name)
+        if setting is not None and str(setting.value) != "1":
+            return True  # an unknown value (${GPU_NUM}) means the author expects several
+    return launch.launcher != "xtuner"
+
+
+def nodes(launch: Launch) -> int | None:
+    """Node count; None when set to a value only the run time knows."""
+    if launch.launcher == "xtuner":
+        setting = launch.env.get("NNODES")
+        if setting is None:
+            return 1
+        try:
+            return int(str(setting.value))
+        except ValueError:
+            return None
+    return launch.nnodes.as_int()
+
+
+def launcher_arg(ctx: Context) -> Setting | None:
+    return ctx.recipe.args.get("launcher")
