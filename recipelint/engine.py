@@ -60,6 +60,14 @@ def _mmengine_config(path: Path) -> bool:
     return b"train_dataloader" in head or b"dataloader_num_workers" in head
 
 
+def _key(path: Path) -> Path:
+    """A path's identity for de-duplication; a symlink loop or a dangling link is itself."""
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):
+        return path.absolute()
+
+
 def _walk(directory: Path) -> Iterable[Path]:
     for current, dirs, names in os.walk(directory, followlinks=False):
         dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
@@ -69,7 +77,7 @@ def _walk(directory: Path) -> Iterable[Path]:
 
 def _script_naming(config: Path, files: FileCache) -> Path | None:
     """The run script that passes `config` to training, searching upward from its folder."""
-    target = config.resolve()
+    target = _key(config)
     directory = target.parent
     for _ in range(SEARCH_LEVELS):
         for script in sorted(directory.glob("run*.sh")):
@@ -86,7 +94,7 @@ def discover(paths: list[Path], files: FileCache) -> list[Target]:
     seen: set[Path] = set()
 
     def add(kind: str, path: Path) -> None:
-        key = path.resolve()
+        key = _key(path)
         if key not in seen:
             seen.add(key)
             targets.append(Target(kind, path))
@@ -99,7 +107,7 @@ def discover(paths: list[Path], files: FileCache) -> list[Target]:
                 add("script", script)
                 claimed.update(config_paths(script, files))
             for candidate in _walk(path):
-                if candidate.resolve() in claimed:
+                if _key(candidate) in claimed:
                     continue
                 if candidate.suffix in YAML_SUFFIXES:
                     add("yaml", candidate)
@@ -216,7 +224,9 @@ def check(
     machines = _Hardware(hardware)
     rules = [rule for rule in all_rules().values() if select is None or select(rule)]
     for path in paths:
-        if not path.exists() and not path.is_symlink():
+        if path.is_symlink() and not path.exists():
+            result.errors.append(SourceError(path, "a symlink loop or a link to nothing"))
+        elif not path.exists():
             result.errors.append(SourceError(path, "no such file or directory"))
     suppressions: dict[Path, list[Suppression]] = {}
     try:

@@ -322,4 +322,10 @@ def config_paths(script_path: Path, files: FileCache) -> list[Path]:
         script = parse_shell(files.read(script_path))
     except SourceError:
         return []
-    return [(script_path.parent / value).resolve() for value in names_config(script)]
+    paths = []
+    for value in names_config(script):
+        try:
+            paths.append((script_path.parent / value).resolve())
+        except (OSError, RuntimeError):
+            continue
+    return paths
