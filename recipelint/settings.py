@@ -46,6 +46,8 @@ class Settings:
         return chosen >= 0 and chosen > best(self.ignore)
 
     def ignored_in(self, path: Path, code: str) -> bool:
+        if not self.per_file_ignores:
+            return False
         rel = _relative(path, self.root)
         return any(
             _glob(rel, pattern) and any(s == "ALL" or code.startswith(s) for s in codes)
@@ -53,6 +55,8 @@ class Settings:
         )
 
     def excluded(self, path: Path) -> bool:
+        if not self.exclude:
+            return False
         rel = _relative(path, self.root)
         return any(_glob(rel, pattern) or _glob(path.name, pattern) for pattern in self.exclude)
 

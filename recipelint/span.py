@@ -31,6 +31,7 @@ class SourceText:
     data: bytes
     text: str = field(init=False)
     _line_starts: list[int] = field(init=False, repr=False)
+    _ascii: bool = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         # A BOM is kept in `data` (fixes must not drop it) but is not part of the text.
@@ -43,6 +44,7 @@ class SourceText:
             starts.append(pos + 1)
             pos = find(b"\n", pos + 1)
         self._line_starts = starts
+        self._ascii = self.data.isascii()
 
     @property
     def bom(self) -> int:
@@ -54,6 +56,8 @@ class SourceText:
         line_start = self._line_starts[index]
         if index == 0:
             line_start = min(self.bom, offset)
+        if self._ascii:
+            return index + 1, offset - line_start + 1
         column = len(self.data[line_start:offset].decode("utf-8", "replace")) + 1
         return index + 1, column
 
@@ -63,6 +67,8 @@ class SourceText:
             return len(self.data)
         start = self._line_starts[line] + (self.bom if line == 0 else 0)
         end = self._line_starts[line + 1] if line + 1 < len(self._line_starts) else len(self.data)
+        if self._ascii:
+            return start + min(column, end - start)
         chunk = self.data[start:end]
         if chunk.isascii():
             return start + min(column, len(chunk))

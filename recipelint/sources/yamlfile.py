@@ -22,14 +22,28 @@ _NULL = {"", "~", "null", "Null", "NULL"}
 
 def _yaml() -> Any:
     from ruamel.yaml import YAML
+    from ruamel.yaml.nodes import MappingNode, ScalarNode
+    from ruamel.yaml.resolver import VersionedResolver
+
+    class KindResolver(VersionedResolver):  # type: ignore[misc]
+        """Tags by node kind only: scalar types come from `resolve_scalar` (YAML 1.2 core),
+        so ruamel's regex-per-scalar resolution is work thrown away (a third of a parse)."""
+
+        def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
+            if kind is ScalarNode:
+                return self.DEFAULT_SCALAR_TAG
+            return self.DEFAULT_MAPPING_TAG if kind is MappingNode else self.DEFAULT_SEQUENCE_TAG
 
     try:  # the C composer (ruamel.yaml.clib) keeps the same marks and is about ten times faster
-        return YAML(typ="safe", pure=False)
+        yaml = YAML(typ="safe", pure=False)
     except Exception:  # pragma: no cover - depends on the wheel
-        return YAML(typ="safe", pure=True)
+        yaml = YAML(typ="safe", pure=True)
+    yaml.Resolver = KindResolver
+    return yaml
 
 
 _LOADER: Any = None
+_DEFAULT_TAGS = {t: t for t in ("tag:yaml.org,2002:str", "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq")}
 
 
 def resolve_scalar(text: str, tag: str, plain: bool) -> Any:
@@ -83,8 +97,12 @@ def _convert(source: SourceText, raw: Any, path: str, budget: list[int], depth: 
         raise SourceError(source.path, "YAML nested more than 200 levels deep", line, raw.start_mark.column + 1)
     start = source.offset(raw.start_mark.line, raw.start_mark.column)
     end = source.offset(raw.end_mark.line, raw.end_mark.column)
-    tag = raw.tag if isinstance(raw.tag, str) else str(raw.tag)
-    explicit = None if tag.startswith("tag:yaml.org,2002:") and tag[18:] in {"str", "int", "float", "bool", "null", "map", "seq"} else tag
+    ctag = raw.ctag
+    if ctag is None or ctag.handle is None and ctag.suffix in _DEFAULT_TAGS:
+        tag, explicit = _DEFAULT_TAGS.get(ctag.suffix if ctag is not None else "", "tag:yaml.org,2002:str"), None
+    else:
+        tag = str(ctag)
+        explicit = None if tag.startswith("tag:yaml.org,2002:") and tag[18:] in {"str", "int", "float", "bool", "null", "map", "seq"} else tag
     span = source.span(start, end)
     kind = type(raw).__name__
     if kind == "ScalarNode":
