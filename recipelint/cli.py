@@ -105,7 +105,7 @@ def check(
         raise typer.Exit(0)
     fmt = output_format or (Format.github if os.environ.get("GITHUB_ACTIONS") == "true" else Format.text)
     files = FileCache()
-    result = engine.check(targets, _hardware(hardware), files, resolver=resolver, inline_ignores=not no_inline_ignores, model_params=model_params, command=command)
+    result = engine.check(targets, _hardware(hardware), files, resolver=resolver, inline_ignores=not no_inline_ignores, model_params=model_params, command=command, keep_recipes=False)
     if fmt is Format.json:
         report = jsonout.render(result.diagnostics, result.errors, result.hardware)
     elif fmt is Format.sarif:

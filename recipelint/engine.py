@@ -44,6 +44,7 @@ class Result:
     recipes: list[Recipe] = field(default_factory=list)
     files: int = 0
     failing: int = 0  # diagnostics at or above their file's fail-on severity
+    parsed: int = 0  # recipes read, kept or not
     hardware: Hardware | None = None
 
 
@@ -217,6 +218,7 @@ def check(
     inline_ignores: bool = True,
     model_params: float | None = None,
     command: str | None = None,
+    keep_recipes: bool = True,
 ) -> Result:
     files = files or FileCache()
     resolver = resolver or Resolver()
@@ -251,7 +253,9 @@ def check(
             result.errors.append(SourceError(target.path, "nested too deeply to read"))
             continue
         for recipe in recipes:
-            result.recipes.append(recipe)
+            if keep_recipes:
+                result.recipes.append(recipe)
+            result.parsed += 1
             result.errors.extend(recipe.errors)
             result.files += len(recipe.files)
             try:
@@ -262,10 +266,16 @@ def check(
             for path in {d.span.path for d in found} | {e.span.path for d in found if d.fix for e in d.fix.edits} | set(recipe.files):
                 if inline_ignores and path not in suppressions and path.name != "<command>":
                     suppressions[path] = read_suppressions(path, files)
-            result.diagnostics.extend(_filter(found, resolver, suppressions))
+            kept = _filter(found, resolver, suppressions)
+            result.diagnostics.extend(kept)
+            # Memory stays flat in the number of files: keep only texts a report will quote.
+            reported = {d.span.path for d in kept}
+            for path in recipe.files:
+                if path not in reported:
+                    files.forget(path)
     if inline_ignores:
         result.diagnostics.extend(_suppression_findings(suppressions, resolver))
-    if hardware is not None and result.recipes:
+    if hardware is not None and result.parsed:
         result.hardware = hardware()  # already loaded by the rules that needed it
     else:
         result.hardware = machines.used

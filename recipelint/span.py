@@ -5,11 +5,13 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 
-@dataclass(frozen=True, order=True)
-class Span:
-    """A byte range in one file, with 1-based line and column (in characters) at both ends."""
+class Span(NamedTuple):
+    """A byte range in one file, with 1-based line and column (in characters) at both ends.
+
+    A NamedTuple: a corpus run makes tens of thousands, and a frozen dataclass is slow to build."""
 
     path: Path
     start: int
