@@ -20,12 +20,28 @@ def parse(version: str) -> tuple[int, ...]:
 
 @cache
 def installed(package: str) -> str | None:
-    from importlib.metadata import PackageNotFoundError, version
+    """The installed version, from the `NAME-VERSION.dist-info` folder on sys.path.
 
-    try:
-        return version(package)
-    except PackageNotFoundError:
-        return None
+    importlib.metadata would do the same in 20-25 ms of imports; this is a directory listing."""
+    import os
+    import re
+    import sys
+
+    def normal(name: str) -> str:  # PEP 503: case and runs of - _ . do not matter
+        return re.sub(r"[-_.]+", "_", name).lower()
+
+    wanted = normal(package)
+    for entry in sys.path:
+        try:
+            names = os.listdir(entry or ".")
+        except OSError:
+            continue
+        for name in names:
+            if name.endswith(".dist-info"):
+                dist, _, version = name[: -len(".dist-info")].rpartition("-")
+                if normal(dist) == wanted:
+                    return version
+    return None
 
 
 def target(package: str, configured: str | None = None) -> tuple[str, str]:

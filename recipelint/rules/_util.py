@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 
 from recipelint.context import Context
@@ -33,5 +32,7 @@ def gib(value: float) -> str:
 
 
 def closest(name: str, known: Iterable[str]) -> str | None:
+    import difflib
+
     matches = difflib.get_close_matches(name, list(known), n=1, cutoff=0.75)
     return matches[0] if matches else None
