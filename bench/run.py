@@ -88,7 +88,15 @@ def main() -> None:
         print("\nyamllint not installed: pip install '.[bench]'\n")
 
     one = {
-        "recipelint check examples/wenet-4node-v100": [recipelint, "check", "--isolated", "--hardware", str(PROFILE), "--exit-zero", str(EXAMPLE)],
+        "recipelint check examples/wenet-4node-v100": [
+            recipelint,
+            "check",
+            "--isolated",
+            "--hardware",
+            str(PROFILE),
+            "--exit-zero",
+            str(EXAMPLE),
+        ],
         'python -c "import ruamel.yaml"': [sys.executable, "-c", "import ruamel.yaml"],
         'python -c "pass"': [sys.executable, "-c", "pass"],
         "recipelint rules (start-up, no files)": [recipelint, "rules"],
@@ -107,7 +115,10 @@ def main() -> None:
                 made += 1
             files = len(corpus_files(tree)[0])
             reps = args.reps if scale <= 10 else 1
-            seconds, peak = measure({"scale": [recipelint, "check", "--isolated", "--hardware", str(PROFILE), "--format", "concise", "--exit-zero", str(tree)]}, reps)["scale"]
+            seconds, peak = measure(
+                {"scale": [recipelint, "check", "--isolated", "--hardware", str(PROFILE), "--format", "concise", "--exit-zero", str(tree)]},
+                reps,
+            )["scale"]
             print(f"| {scale}x | {files} | {seconds * 1000:.0f} ms | {files / seconds:.0f} | {peak} MiB |")
 
     print("\n## 4. Probe\n\n| command | median | peak RSS |\n|---|---|---|")

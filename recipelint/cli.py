@@ -28,7 +28,10 @@ class Format(str, Enum):
 
 
 PathsArg = Annotated[Optional[list[Path]], typer.Argument(help="Recipe folders, run scripts, or configs. Default: the current folder.")]
-HardwareOpt = Annotated[Optional[Path], typer.Option("--hardware", help="A hardware profile (from `recipelint probe --output`) instead of probing this machine.")]
+HardwareOpt = Annotated[
+    Optional[Path],
+    typer.Option("--hardware", help="A hardware profile (from `recipelint probe --output`) instead of probing this machine."),
+]
 FormatOpt = Annotated[Optional[Format], typer.Option("--format", help="Output format (github is the default when GITHUB_ACTIONS is set).")]
 ConfigOpt = Annotated[Optional[Path], typer.Option("--config", help="Use this recipelint.toml or pyproject.toml for every file.")]
 IsolatedOpt = Annotated[bool, typer.Option("--isolated", help="Ignore every configuration file.")]
@@ -84,8 +87,12 @@ def check(
     show_settings: Annotated[bool, typer.Option("--show-settings", help="Print the settings in force for each path and exit.")] = False,
     no_inline_ignores: NoInlineOpt = False,
     exit_zero: ExitZeroOpt = False,
-    model_params: Annotated[Optional[float], typer.Option("--model-params", help="Model parameter count (e.g. 7e9), for the DeepSpeed offload memory check.")] = None,
-    command: Annotated[Optional[str], typer.Option("--command", help="Lint one launch command line, e.g. 'NNODES=2 NPROC_PER_NODE=8 xtuner train cfg.py'.")] = None,
+    model_params: Annotated[
+        Optional[float], typer.Option("--model-params", help="Model parameter count (e.g. 7e9), for the DeepSpeed offload memory check.")
+    ] = None,
+    command: Annotated[
+        Optional[str], typer.Option("--command", help="Lint one launch command line, e.g. 'NNODES=2 NPROC_PER_NODE=8 xtuner train cfg.py'.")
+    ] = None,
 ) -> None:
     """Check recipes and print what is wrong, why, and the suggested values."""
     from recipelint import engine
@@ -105,7 +112,16 @@ def check(
         raise typer.Exit(0)
     fmt = output_format or (Format.github if os.environ.get("GITHUB_ACTIONS") == "true" else Format.text)
     files = FileCache()
-    result = engine.check(targets, _hardware(hardware), files, resolver=resolver, inline_ignores=not no_inline_ignores, model_params=model_params, command=command, keep_recipes=False)
+    result = engine.check(
+        targets,
+        _hardware(hardware),
+        files,
+        resolver=resolver,
+        inline_ignores=not no_inline_ignores,
+        model_params=model_params,
+        command=command,
+        keep_recipes=False,
+    )
     if fmt is Format.json:
         report = jsonout.render(result.diagnostics, result.errors, result.hardware)
     elif fmt is Format.sarif:
@@ -114,7 +130,9 @@ def check(
         report = github.render(result.diagnostics)
     else:
         body = text.render(result.diagnostics, files, concise=fmt is Format.concise)
-        report = (body.rstrip("\n") + ("\n" if fmt is Format.text else "") + "\n" if body.strip() else "") + text.summary(result.diagnostics, len(result.errors))
+        report = (body.rstrip("\n") + ("\n" if fmt is Format.text else "") + "\n" if body.strip() else "") + text.summary(
+            result.diagnostics, len(result.errors)
+        )
     if statistics:
         from recipelint.report import statistics as stats
 
@@ -186,7 +204,10 @@ def fix(
             typer.echo(f"{d.span}: {d.code} {d.fix.title}", err=True)
     verb = "Fixed" if write else "Would fix"
     plural = "s" if len(outcome.applied) != 1 else ""
-    typer.echo(f"{verb} {len(outcome.applied)} problem{plural} in {len(outcome.changed)} file{'s' if len(outcome.changed) != 1 else ''}; {len(remaining)} remain.", err=True)
+    typer.echo(
+        f"{verb} {len(outcome.applied)} problem{plural} in {len(outcome.changed)} file{'s' if len(outcome.changed) != 1 else ''}; {len(remaining)} remain.",
+        err=True,
+    )
     hidden = sum(1 for d in remaining if d.fix is not None and d.fix.applicability is Applicability.UNSAFE)
     if hidden and not unsafe_fixes:
         typer.echo(f"{hidden} more fixable with --unsafe-fixes.", err=True)
@@ -201,7 +222,9 @@ def probe(
     output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write the profile to this file.")] = None,
     output_format: Annotated[str, typer.Option("--format", help="yaml or json.")] = "yaml",
     profiles: Annotated[Optional[list[Path]], typer.Argument(help="With --merge: the node profiles to merge.")] = None,
-    merge: Annotated[bool, typer.Option("--merge", help="Merge the given node profiles into one cluster profile instead of probing.")] = False,
+    merge: Annotated[
+        bool, typer.Option("--merge", help="Merge the given node profiles into one cluster profile instead of probing.")
+    ] = False,
     root: Annotated[Path, typer.Option("--root", hidden=True, help="Read sysfs/procfs/cgroups under this root (tests).")] = Path("/"),
 ) -> None:
     """Probe this machine (CPUs, memory, /dev/shm, GPUs, network), or merge node profiles; print or save the profile."""
@@ -261,12 +284,23 @@ def show_rule(
     if output_format == "json":
         import json
 
-        data = {"code": rule.code, "name": rule.name, "family": rule.family, "severity": str(rule.severity), "fixable": rule.fixable, "source": rule.source, "summary": rule.summary, "explanation": rule.doc.strip()}
+        data = {
+            "code": rule.code,
+            "name": rule.name,
+            "family": rule.family,
+            "severity": str(rule.severity),
+            "fixable": rule.fixable,
+            "source": rule.source,
+            "summary": rule.summary,
+            "explanation": rule.doc.strip(),
+        }
         typer.echo(json.dumps(data, indent=2))
         return
     if output_format != "markdown":
         _fail("--format is markdown or json")
-    typer.echo(f"# {rule.code} {rule.name}\n\nSeverity: {rule.severity}. Fixable: {'yes' if rule.fixable else 'no'}. Source: {rule.source}.\n\n{rule.doc.strip()}")
+    typer.echo(
+        f"# {rule.code} {rule.name}\n\nSeverity: {rule.severity}. Fixable: {'yes' if rule.fixable else 'no'}. Source: {rule.source}.\n\n{rule.doc.strip()}"
+    )
 
 
 def main() -> None:

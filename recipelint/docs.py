@@ -16,14 +16,25 @@ def rules_markdown() -> str:
         "|---|---|---|---|---|",
     ]
     for rule in rules.values():
-        out.append(f"| [{rule.code}](#{rule.code.lower()}-{rule.name}) | {rule.name} | {rule.severity} | {'yes' if rule.fixable else 'no'} | {rule.summary} |")
+        out.append(
+            f"| [{rule.code}](#{rule.code.lower()}-{rule.name}) | {rule.name} | {rule.severity} | {'yes' if rule.fixable else 'no'} | {rule.summary} |"
+        )
     for rule in rules.values():
         body = rule.doc.strip().split("\n", 1)
         rest = body[1].strip() if len(body) > 1 else ""
         rest = rest.replace("\n## ", "\n### ")
         if rest.startswith("## "):
             rest = "#" + rest
-        out += ["", f"## {rule.code} {rule.name}", "", f"{body[0]}", "", f"Severity: {rule.severity}. Fixable: {'yes' if rule.fixable else 'no'}. Source: {rule.source}.", "", rest]
+        out += [
+            "",
+            f"## {rule.code} {rule.name}",
+            "",
+            f"{body[0]}",
+            "",
+            f"Severity: {rule.severity}. Fixable: {'yes' if rule.fixable else 'no'}. Source: {rule.source}.",
+            "",
+            rest,
+        ]
     return "\n".join(out) + "\n"
 
 

@@ -163,7 +163,9 @@ def load_target(target: Target, files: FileCache) -> list[Recipe]:
     return [recipe]
 
 
-def run_rules(recipe: Recipe, rules: Iterable[Rule], hardware: Callable[[], Hardware], settings: Settings | None = None) -> list[Diagnostic]:
+def run_rules(
+    recipe: Recipe, rules: Iterable[Rule], hardware: Callable[[], Hardware], settings: Settings | None = None
+) -> list[Diagnostic]:
     options = {"deepspeed-version": settings.deepspeed_version, "model-params": settings.model_params} if settings else {}
     ctx = Context(recipe, hardware, options)
     found: dict[tuple[object, ...], Diagnostic] = {}

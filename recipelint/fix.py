@@ -107,7 +107,9 @@ def fix_paths(run_check: Callable[[FileCache], list[Diagnostic]], unsafe: bool) 
             try:
                 reparse(path, after, before)
             except SourceError as error:
-                outcome.errors.append(SourceError(path, f"fix not applied, the result does not parse: {error.reason}", error.line, error.column))
+                outcome.errors.append(
+                    SourceError(path, f"fix not applied, the result does not parse: {error.reason}", error.line, error.column)
+                )
                 refused.add(path)
                 continue
             overlay[path] = after

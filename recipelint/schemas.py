@@ -86,7 +86,10 @@ class _Validator:
                 yield _Error(path, f"{_show(value)} is not of type {shown}", "type")
         if "const" in schema and value != schema["const"]:
             yield _Error(path, f"{schema['const']!r} was expected", "const")
-        if "enum" in schema and not any(value == item and type(value) is type(item) or (value == item and not isinstance(value, bool) and not isinstance(item, bool)) for item in schema["enum"]):
+        if "enum" in schema and not any(
+            value == item and type(value) is type(item) or (value == item and not isinstance(value, bool) and not isinstance(item, bool))
+            for item in schema["enum"]
+        ):
             yield _Error(path, f"{_show(value)} is not one of {schema['enum']!r}", "enum")
         numeric = isinstance(value, (int, float)) and not isinstance(value, bool)
         if numeric and "minimum" in schema and value < schema["minimum"]:

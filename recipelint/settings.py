@@ -13,7 +13,18 @@ from recipelint.diagnostics import Severity
 from recipelint.sources.files import SourceError
 
 SEVERITIES = {"info": Severity.INFO, "warning": Severity.WARNING, "error": Severity.ERROR}
-KNOWN_KEYS = ("select", "ignore", "extend-select", "per-file-ignores", "severity", "fail-on", "hardware", "exclude", "deepspeed-version", "model-params")
+KNOWN_KEYS = (
+    "select",
+    "ignore",
+    "extend-select",
+    "per-file-ignores",
+    "severity",
+    "fail-on",
+    "hardware",
+    "exclude",
+    "deepspeed-version",
+    "model-params",
+)
 CONFIG_NAMES = ("recipelint.toml", "pyproject.toml")
 
 
@@ -50,8 +61,7 @@ class Settings:
             return False
         rel = _relative(path, self.root)
         return any(
-            _glob(rel, pattern) and any(s == "ALL" or code.startswith(s) for s in codes)
-            for pattern, codes in self.per_file_ignores.items()
+            _glob(rel, pattern) and any(s == "ALL" or code.startswith(s) for s in codes) for pattern, codes in self.per_file_ignores.items()
         )
 
     def excluded(self, path: Path) -> bool:
@@ -115,10 +125,12 @@ def _parse(data: dict[str, Any], path: Path) -> Settings:
     from recipelint.rules._util import closest
 
     settings = Settings(source=path)
-    for key, value in data.items():
+    for key in data:
         if key not in KNOWN_KEYS:
             guess = closest(key, KNOWN_KEYS)
-            raise SourceError(path, f"unknown setting '{key}'" + (f"; did you mean '{guess}'?" if guess else f" (known: {', '.join(KNOWN_KEYS)})"))
+            raise SourceError(
+                path, f"unknown setting '{key}'" + (f"; did you mean '{guess}'?" if guess else f" (known: {', '.join(KNOWN_KEYS)})")
+            )
     codes = set(all_rules())
 
     def code_list(key: str) -> list[str]:

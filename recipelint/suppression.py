@@ -49,7 +49,15 @@ def read_suppressions(path: Path, files: FileCache) -> list[Suppression]:
             start = source.offset(number - 1, match.start())
             end = source.offset(number - 1, len(line.rstrip("\r")))
             span = source.span(start, end)
-            found.append(Suppression(span, [c.strip().upper() for c in codes.split(",") if c.strip()], reason.strip(), whole and kind == "ignore-file", standalone))
+            found.append(
+                Suppression(
+                    span,
+                    [c.strip().upper() for c in codes.split(",") if c.strip()],
+                    reason.strip(),
+                    whole and kind == "ignore-file",
+                    standalone,
+                )
+            )
         if stripped and not stripped.startswith("#") and not stripped.startswith("---"):
             in_header = False
     return found

@@ -107,10 +107,24 @@ class RecipeSpec:
         assignments = "\n".join(f"{k}={v}" for k, v in self.variables.items())
         flags = "".join(f" \\\n      {f}" for f in self.flags)
         (root / "run.sh").write_text(
-            RUN_SH.format(exports="".join(f"export {k}={v}\n" for k, v in self.exports.items()), devices=self.devices, nodes=self.nodes, rendezvous=self.rendezvous, assignments=assignments, data_type=self.data_type, flags=flags)
+            RUN_SH.format(
+                exports="".join(f"export {k}={v}\n" for k, v in self.exports.items()),
+                devices=self.devices,
+                nodes=self.nodes,
+                rendezvous=self.rendezvous,
+                assignments=assignments,
+                data_type=self.data_type,
+                flags=flags,
+            )
         )
         (root / "conf/train.yaml").write_text(
-            TRAIN_YAML.format(max_length=self.max_length, shuffle_size=self.shuffle_size, sort_size=self.sort_size, batch=self.batch, extra=self.yaml_extra)
+            TRAIN_YAML.format(
+                max_length=self.max_length,
+                shuffle_size=self.shuffle_size,
+                sort_size=self.sort_size,
+                batch=self.batch,
+                extra=self.yaml_extra,
+            )
         )
         if self.ds is not None:
             (root / "conf/ds.json").write_text(json.dumps(self.ds, indent=2) + "\n")

@@ -51,7 +51,20 @@ def test_json_output_shape(tmp_path: Path) -> None:
     result = cli("check", str(tmp_path / "r"), "--hardware", str(profile(tmp_path, cpus=16)), "--format", "json")
     data = json.loads(result.stdout)
     diagnostic = next(d for d in data["diagnostics"] if d["code"] == "RL102")
-    assert {"code", "severity", "message", "path", "line", "column", "end_line", "end_column", "setting", "current", "suggested", "fix"} <= set(diagnostic)
+    assert {
+        "code",
+        "severity",
+        "message",
+        "path",
+        "line",
+        "column",
+        "end_line",
+        "end_column",
+        "setting",
+        "current",
+        "suggested",
+        "fix",
+    } <= set(diagnostic)
     assert (diagnostic["setting"], diagnostic["current"], diagnostic["suggested"]) == ("num_workers", 4, 3)
     assert diagnostic["fix"]["applicability"] == "safe"
     assert [e["content"] for e in diagnostic["fix"]["edits"]] == ["3", "7"]
@@ -69,7 +82,9 @@ def test_bad_files_get_one_line_and_the_others_are_still_checked(tmp_path: Path)
     assert "Traceback" not in result.stderr + result.stdout
     errors = result.stderr.strip().splitlines()
     assert len(errors) == 4
-    assert any(line.startswith(f"{tmp_path / 'bad.yaml'}:2:1: invalid YAML") or line.startswith(f"{tmp_path / 'bad.yaml'}:1:") for line in errors)
+    assert any(
+        line.startswith(f"{tmp_path / 'bad.yaml'}:2:1: invalid YAML") or line.startswith(f"{tmp_path / 'bad.yaml'}:1:") for line in errors
+    )
     assert any(line.startswith(f"{tmp_path / 'bad.json'}:1:9: invalid JSON") for line in errors)
     assert any("latin.yaml:1:13: not valid UTF-8" in line for line in errors)
     assert "RL701" in result.stdout  # good.yaml was still checked
@@ -82,7 +97,9 @@ def test_missing_path_and_bad_profile_exit_2(tmp_path: Path) -> None:
     bad.write_text("cpus: many\n")
     RecipeSpec().write(tmp_path / "r")
     result = cli("check", str(tmp_path / "r"), "--hardware", str(bad))
-    assert result.returncode == 2 and result.stderr.startswith(f"recipelint: error: {bad}:1:7: hardware profile: cpus: 'many' is not of type 'integer'")
+    assert result.returncode == 2 and result.stderr.startswith(
+        f"recipelint: error: {bad}:1:7: hardware profile: cpus: 'many' is not of type 'integer'"
+    )
 
 
 def test_fix_diff_then_write(tmp_path: Path) -> None:
@@ -126,7 +143,9 @@ def test_probe_without_gpu_exits_0_and_says_why(tmp_path: Path) -> None:
 
 def test_internal_errors_are_one_line(tmp_path: Path) -> None:
     env = {"PYTHONPATH": str(REPO)}
-    code = "import recipelint.engine as e\ndef boom(*a, **k): raise ValueError('x')\ne.check = boom\nfrom recipelint.cli import main\nmain()"
+    code = (
+        "import recipelint.engine as e\ndef boom(*a, **k): raise ValueError('x')\ne.check = boom\nfrom recipelint.cli import main\nmain()"
+    )
     result = subprocess.run([sys.executable, "-c", code, "check", str(tmp_path)], capture_output=True, text=True, env={**os.environ, **env})
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert result.stderr.strip() == "recipelint: internal error: ValueError: x (set RECIPELINT_DEBUG=1 for a traceback)"

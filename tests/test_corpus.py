@@ -57,4 +57,6 @@ def test_corpus_fix_sweep_on_copies(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert again.changed == {}, sorted(str(p) for p in again.changed)
     per_rule = Counter(d.code for d in outcome.applied)
     with capsys.disabled():
-        print(f"\ncorpus fix sweep: {len(files)} files, {len(outcome.applied)} fixes in {len(outcome.changed)} files {dict(sorted(per_rule.items()))}; second pass: 0 changes")
+        print(
+            f"\ncorpus fix sweep: {len(files)} files, {len(outcome.applied)} fixes in {len(outcome.changed)} files {dict(sorted(per_rule.items()))}; second pass: 0 changes"
+        )

@@ -16,7 +16,12 @@ from recipelint.sources.files import FileCache
 from recipelint.sources.jsonfile import parse_json
 from tests.conftest import NODE
 
-BASE: dict[str, Any] = {"train_micro_batch_size_per_gpu": 4, "gradient_accumulation_steps": 2, "zero_optimization": {"stage": 2}, "bf16": {"enabled": True}}
+BASE: dict[str, Any] = {
+    "train_micro_batch_size_per_gpu": 4,
+    "gradient_accumulation_steps": 2,
+    "zero_optimization": {"stage": 2},
+    "bf16": {"enabled": True},
+}
 V100 = {**NODE, "gpus": 8, "nodes": 1, "gpu_compute_capability": "7.0", "gpu_model": "Tesla V100-SXM2-32GB"}
 
 
@@ -25,7 +30,13 @@ def newest_deepspeed(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(versions, "installed", lambda package: None)  # judge against 0.19.8, installed or not
 
 
-def lint_json(tmp_path: Path, config: dict[str, Any] | str, filler: str = "unknown", hardware: dict[str, Any] | None = None, options: dict[str, Any] | None = None) -> list:  # type: ignore[type-arg]
+def lint_json(
+    tmp_path: Path,
+    config: dict[str, Any] | str,
+    filler: str = "unknown",
+    hardware: dict[str, Any] | None = None,
+    options: dict[str, Any] | None = None,
+) -> list:  # type: ignore[type-arg]
     path = tmp_path / "ds.json"
     path.write_text(config if isinstance(config, str) else json.dumps(config, indent=2))
     recipe = Recipe(root=tmp_path, ds_config=parse_json(FileCache().read(path)), ds_filler=filler)
@@ -56,7 +67,13 @@ def with_(**changes: Any) -> dict[str, Any]:
 # code -> (firing config, quiet config, filler, hardware, options)
 CASES: dict[str, tuple[Any, Any, str, dict[str, Any] | None, dict[str, Any] | None]] = {
     "RL410": (with_(gradient_clipp1ng=1.0), with_(gradient_clipping=1.0), "unknown", None, None),
-    "RL411": (with_(zero_optimization__stage3_gather_fp16_weights_on_model_save=True), with_(zero_optimization__stage3_gather_16bit_weights_on_model_save=True), "unknown", None, None),
+    "RL411": (
+        with_(zero_optimization__stage3_gather_fp16_weights_on_model_save=True),
+        with_(zero_optimization__stage3_gather_16bit_weights_on_model_save=True),
+        "unknown",
+        None,
+        None,
+    ),
     "RL412": (with_(compression_training={}), with_(data_efficiency={"enabled": False}), "unknown", None, None),
     "RL413": (with_(zero_optimization__stage=4), with_(zero_optimization__stage=3), "unknown", None, None),
     "RL414": (with_(zero_optimization__stage="3"), with_(zero_optimization__stage=3), "unknown", None, None),
@@ -64,7 +81,13 @@ CASES: dict[str, tuple[Any, Any, str, dict[str, Any] | None, dict[str, Any] | No
     "RL416": (with_(train_micro_batch_size_per_gpu="auto"), with_(train_micro_batch_size_per_gpu="auto"), "none", None, None),
     "RL417": (BASE, with_(bf16__enabled=False, fp16={"enabled": True}), "unknown", V100, None),
     "RL418": (with_(fp16={"enabled": True}), BASE, "unknown", None, None),
-    "RL419": (with_(zero_optimization__offload_param={"device": "cpu"}), with_(zero_optimization__stage=3, zero_optimization__offload_param={"device": "cpu"}), "unknown", None, None),
+    "RL419": (
+        with_(zero_optimization__offload_param={"device": "cpu"}),
+        with_(zero_optimization__stage=3, zero_optimization__offload_param={"device": "cpu"}),
+        "unknown",
+        None,
+        None,
+    ),
     "RL420": (
         with_(zero_optimization__offload_optimizer={"device": "cpu"}),
         with_(zero_optimization__offload_optimizer={"device": "cpu"}),
@@ -72,8 +95,20 @@ CASES: dict[str, tuple[Any, Any, str, dict[str, Any] | None, dict[str, Any] | No
         {**NODE, "memory_gib": 128},
         {"model-params": 7e9},
     ),
-    "RL421": (with_(optimizer={"type": "Adam", "params": {"lr": 1e-4, "max_grad_norm": 1.0}}), with_(optimizer={"type": "Adam", "params": {"lr": 1e-4}}), "unknown", None, None),
-    "RL422": ('{"train_micro_batch_size_per_gpu": 4, "train_micro_batch_size_per_gpu": 8}', '{"train_micro_batch_size_per_gpu": 4}', "unknown", None, None),
+    "RL421": (
+        with_(optimizer={"type": "Adam", "params": {"lr": 1e-4, "max_grad_norm": 1.0}}),
+        with_(optimizer={"type": "Adam", "params": {"lr": 1e-4}}),
+        "unknown",
+        None,
+        None,
+    ),
+    "RL422": (
+        '{"train_micro_batch_size_per_gpu": 4, "train_micro_batch_size_per_gpu": 8}',
+        '{"train_micro_batch_size_per_gpu": 4}',
+        "unknown",
+        None,
+        None,
+    ),
 }
 # The quiet variants that need a different launch or machine than the firing one.
 QUIET_OVERRIDES: dict[str, tuple[str, dict[str, Any] | None, dict[str, Any] | None]] = {
@@ -103,7 +138,10 @@ def test_quiet(code: str, tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("config", "message"),
     [
-        ({"train_batch_size": 32, "train_micro_batch_size_per_gpu": 4, "gradient_accumulation_steps": 2}, "32 != micro batch 4 x accumulation 2 x data-parallel size 8 = 64"),
+        (
+            {"train_batch_size": 32, "train_micro_batch_size_per_gpu": 4, "gradient_accumulation_steps": 2},
+            "32 != micro batch 4 x accumulation 2 x data-parallel size 8 = 64",
+        ),
         ({"train_batch_size": 16, "train_micro_batch_size_per_gpu": 4}, "Gradient accumulation steps: 0 has to be greater than 0"),
         ({"train_batch_size": 36, "train_micro_batch_size_per_gpu": 4}, "derives accumulation 1 and asserts 36 != 4 * 1 * 8"),
         ({"train_batch_size": 4, "gradient_accumulation_steps": 2}, "Micro batch size per gpu: 0 has to be greater than 0"),
@@ -118,7 +156,15 @@ def test_batch_triple_cases(config: dict[str, Any], message: str, tmp_path: Path
     assert len(messages) == 1 and message in messages[0]
 
 
-@pytest.mark.parametrize("config", [{"train_batch_size": 64, "train_micro_batch_size_per_gpu": 4, "gradient_accumulation_steps": 2}, {"train_batch_size": 32, "train_micro_batch_size_per_gpu": 4}, {"train_micro_batch_size_per_gpu": 4}, {"train_batch_size": 64, "sequence_parallel_size": 2, "train_micro_batch_size_per_gpu": 4, "gradient_accumulation_steps": 4}])
+@pytest.mark.parametrize(
+    "config",
+    [
+        {"train_batch_size": 64, "train_micro_batch_size_per_gpu": 4, "gradient_accumulation_steps": 2},
+        {"train_batch_size": 32, "train_micro_batch_size_per_gpu": 4},
+        {"train_micro_batch_size_per_gpu": 4},
+        {"train_batch_size": 64, "sequence_parallel_size": 2, "train_micro_batch_size_per_gpu": 4, "gradient_accumulation_steps": 4},
+    ],
+)
 def test_batch_triple_accepts(config: dict[str, Any], tmp_path: Path) -> None:
     assert [d.message for d in lint_json(tmp_path, config, "none") if d.code == "RL415"] == []
 
@@ -163,7 +209,10 @@ def test_schema_is_generated_from_the_builder() -> None:
 def test_wenet_recipe_runs_the_deepspeed_rules(tmp_path: Path) -> None:
     from tests.conftest import DS_JSON, RecipeSpec
 
-    spec = RecipeSpec(flags=["--num_workers 4", "--prefetch 10", "--train_engine deepspeed", "--deepspeed_config conf/ds.json"], ds={**DS_JSON, "train_micro_batch_size_per_gpu": "auto"})
+    spec = RecipeSpec(
+        flags=["--num_workers 4", "--prefetch 10", "--train_engine deepspeed", "--deepspeed_config conf/ds.json"],
+        ds={**DS_JSON, "train_micro_batch_size_per_gpu": "auto"},
+    )
     script = spec.write(tmp_path)
     profile = from_mapping(dict(NODE), "p")
     found = {d.code: d for d in engine.check([script], lambda: profile).diagnostics}

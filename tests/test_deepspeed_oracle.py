@@ -23,7 +23,15 @@ from tests.conftest import CORPUS
 deepspeed = pytest.importorskip("deepspeed", reason="DeepSpeed is not installed (pip install torch==2.13.0 deepspeed)")
 os.environ.setdefault("DS_ACCELERATOR", "cpu")
 
-ONE_GPU = {"cpus": 16, "memory_gib": 256, "shm_gib": 64, "gpus": 1, "nodes": 1, "gpu_compute_capability": "9.0", "inter_node_network": "infiniband"}
+ONE_GPU = {
+    "cpus": 16,
+    "memory_gib": 256,
+    "shm_gib": 64,
+    "gpus": 1,
+    "nodes": 1,
+    "gpu_compute_capability": "9.0",
+    "inter_node_network": "infiniband",
+}
 # Rules whose findings are about the hardware or the launch, not about what DeepSpeedConfig checks.
 ENGINE_TIME = {"RL417", "RL420", "RL421"}
 
@@ -31,13 +39,21 @@ ENGINE_TIME = {"RL417", "RL420", "RL421"}
 def mutations(config: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     mbs = config.get("train_micro_batch_size_per_gpu")
-    out["batch-mismatch"] = {**config, "train_batch_size": (mbs if isinstance(mbs, int) else 1) * 3 + 1, "train_micro_batch_size_per_gpu": mbs if isinstance(mbs, int) else 1, "gradient_accumulation_steps": 3}
+    out["batch-mismatch"] = {
+        **config,
+        "train_batch_size": (mbs if isinstance(mbs, int) else 1) * 3 + 1,
+        "train_micro_batch_size_per_gpu": mbs if isinstance(mbs, int) else 1,
+        "gradient_accumulation_steps": 3,
+    }
     out["no-batch"] = {k: v for k, v in config.items() if k not in ("train_batch_size", "train_micro_batch_size_per_gpu")}
     zero = config.get("zero_optimization") if isinstance(config.get("zero_optimization"), dict) else {}
     out["zero-extra-key"] = {**config, "zero_optimization": {**zero, "stage3_prefetch_bucket": 1}}
     out["zero-stage-4"] = {**config, "zero_optimization": {**zero, "stage": 4}}
     out["offload-upper-case"] = {**config, "zero_optimization": {**zero, "stage": 3, "offload_param": {"device": "CPU"}}}
-    out["partial-offload-stage-2"] = {**config, "zero_optimization": {**zero, "stage": 2, "offload_optimizer": {"device": "cpu", "ratio": 0.5}}}
+    out["partial-offload-stage-2"] = {
+        **config,
+        "zero_optimization": {**zero, "stage": 2, "offload_optimizer": {"device": "cpu", "ratio": 0.5}},
+    }
     out["cpu-offload-twice"] = {**config, "zero_optimization": {**zero, "cpu_offload": True, "offload_optimizer": {"device": "cpu"}}}
     out["both-precisions"] = {**config, "fp16": {"enabled": True}, "bf16": {"enabled": True}}
     out["fp16-extra-key"] = {**config, "fp16": {"enabled": True, "loss_scale_windw": 100}}
@@ -100,5 +116,7 @@ def test_recipelint_rejects_everything_deepspeed_rejects(tmp_path: Path, capsys:
         else:
             agreed["rejected" if verdict else "accepted"] += 1
     with capsys.disabled():
-        print(f"\noracle (DeepSpeed {deepspeed.__version__}): {len(cases)} configs; both reject {agreed['rejected']}, both accept {agreed['accepted']}, missed {len(missed)}, recipelint stricter {sum(stricter.values())} {dict(stricter)}")
+        print(
+            f"\noracle (DeepSpeed {deepspeed.__version__}): {len(cases)} configs; both reject {agreed['rejected']}, both accept {agreed['accepted']}, missed {len(missed)}, recipelint stricter {sum(stricter.values())} {dict(stricter)}"
+        )
     assert missed == [], "\n".join(missed)

@@ -23,7 +23,16 @@ def test_generated_rules_doc_is_current() -> None:
     assert (REPO / "docs" / "rules.md").read_text() == rules_markdown(), "run: python -m recipelint.docs > docs/rules.md"
 
 
-@pytest.mark.parametrize("name", ["wenet/train.schema.json", "hardware/profile.schema.json", "deepspeed/ds_config.schema.json", "xtuner/launch.schema.json", "xtuner/config.schema.json"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "wenet/train.schema.json",
+        "hardware/profile.schema.json",
+        "deepspeed/ds_config.schema.json",
+        "xtuner/launch.schema.json",
+        "xtuner/config.schema.json",
+    ],
+)
 def test_every_schema_is_valid_2020_12_with_id_and_title(name: str) -> None:
     from jsonschema import Draft202012Validator
 

@@ -39,7 +39,7 @@ def test_example_fix_changes_only_the_values(tmp_path: Path) -> None:
     changed = {p.relative_to(root): (before[p], p.read_bytes()) for p in before if p.read_bytes() != before[p]}
     assert list(changed) == [Path("run.sh")]
     old, new = (text.decode().splitlines() for text in changed[Path("run.sh")])
-    assert [(a, b) for a, b in zip(old, new) if a != b] == [
+    assert [(a, b) for a, b in zip(old, new, strict=True) if a != b] == [
         ("num_workers=4", "num_workers=2"),
         ("prefetch=250", "prefetch=125"),
         ("    wenet/bin/train.py \\", "    wenet/bin/train.py --timeout 300 \\"),

@@ -23,7 +23,7 @@ def run_fix(paths: list[Path], hardware: dict, unsafe: bool = False) -> fix.FixO
 def changed_lines(before: bytes, after: bytes) -> list[tuple[bytes, bytes]]:
     a, b = before.splitlines(), after.splitlines()
     assert len(a) == len(b)
-    return [(x, y) for x, y in zip(a, b) if x != y]
+    return [(x, y) for x, y in zip(a, b, strict=True) if x != y]
 
 
 def test_fix_edits_only_values_and_is_idempotent(tmp_path: Path) -> None:
@@ -44,7 +44,7 @@ def test_fix_inserts_missing_flag(tmp_path: Path) -> None:
     text = outcome.changed[script].decode()
     inserted = text.split("wenet/bin/train.py")[1].split("\\\n")[0].split()
     # num_workers: upstream's 8 fits 64 CPUs; prefetch: the default 100 fits memory, now written down
-    assert sorted(zip(inserted[::2], inserted[1::2])) == [("--num_workers", "8"), ("--prefetch", "100")]
+    assert sorted(zip(inserted[::2], inserted[1::2], strict=True)) == [("--num_workers", "8"), ("--prefetch", "100")]
 
 
 def test_unsafe_fixes_need_the_flag(tmp_path: Path) -> None:

@@ -35,13 +35,70 @@ def _seeds(suffix: str, extra: list[bytes]) -> list[bytes]:
 
 
 SEEDS = {
-    ".yaml": _seeds(".yaml", [(EXAMPLE / "conf/train.yaml").read_bytes(), TRAIN_YAML.format(max_length=2000, shuffle_size=1500, sort_size=500, batch="    batch_type: static\n    batch_size: 16", extra="").encode()]),
-    ".json": _seeds(".json", [(EXAMPLE / "conf/ds_stage2.json").read_bytes(), str(DS_JSON).replace("'", '"').replace("True", "true").encode()]),
-    ".sh": [(EXAMPLE / "run.sh").read_bytes(), RUN_SH.format(exports="", devices="0,1", nodes=2, rendezvous="head:1", assignments="num_workers=4", data_type="shard", flags=" --num_workers $num_workers").encode(), b"NPROC_PER_NODE=8 NNODES=2 xtuner train cfg.py --deepspeed ds.json\nsrun --nodes=2 xtuner train cfg.py --launcher=slurm\n"],
+    ".yaml": _seeds(
+        ".yaml",
+        [
+            (EXAMPLE / "conf/train.yaml").read_bytes(),
+            TRAIN_YAML.format(
+                max_length=2000, shuffle_size=1500, sort_size=500, batch="    batch_type: static\n    batch_size: 16", extra=""
+            ).encode(),
+        ],
+    ),
+    ".json": _seeds(
+        ".json", [(EXAMPLE / "conf/ds_stage2.json").read_bytes(), str(DS_JSON).replace("'", '"').replace("True", "true").encode()]
+    ),
+    ".sh": [
+        (EXAMPLE / "run.sh").read_bytes(),
+        RUN_SH.format(
+            exports="",
+            devices="0,1",
+            nodes=2,
+            rendezvous="head:1",
+            assignments="num_workers=4",
+            data_type="shard",
+            flags=" --num_workers $num_workers",
+        ).encode(),
+        b"NPROC_PER_NODE=8 NNODES=2 xtuner train cfg.py --deepspeed ds.json\nsrun --nodes=2 xtuner train cfg.py --launcher=slurm\n",
+    ],
     ".py": [CONFIG.format(sp=2, batch=1, workers=4, varlen=False, dist="").encode()],
     ".md": [b"# Train\n\n```bash\n$ NPROC_PER_NODE=8 NNODES=2 PORT=1 xtuner train cfg.py\n```\n"],
 }
-NOISE = st.binary(min_size=0, max_size=12) | st.sampled_from([b"{", b"}", b"[", b"]", b":", b",", b'"', b"'", b"\\", b"\n", b"\r\n", b"$", b"${", b"$(", b"`", b"&", b"*", b"!!python/object/apply:os.system", b"\xef\xbb\xbf", b"\xff", b"\x00", b"#", b"  ", b"\t", b"=", b"--", b"auto", b"-1", b"1e400", b"0x", b"(", b")"])
+NOISE = st.binary(min_size=0, max_size=12) | st.sampled_from(
+    [
+        b"{",
+        b"}",
+        b"[",
+        b"]",
+        b":",
+        b",",
+        b'"',
+        b"'",
+        b"\\",
+        b"\n",
+        b"\r\n",
+        b"$",
+        b"${",
+        b"$(",
+        b"`",
+        b"&",
+        b"*",
+        b"!!python/object/apply:os.system",
+        b"\xef\xbb\xbf",
+        b"\xff",
+        b"\x00",
+        b"#",
+        b"  ",
+        b"\t",
+        b"=",
+        b"--",
+        b"auto",
+        b"-1",
+        b"1e400",
+        b"0x",
+        b"(",
+        b")",
+    ]
+)
 
 
 @st.composite
@@ -115,16 +172,28 @@ recipes = st.builds(
     devices=st.sampled_from(["0", "0,1", "0,1,2,3", "0,1,2,3,4,5,6,7"]),
     nodes=st.integers(1, 8),
     rendezvous=st.sampled_from(["localhost:0", "head:29400"]),
-    variables=st.fixed_dictionaries({"num_workers": st.integers(0, 64).map(str), "prefetch": st.integers(1, 1000).map(str), "timeout": st.integers(1, 4000).map(str)}),
-    flags=st.sampled_from([
-        ["--num_workers ${num_workers}", "--prefetch ${prefetch}"],
-        ["--num_workers $num_workers", "--prefetch \"$prefetch\"", "--train_engine torch_fsdp", "--timeout ${timeout}"],
-        ["--num_workers=${num_workers}"],
-        [],
-    ]),
+    variables=st.fixed_dictionaries(
+        {"num_workers": st.integers(0, 64).map(str), "prefetch": st.integers(1, 1000).map(str), "timeout": st.integers(1, 4000).map(str)}
+    ),
+    flags=st.sampled_from(
+        [
+            ["--num_workers ${num_workers}", "--prefetch ${prefetch}"],
+            ["--num_workers $num_workers", '--prefetch "$prefetch"', "--train_engine torch_fsdp", "--timeout ${timeout}"],
+            ["--num_workers=${num_workers}"],
+            [],
+        ]
+    ),
     shards=st.integers(1, 200),
     batch=st.sampled_from(["    batch_type: static\n    batch_size: 16", "    batch_type: dynamic\n    max_frames_in_batch: 36000"]),
-    hardware=st.fixed_dictionaries({"cpus": st.integers(1, 256), "memory_gib": st.integers(8, 2048), "shm_gib": st.integers(1, 512), "gpus": st.integers(1, 8), "inter_node_network": st.sampled_from(["ethernet", "infiniband"])}),
+    hardware=st.fixed_dictionaries(
+        {
+            "cpus": st.integers(1, 256),
+            "memory_gib": st.integers(8, 2048),
+            "shm_gib": st.integers(1, 512),
+            "gpus": st.integers(1, 8),
+            "inter_node_network": st.sampled_from(["ethernet", "infiniband"]),
+        }
+    ),
 )
 
 
@@ -152,7 +221,7 @@ def test_fix_is_confined_reparses_and_is_idempotent(spec: RecipeSpec, crlf: bool
             for edit in diagnostic.fix.edits:  # type: ignore[union-attr]
                 old = data[edit.span.start : edit.span.end].decode()
                 if edit.span.start != edit.span.end and diagnostic.setting in ("num_workers", "prefetch", "timeout"):
-                    assert old.strip('"') .isdigit(), (diagnostic.code, old)
+                    assert old.strip('"').isdigit(), (diagnostic.code, old)
         ordered = sorted(edits.get(script, []), key=lambda e: e.span.start)
         after = fix.apply_edits(data, ordered)
         cursor, rebuilt = 0, b""

@@ -37,7 +37,13 @@ def git(cwd: Path, *args: str) -> None:
 def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A snapshot of this checkout as a git repository (try-repo needs a commit to install)."""
     repo = tmp_path_factory.mktemp("hooks") / "recipelint"
-    shutil.copytree(REPO, repo, ignore=shutil.ignore_patterns(".git", ".venv", ".ci-venv", "__pycache__", "*.egg-info", ".pytest_cache", ".mypy_cache", ".ruff_cache"))
+    shutil.copytree(
+        REPO,
+        repo,
+        ignore=shutil.ignore_patterns(
+            ".git", ".venv", ".ci-venv", "__pycache__", "*.egg-info", ".pytest_cache", ".mypy_cache", ".ruff_cache"
+        ),
+    )
     git(repo, "init", "-q")
     git(repo, "-c", "user.email=t@t", "-c", "user.name=t", "add", "-A")
     git(repo, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "snapshot")
@@ -58,7 +64,14 @@ def project(tmp_path: Path, cpus: int) -> Path:
 
 def try_repo(hook_repo: Path, root: Path, hook: str, *files: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PRE_COMMIT_HOME": str(hook_repo.parent / "cache"), "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
-    return subprocess.run([*_pre_commit(), "try-repo", str(hook_repo), hook, "--files", *files], cwd=root, capture_output=True, text=True, env=env, timeout=900)
+    return subprocess.run(
+        [*_pre_commit(), "try-repo", str(hook_repo), hook, "--files", *files],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=900,
+    )
 
 
 def test_check_hook_fails_on_a_bad_recipe_and_passes_on_a_clean_one(hook_repo: Path, tmp_path: Path) -> None:

@@ -112,15 +112,22 @@ def test_fake_nvml(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
     facts = probe_gpus(FakeNvml(4))
     assert {k: f.value for k, f in facts.items()} == {
-        "gpus": 4, "gpu_model": "Tesla V100-SXM2-32GB", "gpu_memory_gib": 32.0,
-        "gpu_compute_capability": "7.0", "gpu_driver": "550.54.15", "nvlink": 6,
+        "gpus": 4,
+        "gpu_model": "Tesla V100-SXM2-32GB",
+        "gpu_memory_gib": 32.0,
+        "gpu_compute_capability": "7.0",
+        "gpu_driver": "550.54.15",
+        "nvlink": 6,
     }
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "1,3")
     assert probe_gpus(FakeNvml(4))["gpus"].value == 2
 
 
 def test_nvml_failures_become_unknown_with_reason() -> None:
-    for fail, reason in (("init", "NVML init failed: NVML Shared Library Not Found"), ("count", "NVML query failed: Insufficient Permissions")):
+    for fail, reason in (
+        ("init", "NVML init failed: NVML Shared Library Not Found"),
+        ("count", "NVML query failed: Insufficient Permissions"),
+    ):
         facts = probe_gpus(FakeNvml(fail=fail))
         assert facts["gpus"].value is None and facts["gpus"].reason == reason
 
@@ -159,8 +166,30 @@ def test_merge_takes_the_weakest_node_and_reports_differences(tmp_path: Path) ->
     from recipelint.hardware.merge import merge
     from recipelint.hardware.profile import from_mapping
 
-    a = from_mapping({"cpus": 96, "memory_gib": 512, "gpus": 8, "gpu_model": "NVIDIA H100", "gpu_compute_capability": "9.0", "inter_node_network": "infiniband", "interfaces": {"eth0": "up", "ib0": "up"}}, "a")
-    b = from_mapping({"cpus": 64, "memory_gib": 512, "gpus": 4, "gpu_model": "Tesla V100", "gpu_compute_capability": "7.0", "inter_node_network": "ethernet", "interfaces": {"eth0": "up"}}, "b")
+    a = from_mapping(
+        {
+            "cpus": 96,
+            "memory_gib": 512,
+            "gpus": 8,
+            "gpu_model": "NVIDIA H100",
+            "gpu_compute_capability": "9.0",
+            "inter_node_network": "infiniband",
+            "interfaces": {"eth0": "up", "ib0": "up"},
+        },
+        "a",
+    )
+    b = from_mapping(
+        {
+            "cpus": 64,
+            "memory_gib": 512,
+            "gpus": 4,
+            "gpu_model": "Tesla V100",
+            "gpu_compute_capability": "7.0",
+            "inter_node_network": "ethernet",
+            "interfaces": {"eth0": "up"},
+        },
+        "b",
+    )
     merged = merge([(Path("a.yaml"), a), (Path("b.yaml"), b)])
     assert merged.value("nodes") == 2
     assert (merged.value("cpus"), merged.value("gpus"), merged.value("gpu_compute_capability")) == (64, 4, "7.0")

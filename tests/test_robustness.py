@@ -25,8 +25,12 @@ def run(*paths: Path) -> engine.Result:
 def test_payloads_leave_nothing_behind(tmp_path: Path) -> None:
     marker = tmp_path / "pwned"
     (tmp_path / "a.yaml").write_text(f"encoder: !!python/object/apply:os.system ['touch {marker}']\ndataset_conf: {{}}\n")
-    (tmp_path / "cfg.py").write_text(f"import os\nos.system('touch {marker}')\ntrain_dataloader = dict(num_workers=__import__('os').system('touch {marker}'))\n")
-    (tmp_path / "run.sh").write_text(f"touch {marker}\n$(touch {marker})\npython wenet/bin/train.py --config conf/x.yaml --num_workers $(touch {marker}; echo 4)\n")
+    (tmp_path / "cfg.py").write_text(
+        f"import os\nos.system('touch {marker}')\ntrain_dataloader = dict(num_workers=__import__('os').system('touch {marker}'))\n"
+    )
+    (tmp_path / "run.sh").write_text(
+        f"touch {marker}\n$(touch {marker})\npython wenet/bin/train.py --config conf/x.yaml --num_workers $(touch {marker}; echo 4)\n"
+    )
     (tmp_path / "train.sh").write_text(f"NPROC_PER_NODE=$(touch {marker}) xtuner train cfg.py\n")
     result = cli("check", str(tmp_path), "--isolated")
     assert result.returncode in (0, 1, 2) and "Traceback" not in result.stderr
@@ -72,7 +76,12 @@ def test_data_list_urls_are_never_fetched(tmp_path: Path) -> None:
         ("deep.json", b"[" * 5000 + b"]" * 5000, "nested more than 200 levels"),
         ("deep.yaml", b"a: " + b"[" * 5000 + b"]" * 5000 + b"\n", "nested more than 200 levels"),
         ("deep.py", b"train_dataloader = " + b"(" * 5000 + b"1" + b")" * 5000 + b"\n", "invalid Python"),
-        ("bomb.yaml", b"a: &a [x,x,x,x,x,x,x,x,x,x]\n" + b"".join(b"%c: &%c [" % (97 + i, 97 + i) + b", ".join([b"*%c" % (96 + i)] * 10) + b"]\n" for i in range(1, 9)), "alias bomb"),
+        (
+            "bomb.yaml",
+            b"a: &a [x,x,x,x,x,x,x,x,x,x]\n"
+            + b"".join(b"%c: &%c [" % (97 + i, 97 + i) + b", ".join([b"*%c" % (96 + i)] * 10) + b"]\n" for i in range(1, 9)),
+            "alias bomb",
+        ),
     ],
 )
 def test_bad_input_is_one_line_and_others_are_still_checked(tmp_path: Path, name: str, content: bytes, expected: str) -> None:

@@ -43,7 +43,10 @@ CASES: dict[str, tuple[Spec, Spec]] = {
     ),
     "RL003": (
         spec(variables={"num_workers": "4  # recipelint: ignore[RL102]", "prefetch": "10"}, hardware=hardware(cpus=16)),
-        spec(variables={"num_workers": "4  # recipelint: ignore[RL102] cgroup is lifted at launch", "prefetch": "10"}, hardware=hardware(cpus=16)),
+        spec(
+            variables={"num_workers": "4  # recipelint: ignore[RL102] cgroup is lifted at launch", "prefetch": "10"},
+            hardware=hardware(cpus=16),
+        ),
     ),
     "RL101": (spec(variables={"num_workers": "0", "prefetch": "10"}), spec()),
     "RL102": (spec(hardware=hardware(cpus=16)), spec(hardware=hardware(cpus=20))),
@@ -55,7 +58,10 @@ CASES: dict[str, tuple[Spec, Spec]] = {
     ),
     "RL201": (spec(shards=10), spec(shards=16)),
     "RL202": (spec(shards=3), spec(shards=4)),
-    "RL203": (spec(shards=[f"https://host/shards_{i}.tar" for i in range(16)]), spec(data_type="raw", shards=[f"https://host/shards_{i}.tar" for i in range(16)])),
+    "RL203": (
+        spec(shards=[f"https://host/shards_{i}.tar" for i in range(16)]),
+        spec(data_type="raw", shards=[f"https://host/shards_{i}.tar" for i in range(16)]),
+    ),
     "RL204": (gzip_shard, spec(shards=[f"/data/s_{i}.tar" for i in range(16)])),
     "RL301": (
         spec(flags=DEEPSPEED_FLAGS, ds=DS_JSON, hardware=hardware(inter_node_network="ethernet"), **MULTI),
@@ -69,7 +75,10 @@ CASES: dict[str, tuple[Spec, Spec]] = {
     "RL401": (spec(flags=DEEPSPEED_FLAGS), spec(flags=DEEPSPEED_FLAGS, ds=DS_JSON)),
     "RL402": (spec(flags=DEEPSPEED_FLAGS, ds={**DS_JSON, "gradient_accumulation_steps": 1}), spec(flags=DEEPSPEED_FLAGS, ds=DS_JSON)),
     "RL501": (spec(nodes=2, rendezvous="localhost:0"), spec(nodes=2, rendezvous="head.cluster:29400")),
-    "RL502": (spec(exports={"NCCL_IB_DISABLE": "1"}), spec(exports={"NCCL_IB_DISABLE": "1"}, hardware=hardware(inter_node_network="ethernet"))),
+    "RL502": (
+        spec(exports={"NCCL_IB_DISABLE": "1"}),
+        spec(exports={"NCCL_IB_DISABLE": "1"}, hardware=hardware(inter_node_network="ethernet")),
+    ),
     "RL503": (
         spec(exports={"NCCL_SOCKET_IFNAME": "ens4f1"}, hardware=hardware(interfaces={"eth0": "up", "ib0": "up"})),
         spec(exports={"NCCL_SOCKET_IFNAME": "^docker,lo"}, hardware=hardware(interfaces={"eth0": "up", "lo": "unknown"})),
@@ -78,10 +87,19 @@ CASES: dict[str, tuple[Spec, Spec]] = {
         spec(hardware=hardware(inter_node_network="ethernet"), **MULTI),
         spec(exports={"NCCL_SOCKET_IFNAME": "eth0"}, hardware=hardware(inter_node_network="ethernet"), **MULTI),
     ),
-    "RL601": (spec(flags=["--num_workers 4", "--prefetch 10", "--gpu 0"]), spec(flags=["--num_workers 4", "--prefetch 10", "--pin_memory"])),
-    "RL602": (spec(flags=["--num_workers 4", "--prefetch 10", "--use_lora False"]), spec(flags=["--num_workers 4", "--prefetch 10", "--use_lora True"])),
+    "RL601": (
+        spec(flags=["--num_workers 4", "--prefetch 10", "--gpu 0"]),
+        spec(flags=["--num_workers 4", "--prefetch 10", "--pin_memory"]),
+    ),
+    "RL602": (
+        spec(flags=["--num_workers 4", "--prefetch 10", "--use_lora False"]),
+        spec(flags=["--num_workers 4", "--prefetch 10", "--use_lora True"]),
+    ),
     "RL701": (spec(yaml_extra="grad_clipp: 5\n"), spec()),
-    "RL702": (spec(batch="    batch_type: dynamc\n    max_frames_in_batch: 12000"), spec(batch="    batch_type: dynamic\n    max_frames_in_batch: 12000")),
+    "RL702": (
+        spec(batch="    batch_type: dynamc\n    max_frames_in_batch: 12000"),
+        spec(batch="    batch_type: dynamic\n    max_frames_in_batch: 12000"),
+    ),
     "RL703": (spec(sort_size=2000), spec(sort_size=1500)),
     "RL704": (
         spec(batch="    batch_type: dynamic\n    max_frames_in_batch: 12000", max_length=40960),

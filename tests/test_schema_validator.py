@@ -19,7 +19,12 @@ SCHEMAS = {".yaml": "wenet/train.schema.json", ".json": "deepspeed/ds_config.sch
 
 
 def documents() -> list[tuple[str, Any]]:
-    docs: list[tuple[str, Any]] = [("hardware/profile.schema.json", parse_yaml(FileCache().read(REPO / "examples/wenet-4node-v100/hardware-v100-node.yaml")).root.plain())]
+    docs: list[tuple[str, Any]] = [
+        (
+            "hardware/profile.schema.json",
+            parse_yaml(FileCache().read(REPO / "examples/wenet-4node-v100/hardware-v100-node.yaml")).root.plain(),
+        )
+    ]
     if CORPUS.is_dir():
         for path in sorted(CORPUS.rglob("*")):
             if path.suffix == ".json":
@@ -42,18 +47,59 @@ def test_corpus_verdicts_match_jsonschema(schema: str, data: Any) -> None:
     same_verdict(schema, data)
 
 
-LEAVES = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.floats(-2, 2, allow_nan=False), st.sampled_from(["auto", "cpu", "CPU", "nvme", "dynamic", "3", "false", "x"]))
+LEAVES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-5, 5),
+    st.floats(-2, 2, allow_nan=False),
+    st.sampled_from(["auto", "cpu", "CPU", "nvme", "dynamic", "3", "false", "x"]),
+)
 KEYS = {
-    "deepspeed/ds_config.schema.json": ["train_batch_size", "gradient_clipping", "steps_per_print", "zero_optimization", "stage", "offload_param", "device", "ratio", "fp16", "enabled", "loss_scale", "bf16", "optimizer", "params", "compile", "gradient_clipp1ng"],
-    "wenet/train.schema.json": ["dataset_conf", "batch_conf", "batch_type", "batch_size", "filter_conf", "max_length", "accum_grad", "cmvn_conf", "is_json_cmvn", "encoder_conf", "grad_clipp"],
+    "deepspeed/ds_config.schema.json": [
+        "train_batch_size",
+        "gradient_clipping",
+        "steps_per_print",
+        "zero_optimization",
+        "stage",
+        "offload_param",
+        "device",
+        "ratio",
+        "fp16",
+        "enabled",
+        "loss_scale",
+        "bf16",
+        "optimizer",
+        "params",
+        "compile",
+        "gradient_clipp1ng",
+    ],
+    "wenet/train.schema.json": [
+        "dataset_conf",
+        "batch_conf",
+        "batch_type",
+        "batch_size",
+        "filter_conf",
+        "max_length",
+        "accum_grad",
+        "cmvn_conf",
+        "is_json_cmvn",
+        "encoder_conf",
+        "grad_clipp",
+    ],
 }
 
 
 def trees(keys: list[str]) -> st.SearchStrategy[Any]:
-    return st.recursive(LEAVES, lambda inner: st.dictionaries(st.sampled_from(keys), inner, max_size=4) | st.lists(inner, max_size=3), max_leaves=12)
+    return st.recursive(
+        LEAVES, lambda inner: st.dictionaries(st.sampled_from(keys), inner, max_size=4) | st.lists(inner, max_size=3), max_leaves=12
+    )
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
-@given(st.sampled_from(sorted(KEYS)).flatmap(lambda schema: st.tuples(st.just(schema), st.dictionaries(st.sampled_from(KEYS[schema]), trees(KEYS[schema]), max_size=5))))
+@given(
+    st.sampled_from(sorted(KEYS)).flatmap(
+        lambda schema: st.tuples(st.just(schema), st.dictionaries(st.sampled_from(KEYS[schema]), trees(KEYS[schema]), max_size=5))
+    )
+)
 def test_generated_verdicts_match_jsonschema(case: tuple[str, Any]) -> None:
     same_verdict(*case)

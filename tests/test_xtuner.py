@@ -31,7 +31,9 @@ env_cfg = dict(cudnn_benchmark=False, dist_cfg=dict(backend="nccl"{dist}))
 """
 
 
-def project(tmp_path: Path, command: str, name: str = "cfg.py", sp: int = 1, batch: int = 1, workers: int = 0, varlen: bool = False, dist: str = "") -> Path:
+def project(
+    tmp_path: Path, command: str, name: str = "cfg.py", sp: int = 1, batch: int = 1, workers: int = 0, varlen: bool = False, dist: str = ""
+) -> Path:
     (tmp_path / name).write_text(CONFIG.format(sp=sp, batch=batch, workers=workers, varlen=varlen, dist=dist))
     script = tmp_path / "train.sh"
     script.write_text("#!/bin/bash\n" + command + "\n")
@@ -51,14 +53,32 @@ def codes(found: list) -> list[str]:  # type: ignore[type-arg]
 
 MULTI = "NPROC_PER_NODE=8 NNODES=2 PORT=29600 ADDR=head NODE_RANK=0"
 CASES: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
-    "RL801": ({"command": "torchrun --nproc_per_node 8 xtuner/tools/train.py cfg.py --deepspeed deepspeed_zero2"}, {"command": "torchrun --nproc_per_node 8 xtuner/tools/train.py cfg.py --launcher pytorch"}),
-    "RL802": ({"command": "xtuner train cfg.py --launcher pytorch"}, {"command": "NPROC_PER_NODE=8 xtuner train cfg.py --launcher pytorch --deepspeed deepspeed_zero2"}),
-    "RL803": ({"command": "srun --nodes=2 --ntasks-per-node=8 xtuner train cfg.py --launcher=slurm"}, {"command": "srun --nodes=2 --ntasks-per-node=8 xtuner train cfg.py --launcher slurm"}),
+    "RL801": (
+        {"command": "torchrun --nproc_per_node 8 xtuner/tools/train.py cfg.py --deepspeed deepspeed_zero2"},
+        {"command": "torchrun --nproc_per_node 8 xtuner/tools/train.py cfg.py --launcher pytorch"},
+    ),
+    "RL802": (
+        {"command": "xtuner train cfg.py --launcher pytorch"},
+        {"command": "NPROC_PER_NODE=8 xtuner train cfg.py --launcher pytorch --deepspeed deepspeed_zero2"},
+    ),
+    "RL803": (
+        {"command": "srun --nodes=2 --ntasks-per-node=8 xtuner train cfg.py --launcher=slurm"},
+        {"command": "srun --nodes=2 --ntasks-per-node=8 xtuner train cfg.py --launcher slurm"},
+    ),
     "RL804": ({"command": "NPROC_PER_NODE=8 NNODES=2 NODE_RANK=0 xtuner train cfg.py"}, {"command": f"{MULTI} xtuner train cfg.py"}),
-    "RL805": ({"command": "XTUNER_DATASET_TIMEOUT=120 NPROC_PER_NODE=8 xtuner train cfg.py"}, {"command": "XTUNER_DATASET_TIMEOUT=120 NPROC_PER_NODE=8 xtuner train cfg.py", "dist": ", timeout=7200"}),
+    "RL805": (
+        {"command": "XTUNER_DATASET_TIMEOUT=120 NPROC_PER_NODE=8 xtuner train cfg.py"},
+        {"command": "XTUNER_DATASET_TIMEOUT=120 NPROC_PER_NODE=8 xtuner train cfg.py", "dist": ", timeout=7200"},
+    ),
     "RL806": ({"command": f"{MULTI} xtuner train cfg.py"}, {"command": f"HF_DATASETS_CACHE=/shared/hf {MULTI} xtuner train cfg.py"}),
-    "RL807": ({"command": "NPROC_PER_NODE=8 xtuner train cfg.py", "workers": 16}, {"command": "NPROC_PER_NODE=8 xtuner train cfg.py", "workers": 4}),
-    "RL808": ({"command": "NPROC_PER_NODE=8 xtuner train cfg.py", "sp": 4}, {"command": "NPROC_PER_NODE=8 xtuner train cfg.py --deepspeed deepspeed_zero2", "sp": 4}),
+    "RL807": (
+        {"command": "NPROC_PER_NODE=8 xtuner train cfg.py", "workers": 16},
+        {"command": "NPROC_PER_NODE=8 xtuner train cfg.py", "workers": 4},
+    ),
+    "RL808": (
+        {"command": "NPROC_PER_NODE=8 xtuner train cfg.py", "sp": 4},
+        {"command": "NPROC_PER_NODE=8 xtuner train cfg.py --deepspeed deepspeed_zero2", "sp": 4},
+    ),
     "RL809": ({"command": "NPROC_PER_NODE=8 xtuner train missing.py"}, {"command": "NPROC_PER_NODE=8 xtuner train cfg.py"}),
 }
 
@@ -76,7 +96,15 @@ def test_quiet(code: str, tmp_path: Path) -> None:
 
 
 def test_varlen_batch_and_gpu_name(tmp_path: Path) -> None:
-    found = lint(project(tmp_path, "NPROC_PER_NODE=4 xtuner train cfg_e1_gpu8.py --deepspeed deepspeed_zero2", name="cfg_e1_gpu8.py", varlen=True, batch=8))
+    found = lint(
+        project(
+            tmp_path,
+            "NPROC_PER_NODE=4 xtuner train cfg_e1_gpu8.py --deepspeed deepspeed_zero2",
+            name="cfg_e1_gpu8.py",
+            varlen=True,
+            batch=8,
+        )
+    )
     messages = [d.message for d in found if d.code == "RL808"]
     assert any("use_varlen_attn needs batch_size 1" in m for m in messages)
     assert any("named for 8 GPUs but the launch starts 4 processes" in m for m in messages)
@@ -93,8 +121,8 @@ def _blocks() -> list[tuple[str, str]]:
 def test_every_documented_command_parses_and_correct_ones_pass() -> None:
     blocks = _blocks()
     assert len(blocks) >= 66
+    profile = from_mapping(dict(HW), "p")
     for num, block in blocks:
-        profile = from_mapping(dict(HW), "p")
         result = engine.check([], lambda: profile, resolver=Resolver(isolated=True), command=block)
         if num == "60":  # commented out in the doc itself
             assert result.recipes == []
@@ -110,7 +138,11 @@ def test_every_documented_command_parses_and_correct_ones_pass() -> None:
 @pytest.mark.skipif(not COMMANDS.is_file(), reason="../shared/reference is not beside this checkout")
 @pytest.mark.parametrize("drop", ["PORT", "ADDR", "NODE_RANK"])
 def test_multinode_commands_without_port_or_addr_are_flagged(drop: str) -> None:
-    multi = [(num, block) for num, block in _blocks() if re.search(r"NNODES=(\d+)", block) and int(re.search(r"NNODES=(\d+)", block).group(1)) > 1 and num != "71"]  # type: ignore[union-attr]
+    multi = [
+        (num, block)
+        for num, block in _blocks()
+        if re.search(r"NNODES=(\d+)", block) and int(re.search(r"NNODES=(\d+)", block).group(1)) > 1 and num != "71"
+    ]  # type: ignore[union-attr]
     assert len(multi) >= 7
     for num, block in multi:
         broken = re.sub(rf"\b{drop}=\S+ ", "", block)
@@ -120,7 +152,9 @@ def test_multinode_commands_without_port_or_addr_are_flagged(drop: str) -> None:
 
 def test_config_is_never_executed(tmp_path: Path) -> None:
     marker = tmp_path / "pwned"
-    (tmp_path / "cfg.py").write_text(f'import os; os.system("touch {marker}")\n__import__("os").system("touch {marker}")\ndataloader_num_workers = 0\n')
+    (tmp_path / "cfg.py").write_text(
+        f'import os; os.system("touch {marker}")\n__import__("os").system("touch {marker}")\ndataloader_num_workers = 0\n'
+    )
     (tmp_path / "train.sh").write_text("NPROC_PER_NODE=8 xtuner train cfg.py\n")
     lint(tmp_path / "train.sh")
     lint(tmp_path / "cfg.py")
@@ -129,30 +163,43 @@ def test_config_is_never_executed(tmp_path: Path) -> None:
 
 def test_markdown_blocks_keep_their_line_numbers(tmp_path: Path) -> None:
     readme = tmp_path / "README.md"
-    readme.write_text("# Train\n\nOn two nodes:\n\n```bash\n$ NPROC_PER_NODE=8 NNODES=2 NODE_RANK=0 xtuner train cfg.py\n```\n\n```python\nx = 1\n```\n")
+    readme.write_text(
+        "# Train\n\nOn two nodes:\n\n```bash\n$ NPROC_PER_NODE=8 NNODES=2 NODE_RANK=0 xtuner train cfg.py\n```\n\n```python\nx = 1\n```\n"
+    )
     found = [d for d in lint(readme) if d.code == "RL804"]
     assert found and (found[0].span.path, found[0].span.line) == (readme, 6)
 
 
 def test_fix_appends_and_rewrites_launcher_and_touches_nothing_else(tmp_path: Path) -> None:
-    script = project(tmp_path, "# start all ranks\ntorchrun --nproc_per_node 8 \\\n  xtuner/tools/train.py cfg.py --deepspeed deepspeed_zero2  # zero2\nsrun --nodes=2 --ntasks-per-node=8 xtuner train cfg.py --launcher=slurm")
+    script = project(
+        tmp_path,
+        "# start all ranks\ntorchrun --nproc_per_node 8 \\\n  xtuner/tools/train.py cfg.py --deepspeed deepspeed_zero2  # zero2\nsrun --nodes=2 --ntasks-per-node=8 xtuner train cfg.py --launcher=slurm",
+    )
     before = script.read_bytes()
     profile = from_mapping(dict(HW), "p")
-    outcome = fix.fix_paths(lambda files: engine.check([script], lambda: profile, files, resolver=Resolver(isolated=True)).diagnostics, unsafe=False)
+    outcome = fix.fix_paths(
+        lambda files: engine.check([script], lambda: profile, files, resolver=Resolver(isolated=True)).diagnostics, unsafe=False
+    )
     after = outcome.changed[script]
-    assert after == before.replace(b"deepspeed_zero2  # zero2", b"deepspeed_zero2 --launcher pytorch  # zero2").replace(b"--launcher=slurm", b"--launcher slurm")
+    assert after == before.replace(b"deepspeed_zero2  # zero2", b"deepspeed_zero2 --launcher pytorch  # zero2").replace(
+        b"--launcher=slurm", b"--launcher slurm"
+    )
 
 
 def test_fix_raises_the_dist_timeout_in_the_config(tmp_path: Path) -> None:
     script = project(tmp_path, "XTUNER_DATASET_TIMEOUT=120 NPROC_PER_NODE=8 xtuner train cfg.py")
     profile = from_mapping(dict(HW), "p")
-    outcome = fix.fix_paths(lambda files: engine.check([script], lambda: profile, files, resolver=Resolver(isolated=True)).diagnostics, unsafe=False)
+    outcome = fix.fix_paths(
+        lambda files: engine.check([script], lambda: profile, files, resolver=Resolver(isolated=True)).diagnostics, unsafe=False
+    )
     config = tmp_path / "cfg.py"
     assert outcome.changed[config].decode().endswith('dist_cfg=dict(backend="nccl", timeout=7200))\n')
 
 
 def test_deepspeed_json_named_by_xtuner_is_checked_with_xtuner_filling_auto(tmp_path: Path) -> None:
-    (tmp_path / "ds.json").write_text('{"train_micro_batch_size_per_gpu": "auto", "gradient_accumulation_steps": "auto", "train_batch_size": "auto", "zero_optimization": {"stage": 2}}\n')
+    (tmp_path / "ds.json").write_text(
+        '{"train_micro_batch_size_per_gpu": "auto", "gradient_accumulation_steps": "auto", "train_batch_size": "auto", "zero_optimization": {"stage": 2}}\n'
+    )
     found = lint(project(tmp_path, "NPROC_PER_NODE=8 xtuner train cfg.py --deepspeed ds.json"))
     auto = [d.setting for d in found if d.code == "RL416"]
     assert auto == ["train_batch_size"]  # XTuner fills the micro batch and accumulation, not this one

@@ -55,7 +55,11 @@ def lenient(desc: str, props: dict[str, Any], **extra: Any) -> dict[str, Any]:
 
 
 def removed(desc: str, version: str, replaced: str | None = None) -> dict[str, Any]:
-    node: dict[str, Any] = {"description": f"{desc} Removed: DeepSpeed {version} rejects the key.", "deprecated": True, "x-removed-in": version}
+    node: dict[str, Any] = {
+        "description": f"{desc} Removed: DeepSpeed {version} rejects the key.",
+        "deprecated": True,
+        "x-removed-in": version,
+    }
     if replaced:
         node["x-replaced-by"] = replaced
     return node
@@ -65,17 +69,33 @@ def deprecated(desc: str, replaced: str, **extra: Any) -> dict[str, Any]:
     return {"description": f"Deprecated: {desc} Use {replaced}.", "deprecated": True, "x-replaced-by": replaced, **extra}
 
 
-DTYPE = {"enum": ["fp16", "bf16", "fp32", None], "description": "fp16, bf16 or fp32 (DeepSpeed accepts any case; recipelint asks for lower case)."}
+DTYPE = {
+    "enum": ["fp16", "bf16", "fp32", None],
+    "description": "fp16, bf16 or fp32 (DeepSpeed accepts any case; recipelint asks for lower case).",
+}
 
 offload_common = {
-    "device": {"enum": ["none", "cpu", "nvme"], "default": "none", "description": "Where to offload: none, cpu or nvme (lower case only; the docs' default 'cpu' is wrong, the code's is 'none')."},
+    "device": {
+        "enum": ["none", "cpu", "nvme"],
+        "default": "none",
+        "description": "Where to offload: none, cpu or nvme (lower case only; the docs' default 'cpu' is wrong, the code's is 'none').",
+    },
     "nvme_path": t(["string", "null"], "Directory on the NVMe device; required when device is nvme (not checked until zero.Init)."),
-    "pin_memory": b("Page-locked host buffers. Default true since 0.19.5 (false before).", True, **{"x-default-by-version": {"0.19.5": True, "0": False}}),
+    "pin_memory": b(
+        "Page-locked host buffers. Default true since 0.19.5 (false before).",
+        True,
+        **{"x-default-by-version": {"0.19.5": True, "0": False}},
+    ),
     "buffer_count": i("Number of buffers in the swap pool."),
 }
 offload_param = strict(
     "Offload parameters (ZeRO stage 3 only; silently ignored below stage 3).",
-    {**offload_common, "buffer_count": i("Buffers for parameter swapping.", 5), "buffer_size": i("Size of each buffer (elements).", 100000000), "max_in_cpu": i("Parameter elements kept in CPU memory with nvme offload.", 1000000000)},
+    {
+        **offload_common,
+        "buffer_count": i("Buffers for parameter swapping.", 5),
+        "buffer_size": i("Size of each buffer (elements).", 100000000),
+        "max_in_cpu": i("Parameter elements kept in CPU memory with nvme offload.", 1000000000),
+    },
 )
 offload_optimizer = strict(
     "Offload optimizer states (ZeRO stage 1, 2, 3; NVMe only with stage 3).",
@@ -94,23 +114,41 @@ offload_optimizer = strict(
 zero = strict(
     "ZeRO optimizer (pydantic, unknown keys rejected since 0.7.0). A bare boolean is the legacy form (true = stage 1).",
     {
-        "stage": {"anyOf": [{"enum": [0, 1, 2, 3]}, AUTO], "default": 0, "description": "0 (disabled), 1 (optimizer states), 2 (+ gradients), 3 (+ parameters).", "x-hf-fills": True},
+        "stage": {
+            "anyOf": [{"enum": [0, 1, 2, 3]}, AUTO],
+            "default": 0,
+            "description": "0 (disabled), 1 (optimizer states), 2 (+ gradients), 3 (+ parameters).",
+            "x-hf-fills": True,
+        },
         "contiguous_gradients": b("Copy gradients to a contiguous buffer.", True),
         "reduce_scatter": b("Reduce-scatter instead of all-reduce for gradients.", True),
         "reduce_bucket_size": t(["integer", "number"], "Elements reduced at a time (not bytes).", 500000000, auto=True),
         "use_multi_rank_bucket_allreduce": b("Multi-rank bucket all-reduce.", True),
         "allgather_partitions": b("All-gather instead of broadcast after the step.", True),
         "allgather_bucket_size": t(["integer", "number"], "Elements all-gathered at a time.", 500000000),
-        "overlap_comm": b("Overlap gradient reduction with backward. Default: true for stage 3, false otherwise (the docs say false).", None),
+        "overlap_comm": b(
+            "Overlap gradient reduction with backward. Default: true for stage 3, false otherwise (the docs say false).", None
+        ),
         "load_from_fp32_weights": b("Initialise fp32 master weights from the checkpoint's fp32 copy.", True),
         "elastic_checkpoint": b("Elastic checkpoint (unsupported with stage 3)."),
         "offload_param": {"anyOf": [offload_param, {"type": "null"}], "description": offload_param["description"]},
         "offload_optimizer": {"anyOf": [offload_optimizer, {"type": "null"}], "description": offload_optimizer["description"]},
         "zenflow": {"type": ["object", "null"], "description": "ZenFlow configuration."},
-        "sub_group_size": t(["integer", "number"], "Parameter elements per optimizer sub-group. Default 1e9 (the docs say 1e12).", 1000000000),
-        "stage3_prefetch_bucket_size": t(["integer", "number"], "Elements prefetched ahead (alias prefetch_bucket_size). Default 5e7 (the docs say 5e8).", 50000000, auto=True),
-        "prefetch_bucket_size": t(["integer", "number"], "Alias of stage3_prefetch_bucket_size (Hugging Face fills only the stage3_ name)."),
-        "stage3_param_persistence_threshold": t(["integer", "number"], "Parameters smaller than this are not partitioned.", 100000, auto=True),
+        "sub_group_size": t(
+            ["integer", "number"], "Parameter elements per optimizer sub-group. Default 1e9 (the docs say 1e12).", 1000000000
+        ),
+        "stage3_prefetch_bucket_size": t(
+            ["integer", "number"],
+            "Elements prefetched ahead (alias prefetch_bucket_size). Default 5e7 (the docs say 5e8).",
+            50000000,
+            auto=True,
+        ),
+        "prefetch_bucket_size": t(
+            ["integer", "number"], "Alias of stage3_prefetch_bucket_size (Hugging Face fills only the stage3_ name)."
+        ),
+        "stage3_param_persistence_threshold": t(
+            ["integer", "number"], "Parameters smaller than this are not partitioned.", 100000, auto=True
+        ),
         "param_persistence_threshold": t(["integer", "number"], "Alias of stage3_param_persistence_threshold."),
         "stage3_model_persistence_threshold": t(["integer", "number"], "Upper bound on unpartitioned parameters."),
         "model_persistence_threshold": t(["integer", "number"], "Alias of stage3_model_persistence_threshold."),
@@ -118,7 +156,12 @@ zero = strict(
         "max_live_parameters": t(["integer", "number"], "Alias of stage3_max_live_parameters."),
         "stage3_max_reuse_distance": t(["integer", "number"], "Keep a parameter if reused within this many parameters.", 1000000000),
         "max_reuse_distance": t(["integer", "number"], "Alias of stage3_max_reuse_distance."),
-        "stage3_gather_16bit_weights_on_model_save": {"anyOf": [{"type": "boolean"}, AUTO], "default": False, "description": "Gather 16-bit weights when saving (alias gather_16bit_weights_on_model_save).", "x-hf-fills": True},
+        "stage3_gather_16bit_weights_on_model_save": {
+            "anyOf": [{"type": "boolean"}, AUTO],
+            "default": False,
+            "description": "Gather 16-bit weights when saving (alias gather_16bit_weights_on_model_save).",
+            "x-hf-fills": True,
+        },
         "gather_16bit_weights_on_model_save": b("Alias of stage3_gather_16bit_weights_on_model_save."),
         "stage3_module_granularity_threshold": i("Module granularity threshold (since 0.16.0).", 0),
         "module_granularity_threshold": i("Alias of stage3_module_granularity_threshold."),
@@ -140,10 +183,23 @@ zero = strict(
         "log_trace_cache_warnings": b("Log trace cache warnings."),
         "enable_sanity_checks": b("Sanity checks."),
         "save_muon_momentum_buffer_in_memory": b("Keep the Muon momentum buffer in memory."),
-        "leaf_module": strict("ZeRO-3 leaf modules.", {"classes": {"type": "array", "items": {"type": "string"}}, "names": {"type": "array", "items": {"type": "string"}}, "name_suffixes": {"type": "array", "items": {"type": "string"}}}),
-        "cpu_offload": deprecated("offloads optimizer states to CPU (warning 'Config parameter cpu_offload is deprecated use offload_optimizer instead').", 'offload_optimizer: {"device": "cpu"}', type="boolean"),
+        "leaf_module": strict(
+            "ZeRO-3 leaf modules.",
+            {
+                "classes": {"type": "array", "items": {"type": "string"}},
+                "names": {"type": "array", "items": {"type": "string"}},
+                "name_suffixes": {"type": "array", "items": {"type": "string"}},
+            },
+        ),
+        "cpu_offload": deprecated(
+            "offloads optimizer states to CPU (warning 'Config parameter cpu_offload is deprecated use offload_optimizer instead').",
+            'offload_optimizer: {"device": "cpu"}',
+            type="boolean",
+        ),
         "cpu_offload_param": deprecated("offloads parameters to CPU.", 'offload_param: {"device": "cpu"}', type="boolean"),
-        "cpu_offload_use_pin_memory": deprecated("warning only; the value is not applied.", "offload_optimizer.pin_memory / offload_param.pin_memory", type="boolean"),
+        "cpu_offload_use_pin_memory": deprecated(
+            "warning only; the value is not applied.", "offload_optimizer.pin_memory / offload_param.pin_memory", type="boolean"
+        ),
         "stage3_gather_fp16_weights_on_model_save": deprecated("old name.", "stage3_gather_16bit_weights_on_model_save", type="boolean"),
     },
 )
@@ -151,7 +207,12 @@ zero = strict(
 precision_fp16 = strict(
     "fp16 mixed precision (pydantic since 0.17.1: unknown keys rejected; read with dict.get before).",
     {
-        "enabled": {"anyOf": [{"type": "boolean"}, AUTO], "default": False, "description": "Enable fp16 (needs compute capability 7.0+).", "x-hf-fills": True},
+        "enabled": {
+            "anyOf": [{"type": "boolean"}, AUTO],
+            "default": False,
+            "description": "Enable fp16 (needs compute capability 7.0+).",
+            "x-hf-fills": True,
+        },
         "auto_cast": b("Cast inputs to fp16."),
         "loss_scale": n("0 = dynamic loss scaling, else a fixed scale; must be finite and >= 0.", 0, minimum=0),
         "initial_scale_power": i("Initial dynamic scale 2**p.", 16),
@@ -166,9 +227,18 @@ precision_fp16 = strict(
 precision_bf16 = strict(
     "bf16 mixed precision (pydantic since 0.17.1). Needs compute capability 8.0+ (Ampere).",
     {
-        "enabled": {"anyOf": [{"type": "boolean"}, AUTO], "default": False, "description": "Enable bf16 (compute capability 8.0+).", "x-hf-fills": True},
+        "enabled": {
+            "anyOf": [{"type": "boolean"}, AUTO],
+            "default": False,
+            "description": "Enable bf16 (compute capability 8.0+).",
+            "x-hf-fills": True,
+        },
         "immediate_grad_update": b("Apply gradients immediately.", False),
-        "check_grad_overflow": b("Check gradients for overflow. Default true since 0.19.3 (false 0.17.1-0.19.2).", True, **{"x-default-by-version": {"0.19.3": True, "0.17.1": False}}),
+        "check_grad_overflow": b(
+            "Check gradients for overflow. Default true since 0.19.3 (false 0.17.1-0.19.2).",
+            True,
+            **{"x-default-by-version": {"0.19.3": True, "0.17.1": False}},
+        ),
         "bf16_master_weights_and_grads": b("bf16 master weights (ZeRO 1/2/3)."),
         "bf16_optimizer_states": b("bf16 optimizer states (needs bf16_master_weights_and_grads)."),
     },
@@ -177,19 +247,45 @@ precision_bf16 = strict(
 
 
 def monitor(desc: str, extra: dict[str, Any] | None = None) -> dict[str, Any]:
-    return strict(desc, {"enabled": b("Enable."), "output_path": s("Output folder.", ""), "job_name": s("Job name.", "DeepSpeedJobName"), **(extra or {})})
+    return strict(
+        desc,
+        {"enabled": b("Enable."), "output_path": s("Output folder.", ""), "job_name": s("Job name.", "DeepSpeedJobName"), **(extra or {})},
+    )
 
 
 OPT_TYPES = "adam, adamw, lamb, onebitadam, zerooneadam, onebitlamb, adagrad, muadam, muadamw, musgd, lion, muon (any case), or a torch.optim class name (case-sensitive)"
 SCHED_TYPES = ["LRRangeTest", "OneCycle", "WarmupLR", "WarmupDecayLR", "WarmupCosineLR"]
 
 properties: dict[str, Any] = {
-    "train_batch_size": {"anyOf": [{"type": "integer", "minimum": 1}, AUTO], "description": "Global batch: train_micro_batch_size_per_gpu x gradient_accumulation_steps x data-parallel size.", "x-hf-fills": True},
-    "train_micro_batch_size_per_gpu": {"anyOf": [{"type": "integer", "minimum": 1}, AUTO], "description": "Samples per GPU per step.", "x-hf-fills": True},
-    "gradient_accumulation_steps": {"anyOf": [{"type": "integer", "minimum": 1}, AUTO], "description": "Micro steps per optimizer step (derived as 1 when absent).", "x-hf-fills": True},
+    "train_batch_size": {
+        "anyOf": [{"type": "integer", "minimum": 1}, AUTO],
+        "description": "Global batch: train_micro_batch_size_per_gpu x gradient_accumulation_steps x data-parallel size.",
+        "x-hf-fills": True,
+    },
+    "train_micro_batch_size_per_gpu": {
+        "anyOf": [{"type": "integer", "minimum": 1}, AUTO],
+        "description": "Samples per GPU per step.",
+        "x-hf-fills": True,
+    },
+    "gradient_accumulation_steps": {
+        "anyOf": [{"type": "integer", "minimum": 1}, AUTO],
+        "description": "Micro steps per optimizer step (derived as 1 when absent).",
+        "x-hf-fills": True,
+    },
     "managed_gradient_accumulation": b("Managed gradient accumulation (since 0.19.4).", True),
-    "gradient_clipping": {"anyOf": [{"type": "number", "minimum": 0}, AUTO], "default": 1.0, "description": "Gradient norm clipping; 0 disables. Default 1.0 since 0.19.3 (0.0 before).", "x-hf-fills": True, "x-default-by-version": {"0.19.3": 1.0, "0": 0.0}},
-    "steps_per_print": {"type": ["integer", "null"], "minimum": 1, "description": "Progress report every N steps; 0 divides by zero. Default None since 0.15.2 (10 before; the docs still say 10).", "x-default-by-version": {"0.15.2": None, "0": 10}},
+    "gradient_clipping": {
+        "anyOf": [{"type": "number", "minimum": 0}, AUTO],
+        "default": 1.0,
+        "description": "Gradient norm clipping; 0 disables. Default 1.0 since 0.19.3 (0.0 before).",
+        "x-hf-fills": True,
+        "x-default-by-version": {"0.19.3": 1.0, "0": 0.0},
+    },
+    "steps_per_print": {
+        "type": ["integer", "null"],
+        "minimum": 1,
+        "description": "Progress report every N steps; 0 divides by zero. Default None since 0.15.2 (10 before; the docs still say 10).",
+        "x-default-by-version": {"0.15.2": None, "0": 10},
+    },
     "wall_clock_breakdown": b("Time forward/backward/step."),
     "memory_breakdown": b("Report memory use."),
     "dump_state": b("Print the engine state after init."),
@@ -197,7 +293,11 @@ properties: dict[str, Any] = {
     "sparse_gradients": removed("Sparse gradient compression for embeddings.", "0.19.8"),
     "prescale_gradients": b("Scale gradients before all-reduce."),
     "gradient_predivide_factor": n("Divide gradients by this before all-reduce.", 1.0),
-    "gradient_allreduce_op": {"enum": ["mean", "sum", "MEAN", "SUM"], "default": "mean", "description": "Gradient all-reduce operation (after 0.19.5)."},
+    "gradient_allreduce_op": {
+        "enum": ["mean", "sum", "MEAN", "SUM"],
+        "default": "mean",
+        "description": "Gradient all-reduce operation (after 0.19.5).",
+    },
     "communication_data_type": DTYPE,
     "seq_parallel_communication_data_type": DTYPE,
     "zero_allow_untested_optimizer": b("Allow a client optimizer ZeRO has not been tested with."),
@@ -213,13 +313,36 @@ properties: dict[str, Any] = {
     "bf16": precision_bf16,
     "bfloat16": {**precision_bf16, "description": "Legacy alias of bf16, used only when bf16 is absent."},
     "amp": removed("NVIDIA Apex AMP.", "0.19.8", "fp16, bf16 or torch_autocast"),
-    "torch_autocast": lenient("torch.autocast (since 0.17.2).", {"enabled": b("Enable."), "dtype": {"enum": ["fp16", "float16", "half", "torch.float16", "bf16", "bfloat16", "torch.bfloat16", "fp32", "float", "float32"], "description": "Autocast dtype."}, "lower_precision_safe_modules": {"type": "array", "items": {"type": "string"}, "description": "Module classes safe in lower precision."}}),
+    "torch_autocast": lenient(
+        "torch.autocast (since 0.17.2).",
+        {
+            "enabled": b("Enable."),
+            "dtype": {
+                "enum": ["fp16", "float16", "half", "torch.float16", "bf16", "bfloat16", "torch.bfloat16", "fp32", "float", "float32"],
+                "description": "Autocast dtype.",
+            },
+            "lower_precision_safe_modules": {
+                "type": "array",
+                "items": {"type": "string"},
+                "description": "Module classes safe in lower precision.",
+            },
+        },
+    ),
     "data_types": lenient("Data types.", {"grad_accum_dtype": DTYPE, "param_dtype": DTYPE, "buffer_dtype": DTYPE}),
     "optimizer": lenient(
         "Optimizer (read with dict.get; params go to the constructor, where unknown names raise TypeError).",
         {
             "type": s(f"Optimizer: {OPT_TYPES}."),
-            "params": {"type": "object", "description": "Constructor arguments (lr, betas, eps, weight_decay; adam_w_mode defaults to true). max_grad_norm is rejected: use gradient_clipping.", "properties": {"lr": {"anyOf": [{"type": "number"}, AUTO], "x-hf-fills": True}, "betas": {"anyOf": [{"type": "array"}, AUTO], "x-hf-fills": True}, "eps": {"anyOf": [{"type": "number"}, AUTO], "x-hf-fills": True}, "weight_decay": {"anyOf": [{"type": "number"}, AUTO], "x-hf-fills": True}}},
+            "params": {
+                "type": "object",
+                "description": "Constructor arguments (lr, betas, eps, weight_decay; adam_w_mode defaults to true). max_grad_norm is rejected: use gradient_clipping.",
+                "properties": {
+                    "lr": {"anyOf": [{"type": "number"}, AUTO], "x-hf-fills": True},
+                    "betas": {"anyOf": [{"type": "array"}, AUTO], "x-hf-fills": True},
+                    "eps": {"anyOf": [{"type": "number"}, AUTO], "x-hf-fills": True},
+                    "weight_decay": {"anyOf": [{"type": "number"}, AUTO], "x-hf-fills": True},
+                },
+            },
             "legacy_fusion": b("Legacy fused optimizer."),
         },
     ),
@@ -227,23 +350,151 @@ properties: dict[str, Any] = {
         "Learning-rate scheduler (read with dict.get; params go to the constructor).",
         {
             "type": s(f"One of {', '.join(SCHED_TYPES)} (case-sensitive), or a torch.optim.lr_scheduler class."),
-            "params": {"type": "object", "description": "Constructor arguments.", "properties": {k: {"anyOf": [{"type": "number"}, AUTO], "x-hf-fills": True} for k in ("warmup_min_lr", "warmup_max_lr", "warmup_num_steps", "total_num_steps")}},
+            "params": {
+                "type": "object",
+                "description": "Constructor arguments.",
+                "properties": {
+                    k: {"anyOf": [{"type": "number"}, AUTO], "x-hf-fills": True}
+                    for k in ("warmup_min_lr", "warmup_max_lr", "warmup_num_steps", "total_num_steps")
+                },
+            },
         },
     ),
     "zero_optimization": {"anyOf": [zero, {"type": "boolean"}], "description": zero["description"]},
-    "activation_checkpointing": lenient("Activation checkpointing.", {"partition_activations": b("Partition activations across model-parallel GPUs."), "contiguous_memory_optimization": b("Contiguous checkpoint buffers."), "cpu_checkpointing": b("Checkpoint to CPU."), "number_checkpoints": t(["integer", "null"], "Number of checkpoints."), "synchronize_checkpoint_boundary": b("Synchronize at boundaries."), "profile": b("Profile.")}),
-    "flops_profiler": lenient("FLOPS profiler.", {"enabled": b("Enable."), "recompute_fwd_factor": n("Recompute factor.", 0.0), "profile_step": i("Step to profile.", 1), "module_depth": i("Depth.", -1, minimum=None), "top_modules": i("Top modules (default 1; the docs say 3).", 1), "detailed": b("Detailed.", True), "output_file": t(["string", "null"], "Output file.")}),
-    "comms_logger": strict("Communication logger (pydantic).", {"enabled": b("Enable."), "verbose": b("Verbose."), "prof_all": b("Profile all ops.", True), "debug": b("Debug."), "prof_ops": {"type": "array", "items": {"type": "string"}, "description": "Ops to profile."}}),
+    "activation_checkpointing": lenient(
+        "Activation checkpointing.",
+        {
+            "partition_activations": b("Partition activations across model-parallel GPUs."),
+            "contiguous_memory_optimization": b("Contiguous checkpoint buffers."),
+            "cpu_checkpointing": b("Checkpoint to CPU."),
+            "number_checkpoints": t(["integer", "null"], "Number of checkpoints."),
+            "synchronize_checkpoint_boundary": b("Synchronize at boundaries."),
+            "profile": b("Profile."),
+        },
+    ),
+    "flops_profiler": lenient(
+        "FLOPS profiler.",
+        {
+            "enabled": b("Enable."),
+            "recompute_fwd_factor": n("Recompute factor.", 0.0),
+            "profile_step": i("Step to profile.", 1),
+            "module_depth": i("Depth.", -1, minimum=None),
+            "top_modules": i("Top modules (default 1; the docs say 3).", 1),
+            "detailed": b("Detailed.", True),
+            "output_file": t(["string", "null"], "Output file."),
+        },
+    ),
+    "comms_logger": strict(
+        "Communication logger (pydantic).",
+        {
+            "enabled": b("Enable."),
+            "verbose": b("Verbose."),
+            "prof_all": b("Profile all ops.", True),
+            "debug": b("Debug."),
+            "prof_ops": {"type": "array", "items": {"type": "string"}, "description": "Ops to profile."},
+        },
+    ),
     "tensorboard": monitor("TensorBoard monitor (pydantic since 0.8.1)."),
     "csv_monitor": monitor("CSV monitor (pydantic since 0.8.1)."),
-    "wandb": strict("Weights & Biases monitor (pydantic).", {"enabled": b("Enable."), "group": t(["string", "null"], "Group."), "team": t(["string", "null"], "Team."), "project": s("Project.", "deepspeed")}),
-    "comet": strict("Comet monitor (pydantic).", {k: {"description": k} for k in ("enabled", "samples_log_interval", "project", "workspace", "api_key", "experiment_name", "experiment_key", "online", "mode")}),
-    "aio": lenient("Async I/O for NVMe offload (top level).", {"block_size": i("Block size.", 1048576), "queue_depth": i("Queue depth.", 8), "intra_op_parallelism": i("Parallelism (was thread_count before 0.16.4; the old key is ignored).", 1), "thread_count": deprecated("renamed in 0.16.4; now ignored.", "aio.intra_op_parallelism"), "single_submit": b("Single submit."), "overlap_events": b("Overlap events.", True), "use_gds": b("GPUDirect Storage.")}),
-    "checkpoint": lenient("Checkpointing.", {"tag_validation": {"enum": ["Warn", "Ignore", "Fail", "warn", "ignore", "fail", "WARN", "IGNORE", "FAIL"], "default": "Warn", "description": "Tag validation."}, "load_universal": b("Load a universal checkpoint."), "use_node_local_storage": b("Node-local storage."), "parallel_write": {"type": "object"}, "checkpoint_serialization": b("Serialization.", True), "writer": {"type": "object"}}),
-    "pipeline": lenient("Pipeline parallelism.", {"stages": {"description": "Stages or 'auto'.", "default": "auto"}, "partition": s("Partition method.", "best"), "seed_layers": b("Seed layers."), "activation_checkpoint_interval": i("Interval.", 0), "pipe_partitioned": b("Partitioned pipe.", True), "grad_partitioned": b("Partitioned gradients.", True), "use_reentrant": b("Reentrant checkpointing.", True)}),
+    "wandb": strict(
+        "Weights & Biases monitor (pydantic).",
+        {
+            "enabled": b("Enable."),
+            "group": t(["string", "null"], "Group."),
+            "team": t(["string", "null"], "Team."),
+            "project": s("Project.", "deepspeed"),
+        },
+    ),
+    "comet": strict(
+        "Comet monitor (pydantic).",
+        {
+            k: {"description": k}
+            for k in (
+                "enabled",
+                "samples_log_interval",
+                "project",
+                "workspace",
+                "api_key",
+                "experiment_name",
+                "experiment_key",
+                "online",
+                "mode",
+            )
+        },
+    ),
+    "aio": lenient(
+        "Async I/O for NVMe offload (top level).",
+        {
+            "block_size": i("Block size.", 1048576),
+            "queue_depth": i("Queue depth.", 8),
+            "intra_op_parallelism": i("Parallelism (was thread_count before 0.16.4; the old key is ignored).", 1),
+            "thread_count": deprecated("renamed in 0.16.4; now ignored.", "aio.intra_op_parallelism"),
+            "single_submit": b("Single submit."),
+            "overlap_events": b("Overlap events.", True),
+            "use_gds": b("GPUDirect Storage."),
+        },
+    ),
+    "checkpoint": lenient(
+        "Checkpointing.",
+        {
+            "tag_validation": {
+                "enum": ["Warn", "Ignore", "Fail", "warn", "ignore", "fail", "WARN", "IGNORE", "FAIL"],
+                "default": "Warn",
+                "description": "Tag validation.",
+            },
+            "load_universal": b("Load a universal checkpoint."),
+            "use_node_local_storage": b("Node-local storage."),
+            "parallel_write": {"type": "object"},
+            "checkpoint_serialization": b("Serialization.", True),
+            "writer": {"type": "object"},
+        },
+    ),
+    "pipeline": lenient(
+        "Pipeline parallelism.",
+        {
+            "stages": {"description": "Stages or 'auto'.", "default": "auto"},
+            "partition": s("Partition method.", "best"),
+            "seed_layers": b("Seed layers."),
+            "activation_checkpoint_interval": i("Interval.", 0),
+            "pipe_partitioned": b("Partitioned pipe.", True),
+            "grad_partitioned": b("Partitioned gradients.", True),
+            "use_reentrant": b("Reentrant checkpointing.", True),
+        },
+    ),
     "elasticity": removed("Elastic training.", "0.19.8", "train_batch_size / train_micro_batch_size_per_gpu / gradient_accumulation_steps"),
-    "autotuning": lenient("Autotuning.", {k: {"description": k} for k in ("enabled", "fast", "results_dir", "exps_dir", "overwrite", "metric", "start_profile_step", "end_profile_step", "metric_path", "tuner_type", "tuner_early_stopping", "tuner_num_trials", "arg_mappings", "model_info", "model_info_path", "mp_size", "max_train_batch_size", "min_train_batch_size", "max_train_micro_batch_size_per_gpu", "min_train_micro_batch_size_per_gpu", "num_tuning_micro_batch_sizes")}),
-    "data_efficiency": lenient("Data efficiency (curriculum learning, random-LTD).", {"enabled": b("Enable."), "seed": i("Seed.", 1234), "data_sampling": {"type": "object"}, "data_routing": {"type": "object"}}),
+    "autotuning": lenient(
+        "Autotuning.",
+        {
+            k: {"description": k}
+            for k in (
+                "enabled",
+                "fast",
+                "results_dir",
+                "exps_dir",
+                "overwrite",
+                "metric",
+                "start_profile_step",
+                "end_profile_step",
+                "metric_path",
+                "tuner_type",
+                "tuner_early_stopping",
+                "tuner_num_trials",
+                "arg_mappings",
+                "model_info",
+                "model_info_path",
+                "mp_size",
+                "max_train_batch_size",
+                "min_train_batch_size",
+                "max_train_micro_batch_size_per_gpu",
+                "min_train_micro_batch_size_per_gpu",
+                "num_tuning_micro_batch_sizes",
+            )
+        },
+    ),
+    "data_efficiency": lenient(
+        "Data efficiency (curriculum learning, random-LTD).",
+        {"enabled": b("Enable."), "seed": i("Seed.", 1234), "data_sampling": {"type": "object"}, "data_routing": {"type": "object"}},
+    ),
     "curriculum_learning": removed("Legacy top-level curriculum learning.", "0.19.8", "data_efficiency.data_sampling.curriculum_learning"),
     "compression_training": removed("Compression library (quantization, pruning, layer reduction).", "0.19.7"),
     "sparse_attention": removed("Sparse attention.", "0.19.7"),
@@ -251,10 +502,55 @@ properties: dict[str, Any] = {
     "quantize_training": removed("Mixture-of-Quantization (MoQ).", "0.19.7"),
     "eigenvalue": removed("Eigenvalue-based MoQ.", "0.19.8"),
     "nebula": removed("Nebula checkpointing.", "0.19.7"),
-    "compile": strict("DeepCompile (pydantic).", {k: {"description": k} for k in ("deepcompile", "autoep_non_moe", "free_activation", "free_activation_threshold", "offload_activation", "offload_activation_pin_memory", "offload_opt_states", "double_buffer", "symmetric_memory", "debug_log", "offload_parameters", "sync_before_reduce", "sync_after_reduce", "sync_before_allgather", "sync_after_allgather", "keep_int_input_tensors", "keep_all_input_tensors", "passes")}),
-    "timers": lenient("Timers.", {"throughput": strict("Throughput timer (pydantic).", {"enabled": b("Enable.", True), "synchronized": b("Synchronized.", True)})}),
-    "tensor_parallel": strict("Tensor parallelism (pydantic).", {k: {"description": k} for k in ("autotp_size", "tp_overlap_comm", "tp", "partition_config", "preset_model", "dtype")}),
-    "hybrid_engine": strict("Hybrid engine (pydantic).", {k: {"description": k} for k in ("enabled", "max_out_tokens", "inference_tp_size", "release_inference_cache", "pin_parameters", "tp_gather_partition_size", "enable_cuda_graph")}),
+    "compile": strict(
+        "DeepCompile (pydantic).",
+        {
+            k: {"description": k}
+            for k in (
+                "deepcompile",
+                "autoep_non_moe",
+                "free_activation",
+                "free_activation_threshold",
+                "offload_activation",
+                "offload_activation_pin_memory",
+                "offload_opt_states",
+                "double_buffer",
+                "symmetric_memory",
+                "debug_log",
+                "offload_parameters",
+                "sync_before_reduce",
+                "sync_after_reduce",
+                "sync_before_allgather",
+                "sync_after_allgather",
+                "keep_int_input_tensors",
+                "keep_all_input_tensors",
+                "passes",
+            )
+        },
+    ),
+    "timers": lenient(
+        "Timers.",
+        {"throughput": strict("Throughput timer (pydantic).", {"enabled": b("Enable.", True), "synchronized": b("Synchronized.", True)})},
+    ),
+    "tensor_parallel": strict(
+        "Tensor parallelism (pydantic).",
+        {k: {"description": k} for k in ("autotp_size", "tp_overlap_comm", "tp", "partition_config", "preset_model", "dtype")},
+    ),
+    "hybrid_engine": strict(
+        "Hybrid engine (pydantic).",
+        {
+            k: {"description": k}
+            for k in (
+                "enabled",
+                "max_out_tokens",
+                "inference_tp_size",
+                "release_inference_cache",
+                "pin_parameters",
+                "tp_gather_partition_size",
+                "enable_cuda_graph",
+            )
+        },
+    ),
     "weight_quantization": {"type": "object", "description": "Inference weight quantization."},
     "expert_parallel": {"type": "object", "description": "AutoEP expert parallelism (own parser)."},
     "datastates": {"type": "object", "description": "DataStates checkpointing."},
@@ -268,7 +564,12 @@ schema = {
     "type": "object",
     "properties": properties,
     "x-lenient": True,
-    "$defs": {"auto": {"const": "auto", "description": "Filled in by Hugging Face transformers, Accelerate or XTuner at launch; plain DeepSpeed does not resolve it."}},
+    "$defs": {
+        "auto": {
+            "const": "auto",
+            "description": "Filled in by Hugging Face transformers, Accelerate or XTuner at launch; plain DeepSpeed does not resolve it.",
+        }
+    },
 }
 
 if __name__ == "__main__":

@@ -188,7 +188,10 @@ def probe_gpus(nvml: Any = None) -> dict[str, Fact]:
     started = time.perf_counter()
 
     def unknown(reason: str) -> dict[str, Fact]:
-        return {key: Fact(None, "nvml", reason) for key in ("gpus", "gpu_model", "gpu_memory_gib", "gpu_compute_capability", "gpu_driver", "nvlink")}
+        return {
+            key: Fact(None, "nvml", reason)
+            for key in ("gpus", "gpu_model", "gpu_memory_gib", "gpu_compute_capability", "gpu_driver", "nvlink")
+        }
 
     if nvml is None:
         try:

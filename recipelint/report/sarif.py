@@ -52,7 +52,9 @@ def render(diagnostics: list[Diagnostic]) -> str:
         if d.fix is not None:
             changes: dict[Path, list[dict[str, Any]]] = {}
             for edit in d.fix.edits:
-                changes.setdefault(edit.span.path, []).append({"deletedRegion": _region(edit.span), "insertedContent": {"text": edit.content}})
+                changes.setdefault(edit.span.path, []).append(
+                    {"deletedRegion": _region(edit.span), "insertedContent": {"text": edit.content}}
+                )
             result["fixes"] = [
                 {
                     "description": {"text": f"{d.fix.title} ({d.fix.applicability.value})"},
@@ -65,7 +67,14 @@ def render(diagnostics: list[Diagnostic]) -> str:
         "version": "2.1.0",
         "runs": [
             {
-                "tool": {"driver": {"name": "recipelint", "version": __version__, "informationUri": "https://github.com/recipelint/recipelint", "rules": descriptors}},
+                "tool": {
+                    "driver": {
+                        "name": "recipelint",
+                        "version": __version__,
+                        "informationUri": "https://github.com/recipelint/recipelint",
+                        "rules": descriptors,
+                    }
+                },
                 "results": results,
             }
         ],

@@ -10,7 +10,17 @@ from recipelint.sources.tree import Node
 
 SCHEMA = "deepspeed/ds_config.schema.json"
 # Keys only a DeepSpeed config has at its top level.
-_SIGNATURE = {"train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps", "zero_optimization", "steps_per_print", "gradient_clipping", "zero_allow_untested_optimizer", "fp16", "bf16"}
+_SIGNATURE = {
+    "train_batch_size",
+    "train_micro_batch_size_per_gpu",
+    "gradient_accumulation_steps",
+    "zero_optimization",
+    "steps_per_print",
+    "gradient_clipping",
+    "zero_allow_untested_optimizer",
+    "fp16",
+    "bf16",
+}
 
 # Keys Accelerate's DeepSpeedPlugin fills when they say "auto" (accelerate utils/dataclasses.py).
 ACCELERATE_FILLS = {

@@ -15,7 +15,15 @@ from typing import Any
 from recipelint.sources.files import SourceError
 from recipelint.span import SourceText, Span
 
-_BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow}
+_BINOPS = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
+    ast.Pow: operator.pow,
+}
 UNKNOWN = object()  # a value only the run time knows (a function call, an import)
 
 
@@ -109,7 +117,7 @@ class _Reader:
             return PyValue(UNKNOWN, span)
         if isinstance(node, ast.Dict):
             out = {}
-            for key, value in zip(node.keys, node.values):
+            for key, value in zip(node.keys, node.values, strict=True):
                 if isinstance(key, ast.Constant) and isinstance(key.value, str):
                     out[key.value] = self.evaluate(value)
             return PyValue(out, span)
@@ -141,7 +149,9 @@ class _Reader:
                 current = self.config.names.get(name)
                 right = self.evaluate(statement.value)
                 span = self.span(statement)
-                if current is not None and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (current.value, right.value)):
+                if current is not None and all(
+                    isinstance(v, (int, float)) and not isinstance(v, bool) for v in (current.value, right.value)
+                ):
                     self.config.names[name] = PyValue(_BINOPS[type(statement.op)](current.value, right.value), span)
                 else:
                     self.config.names[name] = PyValue(UNKNOWN, span)

@@ -87,7 +87,23 @@ REMOVED_FLAGS = {
 }
 
 TRAIN_SCRIPT = re.compile(r"(^|/)wenet/bin/train\.py$")
-_TORCHRUN_FLAGS = {"nnodes", "nproc_per_node", "nproc-per-node", "rdzv_endpoint", "rdzv-endpoint", "master_addr", "master-addr", "master_port", "master-port", "node_rank", "node-rank", "rdzv_id", "rdzv-id", "rdzv_backend", "rdzv-backend"}
+_TORCHRUN_FLAGS = {
+    "nnodes",
+    "nproc_per_node",
+    "nproc-per-node",
+    "rdzv_endpoint",
+    "rdzv-endpoint",
+    "master_addr",
+    "master-addr",
+    "master_port",
+    "master-port",
+    "node_rank",
+    "node-rank",
+    "rdzv_id",
+    "rdzv-id",
+    "rdzv_backend",
+    "rdzv-backend",
+}
 _TORCHRUN_SWITCHES = {"standalone", "no_python", "no-python", "module", "m", "use_env", "use-env"}
 
 
@@ -280,7 +296,9 @@ def _nodes_for_python(script: ShellScript, launch: Launch) -> None:
         return
     assignment = script.assignment("num_nodes", before=launch.command.span.start)
     if assignment is not None:
-        launch.nnodes = Setting("num_nodes", _to_value(assignment.value.value), True, assignment.value.span, assignment.value.edit_span, "num_nodes")
+        launch.nnodes = Setting(
+            "num_nodes", _to_value(assignment.value.value), True, assignment.value.span, assignment.value.edit_span, "num_nodes"
+        )
 
 
 def load_recipe(script_path: Path, files: FileCache, script: ShellScript | None = None) -> Recipe:

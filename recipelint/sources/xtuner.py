@@ -22,7 +22,19 @@ from recipelint.sources.wenet import _parse_launcher, setting_from_word
 TRAIN_PY = re.compile(r"(^|/)xtuner/tools/train\.py$")
 TRAIN_V1 = re.compile(r"(^|/)xtuner/v1/train/cli/\w+\.py$")  # XTuner v1: no --launcher, no mmengine config
 # Environment variables the CLI reads (entry_point.py) and others the rules look at.
-ENV = ("NPROC_PER_NODE", "NNODES", "NODE_RANK", "ADDR", "PORT", "MASTER_ADDR", "MASTER_PORT", "XTUNER_DATASET_TIMEOUT", "DEEPSPEED_TIMEOUT", "HF_DATASETS_CACHE", "HF_HOME")
+ENV = (
+    "NPROC_PER_NODE",
+    "NNODES",
+    "NODE_RANK",
+    "ADDR",
+    "PORT",
+    "MASTER_ADDR",
+    "MASTER_PORT",
+    "XTUNER_DATASET_TIMEOUT",
+    "DEEPSPEED_TIMEOUT",
+    "HF_DATASETS_CACHE",
+    "HF_HOME",
+)
 PRESETS = {"deepspeed_zero1", "deepspeed_zero2", "deepspeed_zero2_offload", "deepspeed_zero3", "deepspeed_zero3_offload"}
 _ARGS_WITH_VALUE = {"--work-dir", "--deepspeed", "--resume", "--seed", "--launcher", "--local_rank", "--local-rank"}
 
@@ -102,7 +114,12 @@ def _deepspeed_launcher(script: ShellScript, command: Command, index: int) -> La
         per_node = Setting("include", len(include.value.split("@")[0].split(":")[-1].split(",")), True, include.span)
     address = options.get("master_addr")
     port = options.get("master_port")
-    rendezvous = Setting("master_addr", f"{_text(address) if address else '(hostfile first host)'}:{_text(port) if port else 29500}", address is not None, (address or words[0]).span)
+    rendezvous = Setting(
+        "master_addr",
+        f"{_text(address) if address else '(hostfile first host)'}:{_text(port) if port else 29500}",
+        address is not None,
+        (address or words[0]).span,
+    )
     return Launch("deepspeed", command, words[index], nodes, per_node, rendezvous, _env(script, command), words[-1].span.end)
 
 
@@ -118,14 +135,22 @@ def _xtuner_cli(script: ShellScript, command: Command, index: int, srun: dict[st
     if srun is not None:
         nodes_word = srun.get("nodes") or srun.get("N")
         tasks_word = srun.get("ntasks-per-node")
-        nodes = Setting("--nodes", _int(_text(nodes_word)) if nodes_word else 1, nodes_word is not None, (nodes_word or command.words[0]).span)
-        per_node = Setting("--ntasks-per-node", _int(_text(tasks_word)) if tasks_word else 1, tasks_word is not None, (tasks_word or command.words[0]).span)
+        nodes = Setting(
+            "--nodes", _int(_text(nodes_word)) if nodes_word else 1, nodes_word is not None, (nodes_word or command.words[0]).span
+        )
+        per_node = Setting(
+            "--ntasks-per-node", _int(_text(tasks_word)) if tasks_word else 1, tasks_word is not None, (tasks_word or command.words[0]).span
+        )
         rendezvous = Setting("MASTER_ADDR", "(first host of SLURM_NODELIST):29500", False, command.words[0].span)
         return Launch("srun", command, command.words[index], nodes, per_node, rendezvous, env, command.words[-1].span.end)
     address, port = env.get("ADDR"), env.get("PORT")
     value = f"{address.value if address else '127.0.0.1'}:{port.value if port else '(random)'}"
-    rendezvous = Setting("ADDR", value, address is not None, (address or Setting("", None, False, command.words[0].span)).span, None, "ADDR")
-    return Launch("xtuner", command, command.words[index], env_int("NNODES"), env_int("NPROC_PER_NODE"), rendezvous, env, command.words[-1].span.end)
+    rendezvous = Setting(
+        "ADDR", value, address is not None, (address or Setting("", None, False, command.words[0].span)).span, None, "ADDR"
+    )
+    return Launch(
+        "xtuner", command, command.words[index], env_int("NNODES"), env_int("NPROC_PER_NODE"), rendezvous, env, command.words[-1].span.end
+    )
 
 
 def _int(value: Any) -> int | None:

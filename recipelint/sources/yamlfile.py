@@ -102,7 +102,9 @@ def _convert(source: SourceText, raw: Any, path: str, budget: list[int], depth: 
         tag, explicit = _DEFAULT_TAGS.get(ctag.suffix if ctag is not None else "", "tag:yaml.org,2002:str"), None
     else:
         tag = str(ctag)
-        explicit = None if tag.startswith("tag:yaml.org,2002:") and tag[18:] in {"str", "int", "float", "bool", "null", "map", "seq"} else tag
+        explicit = (
+            None if tag.startswith("tag:yaml.org,2002:") and tag[18:] in {"str", "int", "float", "bool", "null", "map", "seq"} else tag
+        )
     span = source.span(start, end)
     kind = type(raw).__name__
     if kind == "ScalarNode":

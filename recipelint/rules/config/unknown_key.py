@@ -59,7 +59,16 @@ def _walk(ctx: Context, node: Node, path: list[str]) -> Iterator[Diagnostic | No
             dotted = ".".join(path + [key])
             hint = f"; did you mean '{guess}'?" if guess else ""
             fix = Fix((Edit(key_span, guess),), Applicability.UNSAFE, f"rename to {guess}") if guess else None
-            yield ctx.diagnostic(CODE, SEVERITY, f"unknown key '{dotted}': WeNet ignores it{hint}", key_span, setting=dotted, current=key, suggested=guess, fix=fix)
+            yield ctx.diagnostic(
+                CODE,
+                SEVERITY,
+                f"unknown key '{dotted}': WeNet ignores it{hint}",
+                key_span,
+                setting=dotted,
+                current=key,
+                suggested=guess,
+                fix=fix,
+            )
             continue
         if known is not None or not path:
             yield from _walk(ctx, child, path + [key])

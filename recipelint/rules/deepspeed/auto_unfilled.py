@@ -38,8 +38,14 @@ CODE = "RL416"
 NAME = "deepspeed-auto-unfilled"
 SEVERITY = Severity.ERROR
 FIXABLE = False
-SOURCE = "deepspeed.md 3: who resolves \"auto\" (transformers, Accelerate) and what DeepSpeed does with it"
-FILLERS = {"none": "nothing fills it (the launch passes the JSON to DeepSpeed as is)", "hf": "Hugging Face does not fill this key", "accelerate": "Accelerate raises for it ('not found in kwargs')", "xtuner": "XTuner does not fill this key", "unknown": "neither Hugging Face, Accelerate nor XTuner fills this key"}
+SOURCE = 'deepspeed.md 3: who resolves "auto" (transformers, Accelerate) and what DeepSpeed does with it'
+FILLERS = {
+    "none": "nothing fills it (the launch passes the JSON to DeepSpeed as is)",
+    "hf": "Hugging Face does not fill this key",
+    "accelerate": "Accelerate raises for it ('not found in kwargs')",
+    "xtuner": "XTuner does not fill this key",
+    "unknown": "neither Hugging Face, Accelerate nor XTuner fills this key",
+}
 # DeepSpeed's own legitimate "auto" values.
 _OWN = {"pipeline.stages"}
 
@@ -54,7 +60,9 @@ def _effect(path: str) -> str:
         return "the constructor gets the string and fails with TypeError"
     spec = schema_node(top)
     if spec is not None and spec.get("additionalProperties") is False:
-        return "DeepSpeed silently drops it and uses the default" + (" (stage 0)" if path.endswith(".stage") else " (fp32 training)" if path.endswith(".enabled") else "")
+        return "DeepSpeed silently drops it and uses the default" + (
+            " (stage 0)" if path.endswith(".stage") else " (fp32 training)" if path.endswith(".enabled") else ""
+        )
     return "DeepSpeed receives the string"
 
 
@@ -69,4 +77,11 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
         if filled_by(filler, node.path):
             continue
         severity = SEVERITY if filler in ("none", "accelerate") else Severity.WARNING
-        yield ctx.diagnostic(CODE, severity, f'{node.path} is "auto" but {FILLERS.get(filler, FILLERS["unknown"])}: {_effect(node.path)}', node.span, setting=node.path, current="auto")
+        yield ctx.diagnostic(
+            CODE,
+            severity,
+            f'{node.path} is "auto" but {FILLERS.get(filler, FILLERS["unknown"])}: {_effect(node.path)}',
+            node.span,
+            setting=node.path,
+            current="auto",
+        )

@@ -60,7 +60,13 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
         if ctx.recipe.ds_filler != "none":
             return  # HF, Accelerate, XTuner and the autotuner pass the batch size themselves
         span = nodes["gradient_accumulation_steps"].span if nodes["gradient_accumulation_steps"] else root.span
-        yield ctx.diagnostic(CODE, SEVERITY, "neither train_batch_size nor train_micro_batch_size_per_gpu is set: DeepSpeed asserts 'Either train_batch_size or train_micro_batch_size_per_gpu needs to be provided'", span, setting="train_micro_batch_size_per_gpu")
+        yield ctx.diagnostic(
+            CODE,
+            SEVERITY,
+            "neither train_batch_size nor train_micro_batch_size_per_gpu is set: DeepSpeed asserts 'Either train_batch_size or train_micro_batch_size_per_gpu needs to be provided'",
+            span,
+            setting="train_micro_batch_size_per_gpu",
+        )
         return
     ws, origin = data_parallel_size(ctx, root)
     if ws is None or ws < 1 or tbs is None:
@@ -71,24 +77,88 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
     if mbs is not None and gas is not None:
         if tbs != mbs * gas * ws:
             fix = Fix((Edit(tbs_node.span, str(mbs * gas * ws)),), Applicability.UNSAFE, f"set train_batch_size {mbs * gas * ws}")
-            yield ctx.diagnostic(CODE, SEVERITY, f"train_batch_size {tbs} != micro batch {mbs} x accumulation {gas} x data-parallel size {ws} = {mbs * gas * ws}: DeepSpeed's batch assertion fails", tbs_node.span, setting="train_batch_size", current=tbs, suggested=mbs * gas * ws, evidence=evidence, fix=fix)
+            yield ctx.diagnostic(
+                CODE,
+                SEVERITY,
+                f"train_batch_size {tbs} != micro batch {mbs} x accumulation {gas} x data-parallel size {ws} = {mbs * gas * ws}: DeepSpeed's batch assertion fails",
+                tbs_node.span,
+                setting="train_batch_size",
+                current=tbs,
+                suggested=mbs * gas * ws,
+                evidence=evidence,
+                fix=fix,
+            )
         return
     if mbs is not None:
         derived = tbs // mbs // ws
         if derived == 0:
-            yield ctx.diagnostic(CODE, SEVERITY, f"train_batch_size {tbs} < micro batch {mbs} x data-parallel size {ws}: DeepSpeed derives gradient_accumulation_steps 0 and asserts 'Gradient accumulation steps: 0 has to be greater than 0'", tbs_node.span, setting="train_batch_size", current=tbs, suggested=mbs * ws, evidence=evidence)
+            yield ctx.diagnostic(
+                CODE,
+                SEVERITY,
+                f"train_batch_size {tbs} < micro batch {mbs} x data-parallel size {ws}: DeepSpeed derives gradient_accumulation_steps 0 and asserts 'Gradient accumulation steps: 0 has to be greater than 0'",
+                tbs_node.span,
+                setting="train_batch_size",
+                current=tbs,
+                suggested=mbs * ws,
+                evidence=evidence,
+            )
         elif tbs != mbs * derived * ws:
-            yield ctx.diagnostic(CODE, SEVERITY, f"train_batch_size {tbs} is not a multiple of micro batch {mbs} x data-parallel size {ws}: DeepSpeed derives accumulation {derived} and asserts {tbs} != {mbs} * {derived} * {ws}", tbs_node.span, setting="train_batch_size", current=tbs, suggested=mbs * derived * ws, evidence=evidence)
+            yield ctx.diagnostic(
+                CODE,
+                SEVERITY,
+                f"train_batch_size {tbs} is not a multiple of micro batch {mbs} x data-parallel size {ws}: DeepSpeed derives accumulation {derived} and asserts {tbs} != {mbs} * {derived} * {ws}",
+                tbs_node.span,
+                setting="train_batch_size",
+                current=tbs,
+                suggested=mbs * derived * ws,
+                evidence=evidence,
+            )
         return
     if gas is not None:
         derived = tbs // ws // gas
         if derived == 0:
-            yield ctx.diagnostic(CODE, SEVERITY, f"train_batch_size {tbs} < data-parallel size {ws} x accumulation {gas}: DeepSpeed derives micro batch 0 and asserts 'Micro batch size per gpu: 0 has to be greater than 0'", tbs_node.span, setting="train_batch_size", current=tbs, suggested=ws * gas, evidence=evidence)
+            yield ctx.diagnostic(
+                CODE,
+                SEVERITY,
+                f"train_batch_size {tbs} < data-parallel size {ws} x accumulation {gas}: DeepSpeed derives micro batch 0 and asserts 'Micro batch size per gpu: 0 has to be greater than 0'",
+                tbs_node.span,
+                setting="train_batch_size",
+                current=tbs,
+                suggested=ws * gas,
+                evidence=evidence,
+            )
         elif tbs != derived * gas * ws:
-            yield ctx.diagnostic(CODE, SEVERITY, f"train_batch_size {tbs} is not a multiple of data-parallel size {ws} x accumulation {gas}: DeepSpeed derives micro batch {derived} and asserts {tbs} != {derived} * {gas} * {ws}", tbs_node.span, setting="train_batch_size", current=tbs, suggested=derived * gas * ws, evidence=evidence)
+            yield ctx.diagnostic(
+                CODE,
+                SEVERITY,
+                f"train_batch_size {tbs} is not a multiple of data-parallel size {ws} x accumulation {gas}: DeepSpeed derives micro batch {derived} and asserts {tbs} != {derived} * {gas} * {ws}",
+                tbs_node.span,
+                setting="train_batch_size",
+                current=tbs,
+                suggested=derived * gas * ws,
+                evidence=evidence,
+            )
         return
     derived = tbs // ws
     if derived == 0:
-        yield ctx.diagnostic(CODE, SEVERITY, f"train_batch_size {tbs} alone on data-parallel size {ws}: DeepSpeed derives micro batch 0 and asserts 'Micro batch size per gpu: 0 has to be greater than 0'", tbs_node.span, setting="train_batch_size", current=tbs, suggested=ws, evidence=evidence)
+        yield ctx.diagnostic(
+            CODE,
+            SEVERITY,
+            f"train_batch_size {tbs} alone on data-parallel size {ws}: DeepSpeed derives micro batch 0 and asserts 'Micro batch size per gpu: 0 has to be greater than 0'",
+            tbs_node.span,
+            setting="train_batch_size",
+            current=tbs,
+            suggested=ws,
+            evidence=evidence,
+        )
     elif tbs != derived * ws:
-        yield ctx.diagnostic(CODE, SEVERITY, f"train_batch_size {tbs} alone is not a multiple of data-parallel size {ws}: DeepSpeed derives micro batch {derived} and asserts {tbs} != {derived} * 1 * {ws}", tbs_node.span, setting="train_batch_size", current=tbs, suggested=derived * ws, evidence=evidence)
+        yield ctx.diagnostic(
+            CODE,
+            SEVERITY,
+            f"train_batch_size {tbs} alone is not a multiple of data-parallel size {ws}: DeepSpeed derives micro batch {derived} and asserts {tbs} != {derived} * 1 * {ws}",
+            tbs_node.span,
+            setting="train_batch_size",
+            current=tbs,
+            suggested=derived * ws,
+            evidence=evidence,
+        )

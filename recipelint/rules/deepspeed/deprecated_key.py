@@ -63,4 +63,6 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
                 message = "aio.thread_count was renamed intra_op_parallelism in DeepSpeed 0.16.4; the old key is silently ignored"
             new = RENAMES.get(key)
             fix = Fix((Edit(key_span, f'"{new}"'),), Applicability.SAFE, f"rename to {new}") if new and new not in node.entries else None
-            yield ctx.diagnostic(CODE, severity, message, key_span, setting=f"{block}.{key}", current=key, suggested=new or replacement, fix=fix)
+            yield ctx.diagnostic(
+                CODE, severity, message, key_span, setting=f"{block}.{key}", current=key, suggested=new or replacement, fix=fix
+            )

@@ -49,4 +49,13 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
     keep_bf16 = cc is not None and tuple(int(p) for p in str(cc).split(".")[:2]) >= (8, 0)
     off = fp16 if keep_bf16 or cc is None else bf16
     fix = Fix((Edit(off.span, "false"),), Applicability.UNSAFE, f"disable {off.path.split('.')[0]}")
-    yield ctx.diagnostic(CODE, SEVERITY, "fp16 and bf16 are both enabled: DeepSpeed asserts 'bfloat16 and fp16 modes cannot be simultaneously enabled'", fp16.span, setting="fp16.enabled", current=True, evidence=[f"{bf16.span}: {bf16.path} true"], fix=fix)
+    yield ctx.diagnostic(
+        CODE,
+        SEVERITY,
+        "fp16 and bf16 are both enabled: DeepSpeed asserts 'bfloat16 and fp16 modes cannot be simultaneously enabled'",
+        fp16.span,
+        setting="fp16.enabled",
+        current=True,
+        evidence=[f"{bf16.span}: {bf16.path} true"],
+        fix=fix,
+    )

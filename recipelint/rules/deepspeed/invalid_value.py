@@ -51,7 +51,11 @@ def _without_auto(value: Any) -> Any:
 
 
 def _stringly(value: Any) -> bool:
-    return isinstance(value, str) and value.strip().lower() in ("true", "false", "yes", "no") or (isinstance(value, str) and value.strip().lstrip("-").replace(".", "", 1).isdigit())
+    return (
+        isinstance(value, str)
+        and value.strip().lower() in ("true", "false", "yes", "no")
+        or (isinstance(value, str) and value.strip().lstrip("-").replace(".", "", 1).isdigit())
+    )
 
 
 def check(ctx: Context) -> Iterator[Diagnostic | None]:

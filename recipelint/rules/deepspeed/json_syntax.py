@@ -47,7 +47,20 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
         if kind == "duplicate":
             span, first = detail
             key = doc.source.slice(span)
-            yield ctx.diagnostic(CODE, SEVERITY, f"duplicate key {key} (first at line {first.line}): DeepSpeed rejects it ('Duplicate keys in DeepSpeed config'), Hugging Face silently keeps the last", span, setting=key.strip('"'), evidence=[f"{first}: first {key}"])
+            yield ctx.diagnostic(
+                CODE,
+                SEVERITY,
+                f"duplicate key {key} (first at line {first.line}): DeepSpeed rejects it ('Duplicate keys in DeepSpeed config'), Hugging Face silently keeps the last",
+                span,
+                setting=key.strip('"'),
+                evidence=[f"{first}: first {key}"],
+            )
         elif strict_readers:
             what = "a comment" if kind == "comment" else "a trailing comma"
-            yield ctx.diagnostic(CODE, Severity.WARNING, f"{what}: DeepSpeed's hjson accepts it, but Hugging Face and Accelerate read the file with strict json and fail (JSONDecodeError)", detail, setting=None)
+            yield ctx.diagnostic(
+                CODE,
+                Severity.WARNING,
+                f"{what}: DeepSpeed's hjson accepts it, but Hugging Face and Accelerate read the file with strict json and fail (JSONDecodeError)",
+                detail,
+                setting=None,
+            )

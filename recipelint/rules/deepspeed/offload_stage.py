@@ -50,14 +50,41 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
     stage = int_value(zero, "stage") or 0
     param = zero.get("offload_param")
     if param is not None and param.kind == "map" and stage < 3 and param.scalar("device") not in (None, "none"):
-        yield ctx.diagnostic(CODE, Severity.WARNING, f"offload_param at stage {stage} is ignored: only stage 3 offloads parameters", zero.key_span("offload_param"), setting="zero_optimization.offload_param", current=stage)
+        yield ctx.diagnostic(
+            CODE,
+            Severity.WARNING,
+            f"offload_param at stage {stage} is ignored: only stage 3 offloads parameters",
+            zero.key_span("offload_param"),
+            setting="zero_optimization.offload_param",
+            current=stage,
+        )
     optimizer = zero.get("offload_optimizer")
     if optimizer is not None and optimizer.kind == "map":
         ratio = optimizer.get("ratio")
         if ratio is not None and isinstance(ratio.value, (int, float)) and ratio.value < 1 and stage < 3:
-            yield ctx.diagnostic(CODE, Severity.ERROR, f"offload_optimizer.ratio {ratio.value} at stage {stage}: DeepSpeed stops with 'Partial offloading only supported for ZeRO Stage 3.'", ratio.span, setting="zero_optimization.offload_optimizer.ratio", current=ratio.value)
+            yield ctx.diagnostic(
+                CODE,
+                Severity.ERROR,
+                f"offload_optimizer.ratio {ratio.value} at stage {stage}: DeepSpeed stops with 'Partial offloading only supported for ZeRO Stage 3.'",
+                ratio.span,
+                setting="zero_optimization.offload_optimizer.ratio",
+                current=ratio.value,
+            )
         if optimizer.scalar("device") == "nvme" and stage < 3:
-            yield ctx.diagnostic(CODE, Severity.WARNING, f"offload_optimizer to nvme at stage {stage} is CPU offload: NVMe swapping exists only in stage 3, so host RAM holds the optimizer states", optimizer.get("device").span, setting="zero_optimization.offload_optimizer.device", current="nvme")  # type: ignore[union-attr]
+            yield ctx.diagnostic(
+                CODE,
+                Severity.WARNING,
+                f"offload_optimizer to nvme at stage {stage} is CPU offload: NVMe swapping exists only in stage 3, so host RAM holds the optimizer states",
+                optimizer.get("device").span,
+                setting="zero_optimization.offload_optimizer.device",
+                current="nvme",
+            )  # type: ignore[union-attr]
     for name, block in (("offload_param", param), ("offload_optimizer", optimizer)):
         if block is not None and block.kind == "map" and block.scalar("device") == "nvme" and not block.scalar("nvme_path"):
-            yield ctx.diagnostic(CODE, Severity.ERROR, f"{name} to nvme without nvme_path: zero.Init fails with '\"nvme_path\" in DeepSpeed Config cannot be None if remote device is nvme'", block.get("device").span, setting=f"zero_optimization.{name}.nvme_path")  # type: ignore[union-attr]
+            yield ctx.diagnostic(
+                CODE,
+                Severity.ERROR,
+                f"{name} to nvme without nvme_path: zero.Init fails with '\"nvme_path\" in DeepSpeed Config cannot be None if remote device is nvme'",
+                block.get("device").span,
+                setting=f"zero_optimization.{name}.nvme_path",
+            )  # type: ignore[union-attr]

@@ -38,7 +38,24 @@ SEVERITY = Severity.ERROR
 FIXABLE = False
 SOURCE = "deepspeed.md 4.3: engine optimizer/scheduler construction (messages from deepspeed/runtime/engine.py)"
 SCHEDULERS = {"LRRangeTest", "OneCycle", "WarmupLR", "WarmupDecayLR", "WarmupCosineLR"}
-TORCH_SCHEDULERS = {"LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ConstantLR", "LinearLR", "ExponentialLR", "SequentialLR", "CosineAnnealingLR", "ChainedScheduler", "ReduceLROnPlateau", "CyclicLR", "CosineAnnealingWarmRestarts", "OneCycleLR", "PolynomialLR", "LRScheduler"}
+TORCH_SCHEDULERS = {
+    "LambdaLR",
+    "MultiplicativeLR",
+    "StepLR",
+    "MultiStepLR",
+    "ConstantLR",
+    "LinearLR",
+    "ExponentialLR",
+    "SequentialLR",
+    "CosineAnnealingLR",
+    "ChainedScheduler",
+    "ReduceLROnPlateau",
+    "CyclicLR",
+    "CosineAnnealingWarmRestarts",
+    "OneCycleLR",
+    "PolynomialLR",
+    "LRScheduler",
+}
 
 
 def check(ctx: Context) -> Iterator[Diagnostic | None]:
@@ -48,14 +65,37 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
     root = doc.root
     max_norm = root.get("optimizer.params.max_grad_norm")
     if max_norm is not None:
-        yield ctx.diagnostic(CODE, SEVERITY, "optimizer.params.max_grad_norm: DeepSpeed raises 'max_grad_norm' is not supported as an optimizer parameter, please switch to using the deepspeed parameter 'gradient_clipping'", max_norm.span, setting="optimizer.params.max_grad_norm", current=max_norm.value)
+        yield ctx.diagnostic(
+            CODE,
+            SEVERITY,
+            "optimizer.params.max_grad_norm: DeepSpeed raises 'max_grad_norm' is not supported as an optimizer parameter, please switch to using the deepspeed parameter 'gradient_clipping'",
+            max_norm.span,
+            setting="optimizer.params.max_grad_norm",
+            current=max_norm.value,
+        )
     kind = root.scalar("optimizer.type")
     if isinstance(kind, str) and kind.lower() in ("lamb", "onebitlamb"):
         scale = root.get("fp16.loss_scale")
         if root.scalar("fp16.enabled") is True and scale is not None and scale.value not in (0, 0.0):
-            yield ctx.diagnostic(CODE, SEVERITY, f"{kind} with a fixed fp16 loss_scale {scale.value}: DeepSpeed raises 'DeepSpeed {kind} optimizer requires dynamic loss scaling' (set loss_scale 0)", scale.span, setting="fp16.loss_scale", current=scale.value, suggested=0)
+            yield ctx.diagnostic(
+                CODE,
+                SEVERITY,
+                f"{kind} with a fixed fp16 loss_scale {scale.value}: DeepSpeed raises 'DeepSpeed {kind} optimizer requires dynamic loss scaling' (set loss_scale 0)",
+                scale.span,
+                setting="fp16.loss_scale",
+                current=scale.value,
+                suggested=0,
+            )
     scheduler = root.get("scheduler.type")
     if scheduler is not None and isinstance(scheduler.value, str) and scheduler.value not in SCHEDULERS | TORCH_SCHEDULERS:
         near = next((s for s in SCHEDULERS if s.lower() == scheduler.value.lower()), None)
         hint = f"; the name is case-sensitive: '{near}'" if near else ""
-        yield ctx.diagnostic(CODE, SEVERITY, f"scheduler type '{scheduler.value}': DeepSpeed raises 'DeepSpeed does not recognize LR scheduler {scheduler.value}'{hint}", scheduler.span, setting="scheduler.type", current=scheduler.value, suggested=near)
+        yield ctx.diagnostic(
+            CODE,
+            SEVERITY,
+            f"scheduler type '{scheduler.value}': DeepSpeed raises 'DeepSpeed does not recognize LR scheduler {scheduler.value}'{hint}",
+            scheduler.span,
+            setting="scheduler.type",
+            current=scheduler.value,
+            suggested=near,
+        )

@@ -27,9 +27,9 @@ from collections.abc import Iterator
 
 from recipelint.context import Context
 from recipelint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
+from recipelint.model import Setting
 from recipelint.rules._util import hardware_unknown
 from recipelint.rules.deepspeed._ds import ds_document, enabled
-from recipelint.model import Setting
 
 CODE = "RL417"
 NAME = "deepspeed-precision-hardware"
@@ -60,8 +60,26 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
         fp16 = root.get("fp16.enabled")
         if fp16 is not None and major_minor >= (7, 0):
             fix = Fix((Edit(node.span, "false"), Edit(fp16.span, "true")), Applicability.UNSAFE, "use fp16 instead of bf16")
-        yield ctx.diagnostic(CODE, SEVERITY, f"bf16 on {model} (compute capability {cc.value}): bf16 needs 8.0+; DeepSpeed's check passes through emulation, then kernels fail or crawl", node.span, setting=f"{bf16_block}.enabled", current=True, suggested=False, evidence=[cc.cite("gpu_compute_capability")], fix=fix)
+        yield ctx.diagnostic(
+            CODE,
+            SEVERITY,
+            f"bf16 on {model} (compute capability {cc.value}): bf16 needs 8.0+; DeepSpeed's check passes through emulation, then kernels fail or crawl",
+            node.span,
+            setting=f"{bf16_block}.enabled",
+            current=True,
+            suggested=False,
+            evidence=[cc.cite("gpu_compute_capability")],
+            fix=fix,
+        )
     if uses_fp16 and major_minor < (7, 0):
         fp16_node = root.get("fp16.enabled")
         assert fp16_node is not None
-        yield ctx.diagnostic(CODE, SEVERITY, f"fp16 on {model} (compute capability {cc.value}): DeepSpeed stops with 'Type fp16 is not supported on your device.' below 7.0", fp16_node.span, setting="fp16.enabled", current=True, evidence=[cc.cite("gpu_compute_capability")])
+        yield ctx.diagnostic(
+            CODE,
+            SEVERITY,
+            f"fp16 on {model} (compute capability {cc.value}): DeepSpeed stops with 'Type fp16 is not supported on your device.' below 7.0",
+            fp16_node.span,
+            setting="fp16.enabled",
+            current=True,
+            evidence=[cc.cite("gpu_compute_capability")],
+        )

@@ -61,6 +61,20 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
             removed_in = spec["x-removed-in"]
             instead = f"; use {spec['x-replaced-by']}" if spec.get("x-replaced-by") else ""
             if version >= parse(removed_in):
-                yield ctx.diagnostic(CODE, SEVERITY, f"'{path}' was removed in DeepSpeed {removed_in}: the target ({origin}) stops with DeepSpeedConfigError{instead}", key_span, setting=path, current=key)
+                yield ctx.diagnostic(
+                    CODE,
+                    SEVERITY,
+                    f"'{path}' was removed in DeepSpeed {removed_in}: the target ({origin}) stops with DeepSpeedConfigError{instead}",
+                    key_span,
+                    setting=path,
+                    current=key,
+                )
             else:
-                yield ctx.diagnostic(CODE, Severity.INFO, f"'{path}' works with the target ({origin}) but DeepSpeed {removed_in} removed it and rejects the config{instead}", key_span, setting=path, current=key)
+                yield ctx.diagnostic(
+                    CODE,
+                    Severity.INFO,
+                    f"'{path}' works with the target ({origin}) but DeepSpeed {removed_in} removed it and rejects the config{instead}",
+                    key_span,
+                    setting=path,
+                    current=key,
+                )

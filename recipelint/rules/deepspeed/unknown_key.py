@@ -44,7 +44,19 @@ SEVERITY = Severity.WARNING
 FIXABLE = True
 SOURCE = "deepspeed.md 4, 5: pydantic blocks forbid extra keys; dict.get blocks ignore them"
 # Keys that are DeepSpeed's own but deliberately free-form.
-_FREE = {"optimizer.params", "scheduler.params", "zero_optimization.zenflow", "weight_quantization", "expert_parallel", "datastates", "checkpoint.parallel_write", "checkpoint.writer", "data_efficiency.data_sampling", "data_efficiency.data_routing", "zero_optimization.zeropp_loco_param"}
+_FREE = {
+    "optimizer.params",
+    "scheduler.params",
+    "zero_optimization.zenflow",
+    "weight_quantization",
+    "expert_parallel",
+    "datastates",
+    "checkpoint.parallel_write",
+    "checkpoint.writer",
+    "data_efficiency.data_sampling",
+    "data_efficiency.data_routing",
+    "zero_optimization.zeropp_loco_param",
+}
 
 
 def check(ctx: Context) -> Iterator[Diagnostic | None]:
@@ -76,5 +88,19 @@ def _walk(ctx: Context, node: Node, path: str, version: tuple[int, ...], origin:
             severity, effect = Severity.ERROR, f"DeepSpeed rejects it ('Extra inputs are not permitted' in {path or 'the config'})"
         else:
             severity, effect = Severity.WARNING, "DeepSpeed silently ignores it"
-        fix = Fix((Edit(key_span, f'"{guess}"'),), Applicability.UNSAFE, f"rename to {guess}") if guess and guess not in node.entries else None
-        yield ctx.diagnostic(CODE, severity, f"unknown key '{child_path}': {effect}{hint}", key_span, setting=child_path, current=key, suggested=guess, evidence=[f"target {origin}"], fix=fix)
+        fix = (
+            Fix((Edit(key_span, f'"{guess}"'),), Applicability.UNSAFE, f"rename to {guess}")
+            if guess and guess not in node.entries
+            else None
+        )
+        yield ctx.diagnostic(
+            CODE,
+            severity,
+            f"unknown key '{child_path}': {effect}{hint}",
+            key_span,
+            setting=child_path,
+            current=key,
+            suggested=guess,
+            evidence=[f"target {origin}"],
+            fix=fix,
+        )

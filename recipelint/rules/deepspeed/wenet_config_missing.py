@@ -43,7 +43,13 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
         return
     setting = recipe.arg("deepspeed_config")
     if not setting.given:
-        yield ctx.diagnostic(CODE, SEVERITY, "--train_engine deepspeed without --deepspeed_config: train.py asserts it is given", recipe.arg("train_engine").span, setting="deepspeed_config")
+        yield ctx.diagnostic(
+            CODE,
+            SEVERITY,
+            "--train_engine deepspeed without --deepspeed_config: train.py asserts it is given",
+            recipe.arg("train_engine").span,
+            setting="deepspeed_config",
+        )
         return
     if not isinstance(setting.value, str):
         return

@@ -76,7 +76,9 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
             continue
         if _equal(node.value, expected):
             continue
-        text = str(int(expected)) if isinstance(expected, float) and expected.is_integer() and isinstance(node.value, int) else str(expected)
+        text = (
+            str(int(expected)) if isinstance(expected, float) and expected.is_integer() and isinstance(node.value, int) else str(expected)
+        )
         yield ctx.diagnostic(
             CODE,
             SEVERITY,

@@ -47,16 +47,49 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
     sp = config.get("sequence_parallel_size")
     if sp is not None and isinstance(sp.value, int) and sp.value > 1:
         if world is not None and world % sp.value:
-            yield ctx.diagnostic(CODE, SEVERITY, f"sequence_parallel_size {sp.value} does not divide the world size {world}: XTuner's setup_distributed asserts world_size % sequence_parallel_size == 0", sp.span, setting="sequence_parallel_size", current=sp.value, evidence=[ctx.ranks_evidence])
+            yield ctx.diagnostic(
+                CODE,
+                SEVERITY,
+                f"sequence_parallel_size {sp.value} does not divide the world size {world}: XTuner's setup_distributed asserts world_size % sequence_parallel_size == 0",
+                sp.span,
+                setting="sequence_parallel_size",
+                current=sp.value,
+                evidence=[ctx.ranks_evidence],
+            )
         if launch is not None and "deepspeed" not in ctx.recipe.args:
-            yield ctx.diagnostic(CODE, SEVERITY, f"sequence_parallel_size {sp.value} without --deepspeed: check_cfg asserts 'Sequence parallel training without DeepSpeed lacks validation'", sp.span, setting="sequence_parallel_size", current=sp.value)
+            yield ctx.diagnostic(
+                CODE,
+                SEVERITY,
+                f"sequence_parallel_size {sp.value} without --deepspeed: check_cfg asserts 'Sequence parallel training without DeepSpeed lacks validation'",
+                sp.span,
+                setting="sequence_parallel_size",
+                current=sp.value,
+            )
     varlen = config.get("use_varlen_attn")
     batch = config.get("train_dataloader.batch_size") or config.get("batch_size")
     if varlen is not None and varlen.value is True and batch is not None and isinstance(batch.value, int) and batch.value != 1:
-        yield ctx.diagnostic(CODE, SEVERITY, f"use_varlen_attn needs batch_size 1 (packed sequences), but batch_size is {batch.value}: check_cfg rejects it", batch.span, setting=batch.name or "batch_size", current=batch.value, suggested=1, evidence=[f"{varlen.span}: use_varlen_attn = True"])
+        yield ctx.diagnostic(
+            CODE,
+            SEVERITY,
+            f"use_varlen_attn needs batch_size 1 (packed sequences), but batch_size is {batch.value}: check_cfg rejects it",
+            batch.span,
+            setting=batch.name or "batch_size",
+            current=batch.value,
+            suggested=1,
+            evidence=[f"{varlen.span}: use_varlen_attn = True"],
+        )
     if launch is not None and world is not None:
         match = _GPUS.search(Path(config.source.path).stem)
         if match:
             intended = int(match.group(1) or match.group(2))
             if intended != world:
-                yield ctx.diagnostic(CODE, Severity.WARNING, f"the config is named for {intended} GPUs but the launch starts {world} processes: the global batch differs from the one the config was tuned for", launch.script.span, setting="NPROC_PER_NODE", current=world, suggested=intended, evidence=[ctx.ranks_evidence])
+                yield ctx.diagnostic(
+                    CODE,
+                    Severity.WARNING,
+                    f"the config is named for {intended} GPUs but the launch starts {world} processes: the global batch differs from the one the config was tuned for",
+                    launch.script.span,
+                    setting="NPROC_PER_NODE",
+                    current=world,
+                    suggested=intended,
+                    evidence=[ctx.ranks_evidence],
+                )

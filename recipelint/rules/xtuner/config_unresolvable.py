@@ -48,11 +48,45 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
     if config is not None and isinstance(config.value, str):
         value = config.value
         if not value.endswith(".py") and "/" not in value:
-            yield ctx.diagnostic(CODE, SEVERITY, f"config '{value}' is an XTuner config name, not a file: it cannot be read offline, so the config checks are skipped (xtuner copy-cfg {value} .)", config.span, setting="config", current=value)
+            yield ctx.diagnostic(
+                CODE,
+                SEVERITY,
+                f"config '{value}' is an XTuner config name, not a file: it cannot be read offline, so the config checks are skipped (xtuner copy-cfg {value} .)",
+                config.span,
+                setting="config",
+                current=value,
+            )
         elif value.endswith(".py") and ctx.recipe.pyconfig is None and not ctx.recipe.errors and on_disk:
-            yield ctx.diagnostic(CODE, Severity.WARNING, f"config {value} does not exist under {ctx.recipe.root}: xtuner train stops with 'Cannot find {value}'", config.span, setting="config", current=value)
+            yield ctx.diagnostic(
+                CODE,
+                Severity.WARNING,
+                f"config {value} does not exist under {ctx.recipe.root}: xtuner train stops with 'Cannot find {value}'",
+                config.span,
+                setting="config",
+                current=value,
+            )
     ds = ctx.recipe.args.get("deepspeed")
     if ds is not None and isinstance(ds.value, str) and ds.value.endswith(".json") and ctx.recipe.ds_config is None and on_disk:
-        yield ctx.diagnostic(CODE, Severity.WARNING, f"--deepspeed {ds.value} does not exist under {ctx.recipe.root}", ds.span, setting="deepspeed", current=ds.value)
-    elif ds is not None and isinstance(ds.value, str) and not ds.value.endswith(".json") and ds.value not in PRESETS and not ds.value.startswith("["):
-        yield ctx.diagnostic(CODE, Severity.WARNING, f"--deepspeed {ds.value} is neither a JSON path nor one of XTuner's presets ({', '.join(sorted(PRESETS))})", ds.span, setting="deepspeed", current=ds.value)
+        yield ctx.diagnostic(
+            CODE,
+            Severity.WARNING,
+            f"--deepspeed {ds.value} does not exist under {ctx.recipe.root}",
+            ds.span,
+            setting="deepspeed",
+            current=ds.value,
+        )
+    elif (
+        ds is not None
+        and isinstance(ds.value, str)
+        and not ds.value.endswith(".json")
+        and ds.value not in PRESETS
+        and not ds.value.startswith("[")
+    ):
+        yield ctx.diagnostic(
+            CODE,
+            Severity.WARNING,
+            f"--deepspeed {ds.value} is neither a JSON path nor one of XTuner's presets ({', '.join(sorted(PRESETS))})",
+            ds.span,
+            setting="deepspeed",
+            current=ds.value,
+        )

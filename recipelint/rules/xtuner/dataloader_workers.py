@@ -54,9 +54,28 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
     name = value.name or "dataloader_num_workers"
     if cap is not None and workers >= 1 and ranks is not None and ranks * (workers + 1) > cpus:  # type: ignore[operator]
         new = max(1, cap)
-        yield ctx.diagnostic(CODE, SEVERITY, f"{ranks} ranks x ({workers} workers + 1) = {ranks * (workers + 1)} processes per node, but only {cpus} CPUs are usable", value.span, setting=name, current=workers, suggested=new, evidence=[ctx.fact("cpus").cite("cpus"), ctx.ranks_evidence], fix=Fix((Edit(value.span, str(new)),), Applicability.SAFE, f"set {name} = {new}") if value.literal else None)
+        yield ctx.diagnostic(
+            CODE,
+            SEVERITY,
+            f"{ranks} ranks x ({workers} workers + 1) = {ranks * (workers + 1)} processes per node, but only {cpus} CPUs are usable",
+            value.span,
+            setting=name,
+            current=workers,
+            suggested=new,
+            evidence=[ctx.fact("cpus").cite("cpus"), ctx.ranks_evidence],
+            fix=Fix((Edit(value.span, str(new)),), Applicability.SAFE, f"set {name} = {new}") if value.literal else None,
+        )
     elif workers == 0 and IMAGE_DATASETS & config.calls:
         new = min(SHIPPED_IMAGE_WORKERS, cap) if cap is not None else SHIPPED_IMAGE_WORKERS
         new = max(1, new)
         kind = sorted(IMAGE_DATASETS & config.calls)[0]
-        yield ctx.diagnostic(CODE, SEVERITY, f"{name} = 0 with {kind}: images are decoded in the training process between steps; XTuner's own configs use {SHIPPED_IMAGE_WORKERS}", value.span, setting=name, current=0, suggested=new, fix=Fix((Edit(value.span, str(new)),), Applicability.SAFE, f"set {name} = {new}") if value.literal else None)
+        yield ctx.diagnostic(
+            CODE,
+            SEVERITY,
+            f"{name} = 0 with {kind}: images are decoded in the training process between steps; XTuner's own configs use {SHIPPED_IMAGE_WORKERS}",
+            value.span,
+            setting=name,
+            current=0,
+            suggested=new,
+            fix=Fix((Edit(value.span, str(new)),), Applicability.SAFE, f"set {name} = {new}") if value.literal else None,
+        )

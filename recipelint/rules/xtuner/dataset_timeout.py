@@ -59,7 +59,15 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
     setting = env(launch, "XTUNER_DATASET_TIMEOUT")
     minutes = setting.as_int() if setting is not None else DEFAULT_MINUTES
     if setting is not None and minutes is not None and minutes > 24 * 60:
-        yield ctx.diagnostic(CODE, SEVERITY, f"XTUNER_DATASET_TIMEOUT={minutes} is in minutes ({minutes / 1440:.0f} days): a value in seconds was probably meant", setting.span, setting="XTUNER_DATASET_TIMEOUT", current=minutes, suggested=max(1, minutes // 60))
+        yield ctx.diagnostic(
+            CODE,
+            SEVERITY,
+            f"XTUNER_DATASET_TIMEOUT={minutes} is in minutes ({minutes / 1440:.0f} days): a value in seconds was probably meant",
+            setting.span,
+            setting="XTUNER_DATASET_TIMEOUT",
+            current=minutes,
+            suggested=max(1, minutes // 60),
+        )
         minutes = max(1, minutes // 60)
     if minutes is None:
         return
@@ -85,9 +93,13 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
         close = dist_cfg.span.end - 1  # before the ')' of dict(...)
         source = config.source
         if source.data[close : close + 1] in (b")", b"}"):
-            text = ", timeout=%d" % (minutes * 60) if source.data[close : close + 1] == b")" else ', "timeout": %d' % (minutes * 60)
+            text = f", timeout={minutes * 60}" if source.data[close : close + 1] == b")" else f', "timeout": {minutes * 60}'
             line, column = source.position(close)
-            fix = Fix((Edit(Span(source.path, close, close, line, column, line, column), text),), Applicability.SAFE, f"set env_cfg.dist_cfg.timeout={minutes * 60}")
+            fix = Fix(
+                (Edit(Span(source.path, close, close, line, column, line, column), text),),
+                Applicability.SAFE,
+                f"set env_cfg.dist_cfg.timeout={minutes * 60}",
+            )
     where = dist_cfg.span if dist_cfg is not None else (setting.span if setting is not None else launch.script.span)
     yield ctx.diagnostic(
         CODE,
@@ -97,6 +109,9 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
         setting="env_cfg.dist_cfg.timeout",
         current=pg,
         suggested=minutes * 60,
-        evidence=[f"XTUNER_DATASET_TIMEOUT {minutes} min" + ("" if setting is not None else " (default since v0.1.19)"), f"process-group timeout {pg} s: {origin}"],
+        evidence=[
+            f"XTUNER_DATASET_TIMEOUT {minutes} min" + ("" if setting is not None else " (default since v0.1.19)"),
+            f"process-group timeout {pg} s: {origin}",
+        ],
         fix=fix,
     )

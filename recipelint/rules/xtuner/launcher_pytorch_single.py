@@ -46,7 +46,15 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
     fix = None
     if flag is not None and flag.span is not None and current.span is not None:
         start = flag.span
-        removal = Span(start.path, start.start - 1, current.span.end, start.line, max(start.column - 1, 1), current.span.end_line, current.span.end_column)
+        removal = Span(
+            start.path,
+            start.start - 1,
+            current.span.end,
+            start.line,
+            max(start.column - 1, 1),
+            current.span.end_line,
+            current.span.end_column,
+        )
         fix = Fix((Edit(removal, ""),), Applicability.SAFE, "remove --launcher pytorch")
     yield ctx.diagnostic(
         CODE,

@@ -35,7 +35,11 @@ NAME = "xtuner-multinode-env"
 SEVERITY = Severity.ERROR
 FIXABLE = True
 SOURCE = "xtuner.md 1: entry_point.py reads NODE_RANK (default 0), ADDR (127.0.0.1), PORT (random 20000-29999)"
-EFFECT = {"NODE_RANK": "every node becomes node 0", "ADDR": "every node meets at its own 127.0.0.1", "PORT": "each node draws its own random port"}
+EFFECT = {
+    "NODE_RANK": "every node becomes node 0",
+    "ADDR": "every node meets at its own 127.0.0.1",
+    "PORT": "each node draws its own random port",
+}
 
 
 def check(ctx: Context) -> Iterator[Diagnostic | None]:
@@ -60,7 +64,15 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
                         name_span = source.span(start, start + len(old))
             fix = Fix((Edit(name_span, new),), Applicability.SAFE, f"rename {old} to {new}") if name_span else None
             renamed.append(new)
-            yield ctx.diagnostic(CODE, SEVERITY, f"{old} is set but the xtuner CLI reads {new}: {EFFECT[new]}", setting.span, setting=old, suggested=new, fix=fix)
+            yield ctx.diagnostic(
+                CODE,
+                SEVERITY,
+                f"{old} is set but the xtuner CLI reads {new}: {EFFECT[new]}",
+                setting.span,
+                setting=old,
+                suggested=new,
+                fix=fix,
+            )
     missing = [name for name in missing if name not in renamed]
     if missing:
         nnodes = env(launch, "NNODES")

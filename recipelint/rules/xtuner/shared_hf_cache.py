@@ -47,4 +47,10 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
         return
     if env(launch, "HF_DATASETS_CACHE") is not None or env(launch, "HF_HOME") is not None:
         return
-    yield ctx.diagnostic(CODE, SEVERITY, "several nodes and rank-0 dataset preprocessing, but no HF_DATASETS_CACHE on shared storage: the other nodes get cache file paths that exist only on rank 0's disk", launch.script.span, setting="HF_DATASETS_CACHE")
+    yield ctx.diagnostic(
+        CODE,
+        SEVERITY,
+        "several nodes and rank-0 dataset preprocessing, but no HF_DATASETS_CACHE on shared storage: the other nodes get cache file paths that exist only on rank 0's disk",
+        launch.script.span,
+        setting="HF_DATASETS_CACHE",
+    )
