@@ -125,9 +125,9 @@ def discover(paths: list[Path], files: FileCache) -> list[Target]:
         elif path.suffix == ".py":
             add("python", path)
         elif path.suffix in YAML_SUFFIXES or path.suffix == ".json":
-            script = _script_naming(path, files) if path.is_file() else None
-            if script is not None:
-                add("script", script)
+            naming = _script_naming(path, files) if path.is_file() else None
+            if naming is not None:
+                add("script", naming)
             else:
                 add("yaml" if path.suffix in YAML_SUFFIXES else "json", path)
         else:

@@ -195,9 +195,10 @@ def probe_gpus(nvml: Any = None) -> dict[str, Fact]:
 
     if nvml is None:
         try:
-            import pynvml as nvml
+            import pynvml
         except Exception as exc:  # ImportError, or a broken library raising at import
             return unknown(f"pynvml not importable: {exc}")
+        nvml = pynvml
     try:
         nvml.nvmlInit()
     except Exception as exc:

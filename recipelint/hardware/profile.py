@@ -139,7 +139,7 @@ def dump_profile(hardware: Hardware, fmt: str = "yaml") -> str:
 
     yaml = YAML(typ="safe", pure=True)
     yaml.default_flow_style = False
-    yaml.sort_base_mapping_type_on_output = False  # type: ignore[attr-defined]
+    yaml.sort_base_mapping_type_on_output = False  # type: ignore[assignment]
     stream = io.StringIO()
     stream.write("# recipelint hardware profile: lint against this node with --hardware FILE\n")
     yaml.dump(data, stream)

@@ -191,8 +191,8 @@ class _Builder:
         if kind == "string_content":
             return self.text(node)
         if kind == "simple_expansion":
-            name = self.text(node)[1:]
-            return self.lookup(name, node.start_byte) if name.isidentifier() else None
+            variable = self.text(node)[1:]
+            return self.lookup(variable, node.start_byte) if variable.isidentifier() else None
         if kind == "expansion":
             name = self.expansion_name(node)
             if name is None:

@@ -70,8 +70,8 @@ def _train_args(recipe: Recipe, script: ShellScript, command: Command, start: in
             recipe.args[name.lstrip("-") + "="] = Setting(name, True, True, word.span)  # written with '='
         elif text == "--cfg-options":
             while i < len(words) and not _text(words[i]).startswith("--"):
-                key, _, value = _text(words[i]).partition("=")
-                recipe.args[f"cfg-options.{key}"] = Setting(key, value, True, words[i].span)
+                key, _, text_value = _text(words[i]).partition("=")
+                recipe.args[f"cfg-options.{key}"] = Setting(key, text_value, True, words[i].span)
                 i += 1
         elif text in _ARGS_WITH_VALUE:
             if i < len(words):

@@ -25,7 +25,7 @@ def _yaml() -> Any:
     from ruamel.yaml.nodes import MappingNode, ScalarNode
     from ruamel.yaml.resolver import VersionedResolver
 
-    class KindResolver(VersionedResolver):  # type: ignore[misc]
+    class KindResolver(VersionedResolver):
         """Tags by node kind only: scalar types come from `resolve_scalar` (YAML 1.2 core),
         so ruamel's regex-per-scalar resolution is work thrown away (a third of a parse)."""
 

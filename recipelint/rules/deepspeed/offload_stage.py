@@ -70,21 +70,23 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
                 setting="zero_optimization.offload_optimizer.ratio",
                 current=ratio.value,
             )
-        if optimizer.scalar("device") == "nvme" and stage < 3:
+        device = optimizer.get("device")
+        if device is not None and device.value == "nvme" and stage < 3:
             yield ctx.diagnostic(
                 CODE,
                 Severity.WARNING,
                 f"offload_optimizer to nvme at stage {stage} is CPU offload: NVMe swapping exists only in stage 3, so host RAM holds the optimizer states",
-                optimizer.get("device").span,
+                device.span,
                 setting="zero_optimization.offload_optimizer.device",
                 current="nvme",
-            )  # type: ignore[union-attr]
+            )
     for name, block in (("offload_param", param), ("offload_optimizer", optimizer)):
-        if block is not None and block.kind == "map" and block.scalar("device") == "nvme" and not block.scalar("nvme_path"):
+        where = block.get("device") if block is not None and block.kind == "map" else None
+        if block is not None and where is not None and where.value == "nvme" and not block.scalar("nvme_path"):
             yield ctx.diagnostic(
                 CODE,
                 Severity.ERROR,
                 f"{name} to nvme without nvme_path: zero.Init fails with '\"nvme_path\" in DeepSpeed Config cannot be None if remote device is nvme'",
-                block.get("device").span,
+                where.span,
                 setting=f"zero_optimization.{name}.nvme_path",
-            )  # type: ignore[union-attr]
+            )

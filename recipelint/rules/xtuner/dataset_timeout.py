@@ -54,8 +54,9 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
     config = ctx.recipe.pyconfig
     if launch is None or config is None or not multi_process(launch) or not (RANK0_DATASETS & config.calls):
         return
-    if config.get("offline_processed_text_folder") is not None and config.get("offline_processed_text_folder").value not in (None,):  # type: ignore[union-attr]
-        return
+    offline = config.get("offline_processed_text_folder")
+    if offline is not None and offline.value is not None:
+        return  # preprocessed offline: rank 0 only loads from disk
     setting = env(launch, "XTUNER_DATASET_TIMEOUT")
     minutes = setting.as_int() if setting is not None else DEFAULT_MINUTES
     if setting is not None and minutes is not None and minutes > 24 * 60:
@@ -100,12 +101,12 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
                 Applicability.SAFE,
                 f"set env_cfg.dist_cfg.timeout={minutes * 60}",
             )
-    where = dist_cfg.span if dist_cfg is not None else (setting.span if setting is not None else launch.script.span)
+    place = dist_cfg.span if dist_cfg is not None else (setting.span if setting is not None else launch.script.span)
     yield ctx.diagnostic(
         CODE,
         SEVERITY,
         f"rank 0 may preprocess for up to {minutes} min (XTUNER_DATASET_TIMEOUT), but the dataset broadcast after it runs under a {pg // 60} min process-group timeout ({origin}); raise env_cfg.dist_cfg.timeout to {minutes * 60} s, or preprocess offline",
-        where,
+        place,
         setting="env_cfg.dist_cfg.timeout",
         current=pg,
         suggested=minutes * 60,
