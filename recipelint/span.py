@@ -77,9 +77,32 @@ class SourceText:
         return start + len(chunk.decode("utf-8", "replace")[:column].encode("utf-8"))
 
     def span(self, start: int, end: int) -> Span:
+        if self._ascii and not self.bom:  # most configs: columns are byte distances
+            starts = self._line_starts
+            first = bisect.bisect_right(starts, start) - 1
+            last = bisect.bisect_right(starts, end, first) - 1
+            return Span(self.path, start, end, first + 1, start - starts[first] + 1, last + 1, end - starts[last] + 1)
         line, column = self.position(start)
         end_line, end_column = self.position(end)
         return Span(self.path, start, end, line, column, end_line, end_column)
+
+    def span_between(self, line: int, column: int, end_line: int, end_column: int) -> Span:
+        """The span between two 0-based (line, character column) marks, as YAML parsers give them."""
+        if self._ascii and not self.bom:
+            starts = self._line_starts
+            size = len(self.data)
+            start = min(starts[line] + column, size) if line < len(starts) else size
+            end = min(starts[end_line] + end_column, size) if end_line < len(starts) else size
+            return Span(
+                self.path,
+                start,
+                end,
+                line + 1,
+                start - starts[min(line, len(starts) - 1)] + 1,
+                end_line + 1,
+                end - starts[min(end_line, len(starts) - 1)] + 1,
+            )
+        return self.span(self.offset(line, column), self.offset(end_line, end_column))
 
     def line_text(self, line: int) -> str:
         start = self._line_starts[line - 1]

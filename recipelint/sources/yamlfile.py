@@ -95,8 +95,8 @@ def _convert(source: SourceText, raw: Any, path: str, budget: list[int], depth: 
     if depth > MAX_DEPTH:
         line = raw.start_mark.line + 1
         raise SourceError(source.path, "YAML nested more than 200 levels deep", line, raw.start_mark.column + 1)
-    start = source.offset(raw.start_mark.line, raw.start_mark.column)
-    end = source.offset(raw.end_mark.line, raw.end_mark.column)
+    start_mark, end_mark = raw.start_mark, raw.end_mark
+    span = source.span_between(start_mark.line, start_mark.column, end_mark.line, end_mark.column)
     ctag = raw.ctag
     if ctag is None or ctag.handle is None and ctag.suffix in _DEFAULT_TAGS:
         tag, explicit = _DEFAULT_TAGS.get(ctag.suffix if ctag is not None else "", "tag:yaml.org,2002:str"), None
@@ -105,7 +105,6 @@ def _convert(source: SourceText, raw: Any, path: str, budget: list[int], depth: 
         explicit = (
             None if tag.startswith("tag:yaml.org,2002:") and tag[18:] in {"str", "int", "float", "bool", "null", "map", "seq"} else tag
         )
-    span = source.span(start, end)
     kind = type(raw).__name__
     if kind == "ScalarNode":
         plain = not raw.style
@@ -116,9 +115,9 @@ def _convert(source: SourceText, raw: Any, path: str, budget: list[int], depth: 
         return node
     node = Node("map", span, None, path, explicit)
     for key_raw, value_raw in raw.value:
-        key_start = source.offset(key_raw.start_mark.line, key_raw.start_mark.column)
-        key_end = source.offset(key_raw.end_mark.line, key_raw.end_mark.column)
-        key = str(key_raw.value) if type(key_raw).__name__ == "ScalarNode" else source.data[key_start:key_end].decode()
+        ks, ke = key_raw.start_mark, key_raw.end_mark
+        key_span = source.span_between(ks.line, ks.column, ke.line, ke.column)
+        key = str(key_raw.value) if type(key_raw).__name__ == "ScalarNode" else source.data[key_span.start : key_span.end].decode()
         child_path = f"{path}.{key}" if path else key
-        node.items.append((key, source.span(key_start, key_end), _convert(source, value_raw, child_path, budget, depth + 1)))
+        node.items.append((key, key_span, _convert(source, value_raw, child_path, budget, depth + 1)))
     return node
