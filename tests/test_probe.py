@@ -213,3 +213,23 @@ def test_probe_merge_cli_writes_a_valid_profile(tmp_path: Path) -> None:
     assert result.returncode == 0 and "nodes differ in cpus: a.yaml=96, b.yaml=48" in result.stderr
     merged = load_profile(out)
     assert merged.value("cpus") == 48 and merged.value("nodes") == 2 and merged.differs
+
+
+def test_missing_shm_and_unimportable_pynvml_are_unknown_with_reason(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import builtins
+    import shutil
+
+    root = fake_root(tmp_path, {})
+    shutil.rmtree(root / "dev")
+    hw = probe(root)
+    assert hw.value("shm_gib") is None and "No such file or directory" in (hw.fact("shm_gib").reason or "")
+    real_import = builtins.__import__
+
+    def no_pynvml(name, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if name == "pynvml":
+            raise ImportError("libnvidia-ml.so.1: cannot open shared object file")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_pynvml)
+    facts = probe_gpus()
+    assert facts["gpus"].value is None and facts["gpus"].reason == "pynvml not importable: libnvidia-ml.so.1: cannot open shared object file"
