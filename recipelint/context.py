@@ -106,17 +106,7 @@ class Context:
             return Edit(setting.edit_span, text)
         launch = self.recipe.launch
         if not setting.given and launch is not None and self.recipe.script is not None:
-            at = launch.script.span.end
-            point = Span(
-                launch.script.span.path,
-                at,
-                at,
-                launch.script.span.end_line,
-                launch.script.span.end_column,
-                launch.script.span.end_line,
-                launch.script.span.end_column,
-            )
-            return Edit(point, f" --{setting.name} {text}")
+            return Edit(launch.script.span.after(), f" --{setting.name} {text}")
         return None
 
     def diagnostic(

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from recipelint.sources.files import SourceError
+from recipelint.sources.files import FileCache, SourceError
 from recipelint.sources.shell import Command, ShellScript, Word
 from recipelint.sources.tree import Document
-from recipelint.span import Span
+from recipelint.span import SourceText, Span
 
 
 @dataclass
@@ -89,6 +90,22 @@ class Recipe:
     # deepspeed launch), "hf", "accelerate", "xtuner", or "unknown" for a JSON linted alone.
     ds_filler: str = "unknown"
     pyconfig: Any = None  # an XTuner/mmengine Python config (recipelint.sources.pyconfig.PyConfig)
+
+    def read_config(self, value: Any, parse: Callable[[SourceText], Any], files: FileCache) -> Any:
+        """Parse a file the launch names, relative to the recipe; None when it is not there.
+
+        A file that is there but unreadable is kept as an error of the recipe (the other files
+        are still checked)."""
+        if not isinstance(value, str) or not value:
+            return None
+        path = self.root / value
+        if not path.is_file():
+            return None
+        try:
+            return parse(files.read(path))
+        except SourceError as error:
+            self.errors.append(error)
+            return None
 
     def arg(self, name: str) -> Setting:
         return self.args.get(name) or Setting(name, None, False)

@@ -24,6 +24,10 @@ class Span(NamedTuple):
     def __str__(self) -> str:
         return f"{self.path}:{self.line}:{self.column}"
 
+    def after(self) -> Span:
+        """The empty span just past this one: where an edit inserts text after a word."""
+        return Span(self.path, self.end, self.end, self.end_line, self.end_column, self.end_line, self.end_column)
+
 
 @dataclass
 class SourceText:

@@ -313,21 +313,9 @@ def load_recipe(script_path: Path, files: FileCache, script: ShellScript | None 
     recipe.launch = _parse_launcher(script, command, index)
     _nodes_for_python(script, recipe.launch)
     _parse_train_args(recipe, script, command, index)
-    config = recipe.args.get("config")
-    if config is not None and config.given and isinstance(config.value, str):
-        path = root / config.value
-        if path.is_file():
-            try:
-                recipe.config = parse_yaml(files.read(path))
-            except SourceError as error:
-                recipe.errors.append(error)
-    if recipe.arg("train_engine").value == "deepspeed":
-        ds = recipe.arg("deepspeed_config")
-        if ds.given and isinstance(ds.value, str) and (root / ds.value).is_file():
-            try:
-                recipe.ds_config = parse_json(files.read(root / ds.value))
-            except SourceError as error:
-                recipe.errors.append(error)
+    recipe.config = recipe.read_config(recipe.arg("config").value, parse_yaml, files)
+    if recipe.arg("train_engine").value == "deepspeed":  # WeNet opens the JSON only then
+        recipe.ds_config = recipe.read_config(recipe.arg("deepspeed_config").value, parse_json, files)
     data = recipe.args.get("train_data")
     if data is not None and isinstance(data.value, str):
         recipe.train_data.append(read_data_list(root / data.value, data, root))

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from recipelint.model import Launch, Recipe, Setting
-from recipelint.sources.files import FileCache, SourceError
+from recipelint.sources.files import FileCache
 from recipelint.sources.jsonfile import parse_json
 from recipelint.sources.pyconfig import parse_pyconfig
 from recipelint.sources.shell import Command, ShellScript, Word
@@ -222,19 +222,9 @@ def load_xtuner(script: ShellScript, files: FileCache, root: Path) -> list[Recip
 
 
 def _load_configs(recipe: Recipe, files: FileCache, root: Path) -> None:
-    config = recipe.args.get("config")
-    if config is not None and isinstance(config.value, str) and config.value.endswith(".py"):
-        path = root / config.value
-        if path.is_file():
-            try:
-                recipe.pyconfig = parse_pyconfig(files.read(path))
-            except SourceError as error:
-                recipe.errors.append(error)
-    ds = recipe.args.get("deepspeed")
-    if ds is not None and isinstance(ds.value, str) and ds.value.endswith(".json"):
-        path = root / ds.value
-        if path.is_file():
-            try:
-                recipe.ds_config = parse_json(files.read(path))
-            except SourceError as error:
-                recipe.errors.append(error)
+    config = recipe.arg("config").value
+    if isinstance(config, str) and config.endswith(".py"):  # otherwise a registered name
+        recipe.pyconfig = recipe.read_config(config, parse_pyconfig, files)
+    ds = recipe.arg("deepspeed").value
+    if isinstance(ds, str) and ds.endswith(".json"):  # otherwise a preset name
+        recipe.ds_config = recipe.read_config(ds, parse_json, files)

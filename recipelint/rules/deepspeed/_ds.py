@@ -28,6 +28,11 @@ def enabled(root: Node, block: str) -> bool:
     return node is not None and node.value is True
 
 
+def bf16_block(root: Node) -> str:
+    """`bf16`, or the legacy alias `bfloat16` that DeepSpeed reads only when `bf16` is absent."""
+    return "bf16" if root.get("bf16") is not None else "bfloat16"
+
+
 def int_value(root: Node, key: str) -> int | None:
     node = root.get(key)
     if node is None or isinstance(node.value, bool) or not isinstance(node.value, (int, float)):

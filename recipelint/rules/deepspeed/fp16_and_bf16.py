@@ -26,7 +26,7 @@ from collections.abc import Iterator
 
 from recipelint.context import Context
 from recipelint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
-from recipelint.rules.deepspeed._ds import ds_document, enabled
+from recipelint.rules.deepspeed._ds import bf16_block, ds_document, enabled
 
 CODE = "RL418"
 NAME = "deepspeed-fp16-and-bf16"
@@ -40,10 +40,10 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
     if doc is None:
         return
     root = doc.root
-    bf16_block = "bf16" if root.get("bf16") is not None else "bfloat16"
-    if not (enabled(root, "fp16") and enabled(root, bf16_block)):
+    block = bf16_block(root)
+    if not (enabled(root, "fp16") and enabled(root, block)):
         return
-    fp16, bf16 = root.get("fp16.enabled"), root.get(f"{bf16_block}.enabled")
+    fp16, bf16 = root.get("fp16.enabled"), root.get(f"{block}.enabled")
     assert fp16 is not None and bf16 is not None
     cc = ctx.fact("gpu_compute_capability").value if ctx.recipe.launch is not None else None
     keep_bf16 = cc is not None and tuple(int(p) for p in str(cc).split(".")[:2]) >= (8, 0)

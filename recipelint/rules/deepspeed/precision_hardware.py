@@ -29,7 +29,7 @@ from recipelint.context import Context
 from recipelint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
 from recipelint.model import Setting
 from recipelint.rules._util import hardware_unknown
-from recipelint.rules.deepspeed._ds import ds_document, enabled
+from recipelint.rules.deepspeed._ds import bf16_block, ds_document, enabled
 
 CODE = "RL417"
 NAME = "deepspeed-precision-hardware"
@@ -43,12 +43,12 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
     if doc is None:
         return
     root = doc.root
-    bf16_block = "bf16" if root.get("bf16") is not None else "bfloat16"
-    uses_bf16, uses_fp16 = enabled(root, bf16_block), enabled(root, "fp16")
+    bf16 = bf16_block(root)
+    uses_bf16, uses_fp16 = enabled(root, bf16), enabled(root, "fp16")
     if not uses_bf16 and not uses_fp16:
         return
     cc = ctx.fact("gpu_compute_capability")
-    node = root.get(f"{bf16_block}.enabled" if uses_bf16 else "fp16.enabled")
+    node = root.get(f"{bf16}.enabled" if uses_bf16 else "fp16.enabled")
     assert node is not None
     if not cc.known:
         yield hardware_unknown(ctx, CODE, "gpu_compute_capability", Setting("precision", None, True, node.span))
@@ -65,7 +65,7 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
             SEVERITY,
             f"bf16 on {model} (compute capability {cc.value}): bf16 needs 8.0+; DeepSpeed's check passes through emulation, then kernels fail or crawl",
             node.span,
-            setting=f"{bf16_block}.enabled",
+            setting=f"{bf16}.enabled",
             current=True,
             suggested=False,
             evidence=[cc.cite("gpu_compute_capability")],

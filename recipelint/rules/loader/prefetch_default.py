@@ -46,8 +46,7 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
         return
     variable = script.assignment("prefetch", before=launch.command.span.start)
     if variable is not None:
-        at = launch.script.span
-        point = at.__class__(at.path, at.end, at.end, at.end_line, at.end_column, at.end_line, at.end_column)
+        point = launch.script.span.after()
         yield ctx.diagnostic(
             CODE,
             SEVERITY,

@@ -30,7 +30,6 @@ from collections.abc import Iterator
 from recipelint.context import Context
 from recipelint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
 from recipelint.rules.xtuner._x import launcher_arg, xtuner_launch
-from recipelint.span import Span
 
 CODE = "RL801"
 NAME = "xtuner-launcher-missing"
@@ -46,8 +45,7 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
     current = launcher_arg(ctx)
     if current is not None and current.value == "pytorch":
         return
-    last = launch.command.words[-1].span
-    point = Span(last.path, last.end, last.end, last.end_line, last.end_column, last.end_line, last.end_column)
+    point = launch.command.words[-1].span.after()
     if current is not None and current.edit_span is not None:
         edit = Edit(current.edit_span, "pytorch")
     else:

@@ -29,7 +29,6 @@ from collections.abc import Iterator
 from recipelint.context import Context
 from recipelint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
 from recipelint.rules.xtuner._x import launcher_arg, xtuner_launch
-from recipelint.span import Span
 
 CODE = "RL803"
 NAME = "xtuner-slurm-launcher"
@@ -58,8 +57,7 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
         return
     if current is not None and current.value == "slurm":
         return
-    last = launch.command.words[-1].span
-    point = Span(last.path, last.end, last.end, last.end_line, last.end_column, last.end_line, last.end_column)
+    point = launch.command.words[-1].span.after()
     edit = Edit(current.edit_span, "slurm") if current is not None and current.edit_span is not None else Edit(point, " --launcher slurm")
     yield ctx.diagnostic(
         CODE,
