@@ -232,4 +232,6 @@ def test_missing_shm_and_unimportable_pynvml_are_unknown_with_reason(tmp_path: P
 
     monkeypatch.setattr(builtins, "__import__", no_pynvml)
     facts = probe_gpus()
-    assert facts["gpus"].value is None and facts["gpus"].reason == "pynvml not importable: libnvidia-ml.so.1: cannot open shared object file"
+    assert (
+        facts["gpus"].value is None and facts["gpus"].reason == "pynvml not importable: libnvidia-ml.so.1: cannot open shared object file"
+    )
