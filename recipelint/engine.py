@@ -77,12 +77,19 @@ def _walk(directory: Path) -> Iterable[Path]:
 
 
 def _script_naming(config: Path, files: FileCache) -> Path | None:
-    """The run script that passes `config` to training, searching upward from its folder."""
+    """The run script that passes `config` to training, searching upward from its folder.
+
+    What each folder's run scripts name is worked out once per run (files.named), however many
+    configs are given: pre-commit passes every changed file."""
     target = _key(config)
     directory = target.parent
     for _ in range(SEARCH_LEVELS):
-        for script in sorted(directory.glob("run*.sh")):
-            if target in config_paths(script, files):
+        named = files.named.get(directory)
+        if named is None:
+            named = [(script, config_paths(script, files)) for script in sorted(directory.glob("run*.sh"))]
+            files.named[directory] = named
+        for script, paths in named:
+            if target in paths:
                 return script
         if (directory / ".git").exists() or directory.parent == directory:
             break

@@ -38,6 +38,8 @@ class FileCache:
 
     overlay: dict[Path, bytes] = field(default_factory=dict)
     _texts: dict[Path, SourceText] = field(default_factory=dict)
+    # folder -> [(run script, the configs it names)], filled by the engine's upward search
+    named: dict[Path, list[tuple[Path, list[Path]]]] = field(default_factory=dict)
 
     def read(self, path: Path) -> SourceText:
         key = path
