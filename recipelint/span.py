@@ -38,10 +38,12 @@ class SourceText:
     text: str = field(init=False)
     _line_starts: list[int] = field(init=False, repr=False)
     _ascii: bool = field(init=False, repr=False)
+    bom: int = field(init=False)  # 3 when the file starts with a UTF-8 byte order mark
 
     def __post_init__(self) -> None:
         # A BOM is kept in `data` (fixes must not drop it) but is not part of the text.
-        body = self.data[3:] if self.data.startswith(b"\xef\xbb\xbf") else self.data
+        self.bom = 3 if self.data.startswith(b"\xef\xbb\xbf") else 0
+        body = self.data[self.bom :]
         self.text = body.decode("utf-8")
         starts = [0]
         find = self.data.find
@@ -52,9 +54,6 @@ class SourceText:
         self._line_starts = starts
         self._ascii = self.data.isascii()
 
-    @property
-    def bom(self) -> int:
-        return 3 if self.data.startswith(b"\xef\xbb\xbf") else 0
 
     def position(self, offset: int) -> tuple[int, int]:
         """1-based (line, column) of a byte offset; the column counts characters."""
