@@ -13,6 +13,7 @@ from recipelint.hardware.profile import Hardware
 from recipelint.model import Recipe
 from recipelint.rules import Rule, all_rules
 from recipelint.settings import Resolver, Settings
+from recipelint.sources.dslaunch import load_ds_launches
 from recipelint.sources.files import FileCache, SourceError
 from recipelint.sources.jsonfile import parse_json
 from recipelint.sources.markdown import shell_blocks
@@ -157,7 +158,8 @@ def load_target(target: Target, files: FileCache) -> list[Recipe]:
         script = parse_shell(source)
         if target.kind == "script" and find_launch(script) is not None:
             return [load_recipe(target.path, files, script)]
-        return load_xtuner(script, files, target.path.parent if target.kind != "command" else Path("."))
+        root = target.path.parent if target.kind != "command" else Path(".")
+        return load_xtuner(script, files, root) or load_ds_launches(script, files, root)
     source = files.read(target.path)
     recipe = Recipe(root=target.path.parent)
     if target.kind == "yaml":

@@ -54,7 +54,6 @@ class SourceText:
         self._line_starts = starts
         self._ascii = self.data.isascii()
 
-
     def position(self, offset: int) -> tuple[int, int]:
         """1-based (line, column) of a byte offset; the column counts characters."""
         index = bisect.bisect_right(self._line_starts, offset) - 1

@@ -230,3 +230,33 @@ def test_model_params_from_the_command_line_and_the_config(tmp_path: Path) -> No
     assert "RL420" in cli(*args, "--model-params", "7e9").stdout  # 7e9 x 16 B x 1.5 = 168 GB > 128 GiB
     (tmp_path / "recipelint.toml").write_text("model-params = 7e9\n")
     assert "RL420" in cli(*args).stdout
+
+
+@pytest.mark.parametrize(
+    ("command", "filler_code", "world"),
+    [
+        ("deepspeed --num_nodes 2 --num_gpus 8 train.py --deepspeed_config ds.json", "RL416", 16),
+        ("torchrun --nnodes 1 --nproc_per_node 4 train.py --deepspeed ds.json", None, 4),
+        ("accelerate launch --num_machines 2 --num_processes 16 train.py --deepspeed ds.json", "RL416", 16),
+    ],
+)
+def test_other_launches_check_their_json(tmp_path: Path, command: str, filler_code: str | None, world: int | None) -> None:
+    config = {
+        "train_batch_size": 32,
+        "train_micro_batch_size_per_gpu": 4,
+        "gradient_accumulation_steps": 1,
+        "gradient_clipping": "auto",
+        "zero_optimization": {"stage": 2, "stage3_max_live_parameters": "auto"},
+    }
+    (tmp_path / "ds.json").write_text(json.dumps(config))
+    (tmp_path / "train.sh").write_text(command + "\n")
+    profile = from_mapping({**NODE, "gpus": 8}, "p")
+    found = engine.check([tmp_path / "train.sh"], lambda: profile).diagnostics
+    auto = sorted(d.setting for d in found if d.code == "RL416")
+    if filler_code is None:  # Hugging Face fills gradient_clipping, not stage3_max_live_parameters
+        assert auto == ["zero_optimization.stage3_max_live_parameters"]
+    else:  # nothing fills under plain DeepSpeed; Accelerate raises for any "auto" it has no value for
+        assert "zero_optimization.stage3_max_live_parameters" in auto
+    triple = [d for d in found if d.code == "RL415"]
+    if world is not None:
+        assert triple and f"data-parallel size {world}" in triple[0].message  # 32 != 4 x 1 x world

@@ -1,0 +1,79 @@
+"""Other launches that hand DeepSpeed a JSON: `deepspeed`, `torchrun` or `accelerate launch`
+running any training script with `--deepspeed_config x.json` (DeepSpeed's own argument: the
+JSON reaches DeepSpeed as is) or `--deepspeed x.json` (Hugging Face TrainingArguments: the
+trainer fills "auto"). The launch gives the world size the batch triple is checked against.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from recipelint.model import Recipe, Setting
+from recipelint.sources.files import FileCache
+from recipelint.sources.jsonfile import parse_json
+from recipelint.sources.shell import Command, ShellScript
+from recipelint.sources.wenet import _parse_launcher, setting_from_word
+from recipelint.sources.xtuner import _deepspeed_launcher, _env
+
+LAUNCHERS = {"deepspeed", "torchrun", "python", "python3", "accelerate"}
+
+
+def _script_index(command: Command) -> int | None:
+    """The word naming the training script (the first *.py after the launcher's options)."""
+    for index, word in enumerate(command.words[1:], start=1):
+        if (word.value or word.text).endswith(".py"):
+            return index
+    return None
+
+
+def load_ds_launches(script: ShellScript, files: FileCache, root: Path) -> list[Recipe]:
+    recipes = []
+    for command in script.commands:
+        first = Path(command.words[0].value or command.words[0].text).name
+        if first not in LAUNCHERS:
+            continue
+        index = _script_index(command)
+        if index is None:
+            continue
+        words = command.words[index + 1 :]
+        for position, word in enumerate(words):
+            name, value = (
+                word.option if word.option else (word.value or word.text, words[position + 1] if position + 1 < len(words) else None)
+            )
+            if name not in ("--deepspeed_config", "--deepspeed") or value is None or not (value.value or "").endswith(".json"):
+                continue
+            hf = name == "--deepspeed"
+            filler = "accelerate" if first == "accelerate" else ("hf" if hf else "none")
+            recipe = Recipe(root=root, toolkit="deepspeed", script=script, ds_filler=filler)
+            recipe.launch = _deepspeed_launcher(script, command, index) if first == "deepspeed" else _parse_launcher(script, command, index)
+            recipe.launch.env = _env(script, command)
+            if first == "accelerate":
+                _accelerate_sizes(recipe, script, command, index)
+            recipe.args["deepspeed"] = setting_from_word("deepspeed", value, script, command.span.start)
+            recipe.args["deepspeed@flag"] = Setting(name, True, True, word.span)
+            recipe.ds_config = recipe.read_config(value.value, parse_json, files)
+            recipes.append(recipe)
+            break
+    return recipes
+
+
+def _accelerate_sizes(recipe: Recipe, script: ShellScript, command: Command, index: int) -> None:
+    """`accelerate launch --num_processes N [--num_machines M]`: N counts every machine's processes."""
+    assert recipe.launch is not None
+    options = {}
+    words = command.words[:index]
+    for position, word in enumerate(words):
+        if word.option is not None:
+            options[word.option[0]] = word.option[1]
+        elif (word.value or "").startswith("--") and position + 1 < len(words):
+            options[word.value or ""] = words[position + 1]
+    machines = options.get("--num_machines")
+    processes = options.get("--num_processes")
+    if machines is not None:
+        recipe.launch.nnodes = setting_from_word("num_machines", machines, script, command.span.start)
+    if processes is not None:
+        total = setting_from_word("num_processes", processes, script, command.span.start)
+        nodes = recipe.launch.nnodes.as_int() or 1
+        count = total.as_int()
+        total.value = count // nodes if count is not None else None
+        recipe.launch.nproc_per_node = total
