@@ -46,8 +46,9 @@ def render(diagnostics: Iterable[Diagnostic], files: FileCache, concise: bool = 
 def summary(diagnostics: list[Diagnostic], errors: int) -> str:
     if not diagnostics and not errors:
         return "No problems found."
-    fixable = sum(1 for d in diagnostics if d.fix is not None and d.fix.applicability is Applicability.SAFE)
-    unsafe = sum(1 for d in diagnostics if d.fix is not None and d.fix.applicability is Applicability.UNSAFE)
+    in_files = [d for d in diagnostics if d.fix is not None and d.span.path.name != "<command>"]  # --command has no file
+    fixable = sum(1 for d in in_files if d.fix is not None and d.fix.applicability is Applicability.SAFE)
+    unsafe = sum(1 for d in in_files if d.fix is not None and d.fix.applicability is Applicability.UNSAFE)
     parts = [f"Found {len(diagnostics)} problem{'s' if len(diagnostics) != 1 else ''}"]
     if errors:
         parts.append(f"{errors} file error{'s' if errors != 1 else ''}")
