@@ -263,6 +263,9 @@ def check(
         except RecursionError:
             result.errors.append(SourceError(target.path, "nested too deeply to read"))
             continue
+        except Exception as exc:  # a bug of ours on this file: say so, and go on with the others
+            result.errors.append(SourceError(target.path, f"internal error reading this file: {type(exc).__name__}: {exc}"))
+            continue
         for recipe in recipes:
             if keep_recipes:
                 result.recipes.append(recipe)
@@ -273,6 +276,10 @@ def check(
                 found = run_rules(recipe, rules, machines.loader(settings), settings)
             except SourceError as error:
                 result.errors.append(error)
+                continue
+            except Exception as exc:  # a bug in a rule: report it for this recipe, check the rest
+                where = recipe.script.source.path if recipe.script else target.path
+                result.errors.append(SourceError(where, f"internal error in a rule: {type(exc).__name__}: {exc}"))
                 continue
             for path in {d.span.path for d in found} | {e.span.path for d in found if d.fix for e in d.fix.edits} | set(recipe.files):
                 if inline_ignores and path not in suppressions and path.name != "<command>":

@@ -132,6 +132,7 @@ def _check_one(name: str, content: bytes) -> None:
         assert time.perf_counter() - started < BOUND_SECONDS
         for error in result.errors:
             assert str(error).startswith(str(path)) and "\n" not in str(error)
+            assert "internal error" not in str(error), str(error)  # the engine's guard must never be needed
         for diagnostic in result.diagnostics:
             size = diagnostic.span.path.stat().st_size
             assert 0 <= diagnostic.span.start <= diagnostic.span.end <= size

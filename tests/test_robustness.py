@@ -131,3 +131,17 @@ def test_symlink_loop_and_unreadable_file(tmp_path: Path, monkeypatch: pytest.Mo
     assert any("loop_a: a symlink loop or a link to nothing" in m for m in messages)
     assert any("secret.yaml: permission denied" in m for m in messages)
     assert "RL701" in {d.code for d in result.diagnostics}
+
+
+def test_python_config_with_lone_carriage_returns(tmp_path: Path) -> None:
+    # Found by the long fuzz run: Python ends lines at a lone \r too, so spans must count them.
+    from recipelint.sources.files import FileCache
+    from recipelint.sources.pyconfig import parse_pyconfig
+
+    path = tmp_path / "cfg.py"
+    path.write_bytes(b"\r\rdataloader_num_workers = 4\r\nbatch_size = 2\rtrain_dataloader = dict(num_workers=dataloader_num_workers)\n")
+    config = parse_pyconfig(FileCache().read(path))
+    workers = config.get("train_dataloader.num_workers")
+    assert workers is not None and workers.value == 4
+    assert config.source.data[workers.span.start : workers.span.end] == b"4"  # lines are numbered by LF, as everywhere
+    assert run(path).errors == []

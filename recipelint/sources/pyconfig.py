@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import ast
 import operator
+import re
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -70,10 +72,8 @@ class _Reader:
     def __init__(self, source: SourceText) -> None:
         self.source = source
         self.config = PyConfig(source)
-        lines = source.data.split(b"\n")
-        self.starts = [0]
-        for line in lines[:-1]:
-            self.starts.append(self.starts[-1] + len(line) + 1)
+        # Python's tokenizer ends a line at \r\n, \n or a lone \r; ast line numbers count those.
+        self.starts = [0] + [m.end() for m in re.finditer(rb"\r\n|\n|\r", source.data)]
 
     def span(self, node: ast.AST) -> Span:
         # ast columns are UTF-8 byte offsets within the line
@@ -164,7 +164,9 @@ class _Reader:
 
 def parse_pyconfig(source: SourceText) -> PyConfig:
     try:
-        tree = ast.parse(source.text, filename=str(source.path))
+        with warnings.catch_warnings():  # "invalid escape sequence" and friends are not ours to print
+            warnings.simplefilter("ignore")
+            tree = ast.parse(source.text, filename=str(source.path))
     except SyntaxError as exc:
         raise SourceError(source.path, f"invalid Python: {exc.msg}", exc.lineno or 0, exc.offset or 0) from None
     except (ValueError, RecursionError, MemoryError):
