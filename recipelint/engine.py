@@ -284,13 +284,10 @@ def check(
             for path in {d.span.path for d in found} | {e.span.path for d in found if d.fix for e in d.fix.edits} | set(recipe.files):
                 if inline_ignores and path not in suppressions and path.name != "<command>":
                     suppressions[path] = read_suppressions(path, files)
-            kept = _filter(found, resolver, suppressions)
-            result.diagnostics.extend(kept)
-            # Memory stays flat in the number of files: keep only texts a report will quote.
-            reported = {d.span.path for d in kept}
+            result.diagnostics.extend(_filter(found, resolver, suppressions))
+            # Memory stays flat in the number of files: a report that quotes a line reads it again.
             for path in recipe.files:
-                if path not in reported:
-                    files.forget(path)
+                files.forget(path)
     if inline_ignores:
         result.diagnostics.extend(_suppression_findings(suppressions, resolver))
     if hardware is not None and result.parsed:

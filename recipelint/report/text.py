@@ -23,7 +23,11 @@ def _source_line(files: FileCache, diagnostic: Diagnostic) -> list[str]:
 
 def render(diagnostics: Iterable[Diagnostic], files: FileCache, concise: bool = False, show_fix_hint: bool = True) -> str:
     lines: list[str] = []
+    previous = None
     for d in diagnostics:
+        if previous is not None and d.span.path != previous:
+            files.forget(previous)  # findings come sorted by file: each text is held once, briefly
+        previous = d.span.path
         head = f"{d.span}: {d.code} [{d.severity}] {d.message}"
         lines.append(head)
         if concise:
