@@ -89,76 +89,43 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
                 fix=fix,
             )
         return
+    # DeepSpeed derives the missing values with floor division, then asserts the product.
     if mbs is not None:
         derived = tbs // mbs // ws
-        if derived == 0:
-            yield ctx.diagnostic(
-                CODE,
-                SEVERITY,
-                f"train_batch_size {tbs} < micro batch {mbs} x data-parallel size {ws}: DeepSpeed derives gradient_accumulation_steps 0 and asserts 'Gradient accumulation steps: 0 has to be greater than 0'",
-                tbs_node.span,
-                setting="train_batch_size",
-                current=tbs,
-                suggested=mbs * ws,
-                evidence=evidence,
-            )
-        elif tbs != mbs * derived * ws:
-            yield ctx.diagnostic(
-                CODE,
-                SEVERITY,
-                f"train_batch_size {tbs} is not a multiple of micro batch {mbs} x data-parallel size {ws}: DeepSpeed derives accumulation {derived} and asserts {tbs} != {mbs} * {derived} * {ws}",
-                tbs_node.span,
-                setting="train_batch_size",
-                current=tbs,
-                suggested=mbs * derived * ws,
-                evidence=evidence,
-            )
-        return
-    if gas is not None:
+        zero = (
+            f"train_batch_size {tbs} < micro batch {mbs} x data-parallel size {ws}: DeepSpeed derives gradient_accumulation_steps 0 and asserts 'Gradient accumulation steps: 0 has to be greater than 0'",
+            mbs * ws,
+        )
+        wrong = (
+            f"train_batch_size {tbs} is not a multiple of micro batch {mbs} x data-parallel size {ws}: DeepSpeed derives accumulation {derived} and asserts {tbs} != {mbs} * {derived} * {ws}",
+            mbs * derived * ws,
+        )
+    elif gas is not None:
         derived = tbs // ws // gas
-        if derived == 0:
-            yield ctx.diagnostic(
-                CODE,
-                SEVERITY,
-                f"train_batch_size {tbs} < data-parallel size {ws} x accumulation {gas}: DeepSpeed derives micro batch 0 and asserts 'Micro batch size per gpu: 0 has to be greater than 0'",
-                tbs_node.span,
-                setting="train_batch_size",
-                current=tbs,
-                suggested=ws * gas,
-                evidence=evidence,
-            )
-        elif tbs != derived * gas * ws:
-            yield ctx.diagnostic(
-                CODE,
-                SEVERITY,
-                f"train_batch_size {tbs} is not a multiple of data-parallel size {ws} x accumulation {gas}: DeepSpeed derives micro batch {derived} and asserts {tbs} != {derived} * {gas} * {ws}",
-                tbs_node.span,
-                setting="train_batch_size",
-                current=tbs,
-                suggested=derived * gas * ws,
-                evidence=evidence,
-            )
-        return
-    derived = tbs // ws
-    if derived == 0:
-        yield ctx.diagnostic(
-            CODE,
-            SEVERITY,
+        zero = (
+            f"train_batch_size {tbs} < data-parallel size {ws} x accumulation {gas}: DeepSpeed derives micro batch 0 and asserts 'Micro batch size per gpu: 0 has to be greater than 0'",
+            ws * gas,
+        )
+        wrong = (
+            f"train_batch_size {tbs} is not a multiple of data-parallel size {ws} x accumulation {gas}: DeepSpeed derives micro batch {derived} and asserts {tbs} != {derived} * {gas} * {ws}",
+            derived * gas * ws,
+        )
+    else:
+        derived = tbs // ws
+        zero = (
             f"train_batch_size {tbs} alone on data-parallel size {ws}: DeepSpeed derives micro batch 0 and asserts 'Micro batch size per gpu: 0 has to be greater than 0'",
-            tbs_node.span,
-            setting="train_batch_size",
-            current=tbs,
-            suggested=ws,
-            evidence=evidence,
+            ws,
         )
-    elif tbs != derived * ws:
-        yield ctx.diagnostic(
-            CODE,
-            SEVERITY,
+        wrong = (
             f"train_batch_size {tbs} alone is not a multiple of data-parallel size {ws}: DeepSpeed derives micro batch {derived} and asserts {tbs} != {derived} * 1 * {ws}",
-            tbs_node.span,
-            setting="train_batch_size",
-            current=tbs,
-            suggested=derived * ws,
-            evidence=evidence,
+            derived * ws,
         )
+    if derived == 0:
+        message, suggested = zero
+    elif wrong[1] != tbs:
+        message, suggested = wrong
+    else:
+        return
+    yield ctx.diagnostic(
+        CODE, SEVERITY, message, tbs_node.span, setting="train_batch_size", current=tbs, suggested=suggested, evidence=evidence
+    )
