@@ -11,9 +11,8 @@ from pathlib import Path
 from recipelint.model import Recipe, Setting
 from recipelint.sources.files import FileCache
 from recipelint.sources.jsonfile import parse_json
+from recipelint.sources.launchers import parse_deepspeed_launcher, parse_torchrun, setting_from_word
 from recipelint.sources.shell import Command, ShellScript
-from recipelint.sources.wenet import _parse_launcher, setting_from_word
-from recipelint.sources.xtuner import _deepspeed_launcher, _env
 
 LAUNCHERS = {"deepspeed", "torchrun", "python", "python3", "accelerate"}
 
@@ -45,8 +44,9 @@ def load_ds_launches(script: ShellScript, files: FileCache, root: Path) -> list[
             hf = name == "--deepspeed"
             filler = "accelerate" if first == "accelerate" else ("hf" if hf else "none")
             recipe = Recipe(root=root, toolkit="deepspeed", script=script, ds_filler=filler)
-            recipe.launch = _deepspeed_launcher(script, command, index) if first == "deepspeed" else _parse_launcher(script, command, index)
-            recipe.launch.env = _env(script, command)
+            recipe.launch = (
+                parse_deepspeed_launcher(script, command, index) if first == "deepspeed" else parse_torchrun(script, command, index)
+            )
             if first == "accelerate":
                 _accelerate_sizes(recipe, script, command, index)
             recipe.args["deepspeed"] = setting_from_word("deepspeed", value, script, command.span.start)

@@ -15,7 +15,8 @@ from recipelint.model import Launch, Recipe, Setting
 from recipelint.sources.datalist import read_data_list
 from recipelint.sources.files import FileCache, SourceError
 from recipelint.sources.jsonfile import parse_json
-from recipelint.sources.shell import Command, ShellScript, Word, parse_shell
+from recipelint.sources.launchers import parse_torchrun, setting_from_word, to_value
+from recipelint.sources.shell import Command, ShellScript, parse_shell
 from recipelint.sources.yamlfile import parse_yaml
 
 
@@ -87,71 +88,6 @@ REMOVED_FLAGS = {
 }
 
 TRAIN_SCRIPT = re.compile(r"(^|/)wenet/bin/train\.py$")
-_TORCHRUN_FLAGS = {
-    "nnodes",
-    "nproc_per_node",
-    "nproc-per-node",
-    "rdzv_endpoint",
-    "rdzv-endpoint",
-    "master_addr",
-    "master-addr",
-    "master_port",
-    "master-port",
-    "node_rank",
-    "node-rank",
-    "rdzv_id",
-    "rdzv-id",
-    "rdzv_backend",
-    "rdzv-backend",
-}
-_TORCHRUN_SWITCHES = {"standalone", "no_python", "no-python", "module", "m", "use_env", "use-env"}
-
-
-def _to_value(text: str | None) -> Any:
-    if text is None:
-        return None
-    try:
-        return int(text)
-    except ValueError:
-        return text
-
-
-def setting_from_word(name: str, word: Word, script: ShellScript, at: int) -> Setting:
-    """A setting read from a command-line word, following `$var` to the assignment that a fix edits."""
-    edit_span = word.edit_span
-    if word.ref is not None:
-        assignment = script.assignment(word.ref, before=at)
-        edit_span = assignment.value.edit_span if assignment is not None else None
-    return Setting(name, _to_value(word.value), True, word.span, edit_span, word.ref, word)
-
-
-def gpu_count(script: ShellScript, word: Word, at: int) -> int | None:
-    """Processes per node, following the idioms WeNet scripts use to count GPUs.
-
-    `num_gpus=$(echo $CUDA_VISIBLE_DEVICES | awk -F "," '{print NF}')` counts the comma
-    fields of CUDA_VISIBLE_DEVICES; `nvidia-smi -L | wc -l` is left to the hardware profile.
-    """
-    if word.value is not None:
-        return _int_or_none(word.value)
-    if word.ref is None:
-        return None
-    assignment = script.assignment(word.ref, before=at)
-    if assignment is None:
-        return None
-    if assignment.value.value is not None:
-        return _int_or_none(assignment.value.value)
-    if "CUDA_VISIBLE_DEVICES" in assignment.value.text and "NF" in assignment.value.text:
-        devices = script.assignment("CUDA_VISIBLE_DEVICES", before=assignment.order)
-        if devices is not None and devices.value.value not in (None, ""):
-            return len([d for d in devices.value.value.split(",") if d.strip()])
-    return None
-
-
-def _int_or_none(text: str) -> int | None:
-    try:
-        return int(text)
-    except ValueError:
-        return None
 
 
 def find_launch(script: ShellScript) -> tuple[Command, int] | None:
@@ -226,78 +162,13 @@ def _parse_train_args(recipe: Recipe, script: ShellScript, command: Command, ind
             recipe.args[name] = Setting(name, flag.default, False, command.span)
 
 
-def _parse_launcher(script: ShellScript, command: Command, index: int) -> Launch:
-    words = command.words
-    first = words[0].value or words[0].text
-    launcher = Path(first).name
-    options: dict[str, Word] = {}
-    j = 1
-    while j < index:
-        word = words[j]
-        text = word.value or word.text
-        if word.option is not None:
-            options[word.option[0].lstrip("-").replace("-", "_")] = word.option[1]
-        elif text in ("-m",) and j + 1 < index:
-            module = words[j + 1].value or ""
-            if module in ("torch.distributed.run", "torch.distributed.launch"):
-                launcher = "torchrun" if module.endswith("run") else "torch.distributed.launch"
-            j += 1
-        elif text.startswith("--") and text.lstrip("-") not in _TORCHRUN_SWITCHES and j + 1 < index:
-            options[text.lstrip("-").replace("-", "_")] = words[j + 1]
-            j += 1
-        j += 1
-    if launcher.startswith("python"):
-        launcher = "python" if launcher == Path(first).name else launcher
-    at = command.span.start
-
-    def setting(name: str, option: str, default: Any) -> Setting:
-        word = options.get(option)
-        if word is None:
-            return Setting(name, default, False, command.words[0].span)
-        return setting_from_word(name, word, script, at)
-
-    nnodes = setting("nnodes", "nnodes", 1)
-    if nnodes.value is not None and ":" in str(nnodes.value):  # elastic "1:4": the upper bound counts
-        nnodes.value = _int_or_none(str(nnodes.value).split(":")[-1])
-    per_node_word = options.get("nproc_per_node")
-    if per_node_word is not None:
-        per_node = setting_from_word("nproc_per_node", per_node_word, script, at)
-        per_node.value = gpu_count(script, per_node_word, at)
-    elif launcher == "python":
-        per_node = _python_loop_ranks(script, command)
-    else:
-        per_node = Setting("nproc_per_node", 1, False, command.words[0].span)
-    if "rdzv_endpoint" in options:
-        rendezvous = setting("rdzv_endpoint", "rdzv_endpoint", None)
-    else:
-        address = options.get("master_addr")
-        port = options.get("master_port")
-        value = f"{address.value if address else '127.0.0.1'}:{port.value if port else 29500}"
-        rendezvous = Setting("master_addr", value, address is not None, (address or command.words[0]).span)
-    env = {name: Setting(name, word.value, True, word.span, word.edit_span) for name, word in command.env.items()}
-    for assignment in script.assignments:
-        if assignment.name in script.exports and assignment.order < at and assignment.name not in env:
-            env[assignment.name] = Setting(assignment.name, assignment.value.value, True, assignment.value.span, assignment.value.edit_span)
-    return Launch(launcher, command, words[index], nnodes, per_node, rendezvous, env, words[-1].span.end)
-
-
-def _python_loop_ranks(script: ShellScript, command: Command) -> Setting:
-    """v2 recipes start one `python wenet/bin/train.py --gpu $gpu_id` per GPU in a for loop."""
-    assignment = script.assignment("num_gpus", before=command.span.start)
-    if assignment is None:
-        return Setting("num_gpus", 1, False, command.words[0].span)
-    word = Word("$num_gpus", assignment.value.span, None, "num_gpus")
-    count = gpu_count(script, word, command.span.start)
-    return Setting("num_gpus", count, True, assignment.value.span, assignment.value.edit_span, "num_gpus")
-
-
 def _nodes_for_python(script: ShellScript, launch: Launch) -> None:
     if launch.launcher != "python":
         return
     assignment = script.assignment("num_nodes", before=launch.command.span.start)
     if assignment is not None:
         launch.nnodes = Setting(
-            "num_nodes", _to_value(assignment.value.value), True, assignment.value.span, assignment.value.edit_span, "num_nodes"
+            "num_nodes", to_value(assignment.value.value), True, assignment.value.span, assignment.value.edit_span, "num_nodes"
         )
 
 
@@ -310,7 +181,7 @@ def load_recipe(script_path: Path, files: FileCache, script: ShellScript | None 
     if found is None:
         return recipe
     command, index = found
-    recipe.launch = _parse_launcher(script, command, index)
+    recipe.launch = parse_torchrun(script, command, index)
     _nodes_for_python(script, recipe.launch)
     _parse_train_args(recipe, script, command, index)
     recipe.config = recipe.read_config(recipe.arg("config").value, parse_yaml, files)

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
 
 from recipelint.model import Launch, Recipe, Setting
 from recipelint.sources.files import FileCache
 from recipelint.sources.jsonfile import parse_json
+from recipelint.sources.launchers import launch_env, parse_deepspeed_launcher, parse_torchrun, setting_from_word, to_int, word_text
 from recipelint.sources.pyconfig import parse_pyconfig
 from recipelint.sources.shell import Command, ShellScript, Word
-from recipelint.sources.wenet import _parse_launcher, setting_from_word
 
 TRAIN_PY = re.compile(r"(^|/)xtuner/tools/train\.py$")
 TRAIN_V1 = re.compile(r"(^|/)xtuner/v1/train/cli/\w+\.py$")  # XTuner v1: no --launcher, no mmengine config
@@ -39,29 +38,13 @@ PRESETS = {"deepspeed_zero1", "deepspeed_zero2", "deepspeed_zero2_offload", "dee
 _ARGS_WITH_VALUE = {"--work-dir", "--deepspeed", "--resume", "--seed", "--launcher", "--local_rank", "--local-rank"}
 
 
-def _text(word: Word) -> str:
-    return word.value if word.value is not None else word.text
-
-
-def _env(script: ShellScript, command: Command) -> dict[str, Setting]:
-    """Prefix assignments and earlier `export`s (the prefix wins, as in the shell)."""
-    found: dict[str, Setting] = {}
-    for assignment in script.assignments:
-        if assignment.order < command.span.start and (assignment.exported or assignment.name in script.exports):
-            word = assignment.value
-            found[assignment.name] = Setting(assignment.name, word.value, True, word.span, word.edit_span, None, word)
-    for name, word in command.env.items():
-        found[name] = Setting(name, word.value, True, word.span, word.edit_span, None, word)
-    return found
-
-
 def _train_args(recipe: Recipe, script: ShellScript, command: Command, start: int) -> None:
     """The arguments of xtuner/tools/train.py: CONFIG [--deepspeed X] [--launcher L] ..."""
     words = command.words[start:]
     i = 0
     while i < len(words):
         word = words[i]
-        text = _text(word)
+        text = word_text(word)
         i += 1
         if word.option is not None:
             name, value = word.option
@@ -69,8 +52,8 @@ def _train_args(recipe: Recipe, script: ShellScript, command: Command, start: in
             recipe.args[name.lstrip("-")].span = word.span
             recipe.args[name.lstrip("-") + "="] = Setting(name, True, True, word.span)  # written with '='
         elif text == "--cfg-options":
-            while i < len(words) and not _text(words[i]).startswith("--"):
-                key, _, text_value = _text(words[i]).partition("=")
+            while i < len(words) and not word_text(words[i]).startswith("--"):
+                key, _, text_value = word_text(words[i]).partition("=")
                 recipe.args[f"cfg-options.{key}"] = Setting(key, text_value, True, words[i].span)
                 i += 1
         elif text in _ARGS_WITH_VALUE:
@@ -84,62 +67,26 @@ def _train_args(recipe: Recipe, script: ShellScript, command: Command, start: in
             recipe.args["config"] = setting_from_word("config", word, script, command.span.start)
 
 
-def _deepspeed_launcher(script: ShellScript, command: Command, index: int) -> Launch:
-    """`deepspeed [--num_nodes N] [--num_gpus G] [--hostfile F] [--include ...] [--master_addr A] [--master_port P] train.py`."""
-    options: dict[str, Word] = {}
-    words = command.words
-    j = 1
-    while j < index:
-        word = words[j]
-        if word.option is not None:
-            options[word.option[0].lstrip("-")] = word.option[1]
-        elif _text(word).startswith("--") and j + 1 < index:
-            options[_text(word).lstrip("-")] = words[j + 1]
-            j += 1
-        j += 1
-    at = command.span.start
-
-    def get(name: str, default: Any) -> Setting:
-        word = options.get(name)
-        return setting_from_word(name, word, script, at) if word is not None else Setting(name, default, False, words[0].span)
-
-    nodes = get("num_nodes", None)
-    include = options.get("include")
-    if nodes.value is None and include is not None and include.value:
-        nodes = Setting("include", len(include.value.split("@")), True, include.span)
-    elif nodes.value is None and "hostfile" not in options:
-        nodes = Setting("num_nodes", 1, False, words[0].span)
-    per_node = get("num_gpus", None)
-    if per_node.value is None and include is not None and include.value:
-        per_node = Setting("include", len(include.value.split("@")[0].split(":")[-1].split(",")), True, include.span)
-    address = options.get("master_addr")
-    port = options.get("master_port")
-    rendezvous = Setting(
-        "master_addr",
-        f"{_text(address) if address else '(hostfile first host)'}:{_text(port) if port else 29500}",
-        address is not None,
-        (address or words[0]).span,
-    )
-    return Launch("deepspeed", command, words[index], nodes, per_node, rendezvous, _env(script, command), words[-1].span.end)
-
-
 def _xtuner_cli(script: ShellScript, command: Command, index: int, srun: dict[str, Word] | None) -> Launch:
-    env = _env(script, command)
+    env = launch_env(script, command)
 
-    def env_int(name: str) -> Setting:
+    def envto_int(name: str) -> Setting:
         setting = env.get(name)
         if setting is None:
             return Setting(name, 1, False, command.words[0].span)
-        return Setting(name, _int(setting.value), True, setting.span, setting.edit_span, name, setting.word)
+        return Setting(name, to_int(setting.value), True, setting.span, setting.edit_span, name, setting.word)
 
     if srun is not None:
         nodes_word = srun.get("nodes") or srun.get("N")
         tasks_word = srun.get("ntasks-per-node")
         nodes = Setting(
-            "--nodes", _int(_text(nodes_word)) if nodes_word else 1, nodes_word is not None, (nodes_word or command.words[0]).span
+            "--nodes", to_int(word_text(nodes_word)) if nodes_word else 1, nodes_word is not None, (nodes_word or command.words[0]).span
         )
         per_node = Setting(
-            "--ntasks-per-node", _int(_text(tasks_word)) if tasks_word else 1, tasks_word is not None, (tasks_word or command.words[0]).span
+            "--ntasks-per-node",
+            to_int(word_text(tasks_word)) if tasks_word else 1,
+            tasks_word is not None,
+            (tasks_word or command.words[0]).span,
         )
         rendezvous = Setting("MASTER_ADDR", "(first host of SLURM_NODELIST):29500", False, command.words[0].span)
         return Launch("srun", command, command.words[index], nodes, per_node, rendezvous, env, command.words[-1].span.end)
@@ -149,15 +96,15 @@ def _xtuner_cli(script: ShellScript, command: Command, index: int, srun: dict[st
         "ADDR", value, address is not None, (address or Setting("", None, False, command.words[0].span)).span, None, "ADDR"
     )
     return Launch(
-        "xtuner", command, command.words[index], env_int("NNODES"), env_int("NPROC_PER_NODE"), rendezvous, env, command.words[-1].span.end
+        "xtuner",
+        command,
+        command.words[index],
+        envto_int("NNODES"),
+        envto_int("NPROC_PER_NODE"),
+        rendezvous,
+        env,
+        command.words[-1].span.end,
     )
-
-
-def _int(value: Any) -> int | None:
-    try:
-        return int(str(value))
-    except (TypeError, ValueError):
-        return None
 
 
 def _srun_options(words: list[Word], end: int) -> dict[str, Word]:
@@ -165,7 +112,7 @@ def _srun_options(words: list[Word], end: int) -> dict[str, Word]:
     j = 1
     while j < end:
         word = words[j]
-        text = _text(word)
+        text = word_text(word)
         if word.option is not None:
             options[word.option[0].lstrip("-")] = word.option[1]
         elif text in ("-N", "-n", "-p", "--nodes", "--ntasks-per-node", "--gres", "--job-name", "-J") and j + 1 < end:
@@ -179,7 +126,7 @@ def launches(script: ShellScript) -> list[tuple[Command, int, str]]:
     """(command, index of the train word, form) for every XTuner training launch in a script."""
     found = []
     for command in script.commands:
-        words = [_text(w) for w in command.words]
+        words = [word_text(w) for w in command.words]
         for index, text in enumerate(words):
             if text == "xtuner" or text.endswith("/xtuner"):
                 if index + 1 < len(words) and words[index + 1] == "train":
@@ -200,18 +147,16 @@ def load_xtuner(script: ShellScript, files: FileCache, root: Path) -> list[Recip
     for command, index, form in launches(script):
         recipe = Recipe(root=root, toolkit="xtuner", script=script, ds_filler="xtuner")
         if form == "v1":
-            recipe.launch = _parse_launcher(script, command, index)
-            recipe.launch.env = _env(script, command)
+            recipe.launch = parse_torchrun(script, command, index)
             recipe.args["xtuner-v1"] = Setting("xtuner-v1", True, True, command.words[index].span)
             recipes.append(recipe)
             continue
         if form == "direct":
-            first = Path(_text(command.words[0])).name
+            first = Path(word_text(command.words[0])).name
             if first == "deepspeed":
-                recipe.launch = _deepspeed_launcher(script, command, index)
+                recipe.launch = parse_deepspeed_launcher(script, command, index)
             else:
-                recipe.launch = _parse_launcher(script, command, index)
-                recipe.launch.env = _env(script, command)
+                recipe.launch = parse_torchrun(script, command, index)
         else:
             srun = _srun_options(command.words, index - 1) if form == "srun" else None
             recipe.launch = _xtuner_cli(script, command, index, srun)

@@ -1,0 +1,195 @@
+"""How training processes start, whatever the toolkit: torchrun (and `python -m
+torch.distributed.run/launch`), the `deepspeed` launcher, and the environment a command runs
+with. The WeNet, XTuner and generic DeepSpeed front ends all build their Launch here.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from recipelint.model import Launch, Setting
+from recipelint.sources.shell import Command, ShellScript, Word
+
+_TORCHRUN_FLAGS = {
+    "nnodes",
+    "nproc_per_node",
+    "nproc-per-node",
+    "rdzv_endpoint",
+    "rdzv-endpoint",
+    "master_addr",
+    "master-addr",
+    "master_port",
+    "master-port",
+    "node_rank",
+    "node-rank",
+    "rdzv_id",
+    "rdzv-id",
+    "rdzv_backend",
+    "rdzv-backend",
+}
+_TORCHRUN_SWITCHES = {"standalone", "no_python", "no-python", "module", "m", "use_env", "use-env"}
+
+
+def word_text(word: Word) -> str:
+    """A word's static value, or its source text when only the run time knows it."""
+    return word.value if word.value is not None else word.text
+
+
+def to_value(text: str | None) -> Any:
+    if text is None:
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        return text
+
+
+def setting_from_word(name: str, word: Word, script: ShellScript, at: int) -> Setting:
+    """A setting read from a command-line word, following `$var` to the assignment that a fix edits."""
+    edit_span = word.edit_span
+    if word.ref is not None:
+        assignment = script.assignment(word.ref, before=at)
+        edit_span = assignment.value.edit_span if assignment is not None else None
+    return Setting(name, to_value(word.value), True, word.span, edit_span, word.ref, word)
+
+
+def gpu_count(script: ShellScript, word: Word, at: int) -> int | None:
+    """Processes per node, following the idioms WeNet scripts use to count GPUs.
+
+    `num_gpus=$(echo $CUDA_VISIBLE_DEVICES | awk -F "," '{print NF}')` counts the comma
+    fields of CUDA_VISIBLE_DEVICES; `nvidia-smi -L | wc -l` is left to the hardware profile.
+    """
+    if word.value is not None:
+        return to_int(word.value)
+    if word.ref is None:
+        return None
+    assignment = script.assignment(word.ref, before=at)
+    if assignment is None:
+        return None
+    if assignment.value.value is not None:
+        return to_int(assignment.value.value)
+    if "CUDA_VISIBLE_DEVICES" in assignment.value.text and "NF" in assignment.value.text:
+        devices = script.assignment("CUDA_VISIBLE_DEVICES", before=assignment.order)
+        if devices is not None and devices.value.value not in (None, ""):
+            return len([d for d in devices.value.value.split(",") if d.strip()])
+    return None
+
+
+def to_int(value: Any) -> int | None:
+    try:
+        return int(str(value))
+    except (TypeError, ValueError):
+        return None
+
+
+def launch_env(script: ShellScript, command: Command) -> dict[str, Setting]:
+    """Prefix assignments and earlier `export`s (the prefix wins, as in the shell)."""
+    found: dict[str, Setting] = {}
+    for assignment in script.assignments:
+        if assignment.order < command.span.start and (assignment.exported or assignment.name in script.exports):
+            word = assignment.value
+            found[assignment.name] = Setting(assignment.name, word.value, True, word.span, word.edit_span, None, word)
+    for name, word in command.env.items():
+        found[name] = Setting(name, word.value, True, word.span, word.edit_span, None, word)
+    return found
+
+
+def parse_torchrun(script: ShellScript, command: Command, index: int) -> Launch:
+    words = command.words
+    first = words[0].value or words[0].text
+    launcher = Path(first).name
+    options: dict[str, Word] = {}
+    j = 1
+    while j < index:
+        word = words[j]
+        text = word.value or word.text
+        if word.option is not None:
+            options[word.option[0].lstrip("-").replace("-", "_")] = word.option[1]
+        elif text in ("-m",) and j + 1 < index:
+            module = words[j + 1].value or ""
+            if module in ("torch.distributed.run", "torch.distributed.launch"):
+                launcher = "torchrun" if module.endswith("run") else "torch.distributed.launch"
+            j += 1
+        elif text.startswith("--") and text.lstrip("-") not in _TORCHRUN_SWITCHES and j + 1 < index:
+            options[text.lstrip("-").replace("-", "_")] = words[j + 1]
+            j += 1
+        j += 1
+    if launcher.startswith("python"):
+        launcher = "python" if launcher == Path(first).name else launcher
+    at = command.span.start
+
+    def setting(name: str, option: str, default: Any) -> Setting:
+        word = options.get(option)
+        if word is None:
+            return Setting(name, default, False, command.words[0].span)
+        return setting_from_word(name, word, script, at)
+
+    nnodes = setting("nnodes", "nnodes", 1)
+    if nnodes.value is not None and ":" in str(nnodes.value):  # elastic "1:4": the upper bound counts
+        nnodes.value = to_int(str(nnodes.value).split(":")[-1])
+    per_node_word = options.get("nproc_per_node")
+    if per_node_word is not None:
+        per_node = setting_from_word("nproc_per_node", per_node_word, script, at)
+        per_node.value = gpu_count(script, per_node_word, at)
+    elif launcher == "python":
+        per_node = python_loop_ranks(script, command)
+    else:
+        per_node = Setting("nproc_per_node", 1, False, command.words[0].span)
+    if "rdzv_endpoint" in options:
+        rendezvous = setting("rdzv_endpoint", "rdzv_endpoint", None)
+    else:
+        address = options.get("master_addr")
+        port = options.get("master_port")
+        value = f"{address.value if address else '127.0.0.1'}:{port.value if port else 29500}"
+        rendezvous = Setting("master_addr", value, address is not None, (address or command.words[0]).span)
+    return Launch(launcher, command, words[index], nnodes, per_node, rendezvous, launch_env(script, command), words[-1].span.end)
+
+
+def parse_deepspeed_launcher(script: ShellScript, command: Command, index: int) -> Launch:
+    """`deepspeed [--num_nodes N] [--num_gpus G] [--hostfile F] [--include ...] [--master_addr A] [--master_port P] train.py`."""
+    options: dict[str, Word] = {}
+    words = command.words
+    j = 1
+    while j < index:
+        word = words[j]
+        if word.option is not None:
+            options[word.option[0].lstrip("-")] = word.option[1]
+        elif word_text(word).startswith("--") and j + 1 < index:
+            options[word_text(word).lstrip("-")] = words[j + 1]
+            j += 1
+        j += 1
+    at = command.span.start
+
+    def get(name: str, default: Any) -> Setting:
+        word = options.get(name)
+        return setting_from_word(name, word, script, at) if word is not None else Setting(name, default, False, words[0].span)
+
+    nodes = get("num_nodes", None)
+    include = options.get("include")
+    if nodes.value is None and include is not None and include.value:
+        nodes = Setting("include", len(include.value.split("@")), True, include.span)
+    elif nodes.value is None and "hostfile" not in options:
+        nodes = Setting("num_nodes", 1, False, words[0].span)
+    per_node = get("num_gpus", None)
+    if per_node.value is None and include is not None and include.value:
+        per_node = Setting("include", len(include.value.split("@")[0].split(":")[-1].split(",")), True, include.span)
+    address = options.get("master_addr")
+    port = options.get("master_port")
+    rendezvous = Setting(
+        "master_addr",
+        f"{word_text(address) if address else '(hostfile first host)'}:{word_text(port) if port else 29500}",
+        address is not None,
+        (address or words[0]).span,
+    )
+    return Launch("deepspeed", command, words[index], nodes, per_node, rendezvous, launch_env(script, command), words[-1].span.end)
+
+
+def python_loop_ranks(script: ShellScript, command: Command) -> Setting:
+    """v2 recipes start one `python wenet/bin/train.py --gpu $gpu_id` per GPU in a for loop."""
+    assignment = script.assignment("num_gpus", before=command.span.start)
+    if assignment is None:
+        return Setting("num_gpus", 1, False, command.words[0].span)
+    word = Word("$num_gpus", assignment.value.span, None, "num_gpus")
+    count = gpu_count(script, word, command.span.start)
+    return Setting("num_gpus", count, True, assignment.value.span, assignment.value.edit_span, "num_gpus")
