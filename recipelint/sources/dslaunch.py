@@ -11,7 +11,7 @@ from pathlib import Path
 from recipelint.model import Recipe, Setting
 from recipelint.sources.files import FileCache
 from recipelint.sources.jsonfile import parse_json
-from recipelint.sources.launchers import parse_deepspeed_launcher, parse_torchrun, setting_from_word
+from recipelint.sources.launchers import parse_deepspeed_launcher, parse_torchrun, scan_options, setting_from_word
 from recipelint.sources.shell import Command, ShellScript
 
 LAUNCHERS = {"deepspeed", "torchrun", "python", "python3", "accelerate"}
@@ -60,15 +60,9 @@ def load_ds_launches(script: ShellScript, files: FileCache, root: Path) -> list[
 def _accelerate_sizes(recipe: Recipe, script: ShellScript, command: Command, index: int) -> None:
     """`accelerate launch --num_processes N [--num_machines M]`: N counts every machine's processes."""
     assert recipe.launch is not None
-    options = {}
-    words = command.words[:index]
-    for position, word in enumerate(words):
-        if word.option is not None:
-            options[word.option[0]] = word.option[1]
-        elif (word.value or "").startswith("--") and position + 1 < len(words):
-            options[word.value or ""] = words[position + 1]
-    machines = options.get("--num_machines")
-    processes = options.get("--num_processes")
+    options = scan_options(command.words, 1, index)
+    machines = options.get("num_machines")
+    processes = options.get("num_processes")
     if machines is not None:
         recipe.launch.nnodes = setting_from_word("num_machines", machines, script, command.span.start)
     if processes is not None:

@@ -11,24 +11,36 @@ from typing import Any
 from recipelint.model import Launch, Setting
 from recipelint.sources.shell import Command, ShellScript, Word
 
-_TORCHRUN_FLAGS = {
-    "nnodes",
-    "nproc_per_node",
-    "nproc-per-node",
-    "rdzv_endpoint",
-    "rdzv-endpoint",
-    "master_addr",
-    "master-addr",
-    "master_port",
-    "master-port",
-    "node_rank",
-    "node-rank",
-    "rdzv_id",
-    "rdzv-id",
-    "rdzv_backend",
-    "rdzv-backend",
-}
-_TORCHRUN_SWITCHES = {"standalone", "no_python", "no-python", "module", "m", "use_env", "use-env"}
+# torchrun options that take no value (keys as scan_options normalises them)
+_TORCHRUN_SWITCHES = frozenset({"standalone", "no_python", "module", "use_env"})
+
+
+def _option_key(text: str) -> str:
+    return text.lstrip("-").replace("-", "_")
+
+
+def scan_options(
+    words: list[Word], start: int, end: int, switches: frozenset[str] = frozenset(), short: frozenset[str] = frozenset()
+) -> dict[str, Word]:
+    """A launcher's options in words[start:end]: `--name value`, `--name=value`, and the listed
+    short options (`-N 2`). Keys drop the dashes and use `_` for `-`. A word that is itself a
+    long option is never taken as a value, so a switch the table does not know stays harmless."""
+    options: dict[str, Word] = {}
+    j = start
+    while j < end:
+        word = words[j]
+        text = word_text(word)
+        if word.option is not None:
+            options[_option_key(word.option[0])] = word.option[1]
+        elif (
+            (text.startswith("--") and _option_key(text) not in switches or text in short)
+            and j + 1 < end
+            and not word_text(words[j + 1]).startswith("--")
+        ):
+            options[_option_key(text)] = words[j + 1]
+            j += 1
+        j += 1
+    return options
 
 
 def word_text(word: Word) -> str:
@@ -99,22 +111,10 @@ def parse_torchrun(script: ShellScript, command: Command, index: int) -> Launch:
     words = command.words
     first = words[0].value or words[0].text
     launcher = Path(first).name
-    options: dict[str, Word] = {}
-    j = 1
-    while j < index:
-        word = words[j]
-        text = word.value or word.text
-        if word.option is not None:
-            options[word.option[0].lstrip("-").replace("-", "_")] = word.option[1]
-        elif text in ("-m",) and j + 1 < index:
-            module = words[j + 1].value or ""
-            if module in ("torch.distributed.run", "torch.distributed.launch"):
-                launcher = "torchrun" if module.endswith("run") else "torch.distributed.launch"
-            j += 1
-        elif text.startswith("--") and text.lstrip("-") not in _TORCHRUN_SWITCHES and j + 1 < index:
-            options[text.lstrip("-").replace("-", "_")] = words[j + 1]
-            j += 1
-        j += 1
+    for j in range(1, index - 1):  # python -m torch.distributed.run / .launch
+        if word_text(words[j]) == "-m" and word_text(words[j + 1]) in ("torch.distributed.run", "torch.distributed.launch"):
+            launcher = "torchrun" if word_text(words[j + 1]).endswith("run") else "torch.distributed.launch"
+    options = scan_options(words, 1, index, _TORCHRUN_SWITCHES)
     if launcher.startswith("python"):
         launcher = "python" if launcher == Path(first).name else launcher
     at = command.span.start
@@ -148,17 +148,8 @@ def parse_torchrun(script: ShellScript, command: Command, index: int) -> Launch:
 
 def parse_deepspeed_launcher(script: ShellScript, command: Command, index: int) -> Launch:
     """`deepspeed [--num_nodes N] [--num_gpus G] [--hostfile F] [--include ...] [--master_addr A] [--master_port P] train.py`."""
-    options: dict[str, Word] = {}
     words = command.words
-    j = 1
-    while j < index:
-        word = words[j]
-        if word.option is not None:
-            options[word.option[0].lstrip("-")] = word.option[1]
-        elif word_text(word).startswith("--") and j + 1 < index:
-            options[word_text(word).lstrip("-")] = words[j + 1]
-            j += 1
-        j += 1
+    options = scan_options(words, 1, index)
     at = command.span.start
 
     def get(name: str, default: Any) -> Setting:

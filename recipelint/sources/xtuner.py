@@ -14,7 +14,15 @@ from pathlib import Path
 from recipelint.model import Launch, Recipe, Setting
 from recipelint.sources.files import FileCache
 from recipelint.sources.jsonfile import parse_json
-from recipelint.sources.launchers import launch_env, parse_deepspeed_launcher, parse_torchrun, setting_from_word, to_int, word_text
+from recipelint.sources.launchers import (
+    launch_env,
+    parse_deepspeed_launcher,
+    parse_torchrun,
+    scan_options,
+    setting_from_word,
+    to_int,
+    word_text,
+)
 from recipelint.sources.pyconfig import parse_pyconfig
 from recipelint.sources.shell import Command, ShellScript, Word
 
@@ -78,7 +86,7 @@ def _xtuner_cli(script: ShellScript, command: Command, index: int, srun: dict[st
 
     if srun is not None:
         nodes_word = srun.get("nodes") or srun.get("N")
-        tasks_word = srun.get("ntasks-per-node")
+        tasks_word = srun.get("ntasks_per_node")
         nodes = Setting(
             "--nodes", to_int(word_text(nodes_word)) if nodes_word else 1, nodes_word is not None, (nodes_word or command.words[0]).span
         )
@@ -105,21 +113,6 @@ def _xtuner_cli(script: ShellScript, command: Command, index: int, srun: dict[st
         env,
         command.words[-1].span.end,
     )
-
-
-def _srun_options(words: list[Word], end: int) -> dict[str, Word]:
-    options: dict[str, Word] = {}
-    j = 1
-    while j < end:
-        word = words[j]
-        text = word_text(word)
-        if word.option is not None:
-            options[word.option[0].lstrip("-")] = word.option[1]
-        elif text in ("-N", "-n", "-p", "--nodes", "--ntasks-per-node", "--gres", "--job-name", "-J") and j + 1 < end:
-            options[text.lstrip("-")] = words[j + 1]
-            j += 1
-        j += 1
-    return options
 
 
 def launches(script: ShellScript) -> list[tuple[Command, int, str]]:
@@ -158,7 +151,7 @@ def load_xtuner(script: ShellScript, files: FileCache, root: Path) -> list[Recip
             else:
                 recipe.launch = parse_torchrun(script, command, index)
         else:
-            srun = _srun_options(command.words, index - 1) if form == "srun" else None
+            srun = scan_options(command.words, 1, index - 1, short=frozenset({"-N", "-n", "-p", "-J"})) if form == "srun" else None
             recipe.launch = _xtuner_cli(script, command, index, srun)
         _train_args(recipe, script, command, index + 1)
         _load_configs(recipe, files, root)
