@@ -50,11 +50,6 @@ class Launch:
     env: dict[str, Setting] = field(default_factory=dict)
     args_end: int = 0  # byte offset just after the last word of the command (where a flag is appended)
 
-    @property
-    def world_size(self) -> int | None:
-        nodes, per_node = self.nnodes.as_int(), self.nproc_per_node.as_int()
-        return nodes * per_node if nodes is not None and per_node is not None else None
-
 
 @dataclass
 class DataList:

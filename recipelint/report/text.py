@@ -21,7 +21,7 @@ def _source_line(files: FileCache, diagnostic: Diagnostic) -> list[str]:
     return [f"{gutter}{line}", " " * (len(gutter) + start) + "^" * width]
 
 
-def render(diagnostics: Iterable[Diagnostic], files: FileCache, concise: bool = False, show_fix_hint: bool = True) -> str:
+def render(diagnostics: Iterable[Diagnostic], files: FileCache, concise: bool = False) -> str:
     lines: list[str] = []
     previous = None
     for d in diagnostics:
@@ -40,7 +40,7 @@ def render(diagnostics: Iterable[Diagnostic], files: FileCache, concise: bool = 
             lines.append(f"      = {d.setting}: {change}")
         for item in d.evidence:
             lines.append(f"      = because {item}")
-        if d.fix is not None and show_fix_hint:
+        if d.fix is not None:
             kind = "fix" if d.fix.applicability is Applicability.SAFE else "unsafe fix (--unsafe-fixes)"
             lines.append(f"      = {kind}: {d.fix.title}")
         lines.append("")

@@ -7,8 +7,7 @@ from collections.abc import Iterable
 from recipelint.context import Context
 from recipelint.diagnostics import Diagnostic, Severity
 from recipelint.model import Setting
-
-UNKNOWN_FACT = "RL001"
+from recipelint.rules.meta import unknown_fact
 
 
 def hardware_unknown(ctx: Context, code: str, fact: str, setting: Setting) -> Diagnostic | None:
@@ -19,7 +18,7 @@ def hardware_unknown(ctx: Context, code: str, fact: str, setting: Setting) -> Di
     said.add(fact)
     reason = ctx.fact(fact).reason or "unknown"
     return ctx.diagnostic(
-        UNKNOWN_FACT,
+        unknown_fact.CODE,
         Severity.INFO,
         f"{fact} is unknown ({reason}); {code} and other rules that need it are skipped (pass --hardware PROFILE)",
         setting.span,
