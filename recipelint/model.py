@@ -25,6 +25,7 @@ class Setting:
     edit_span: Span | None = None  # where a new value is written; None: not rewritable in place
     via: str | None = None  # the shell variable the value came through, if any
     word: Word | None = None  # the shell word of the value, if it came from a command line
+    flag: Span | None = None  # where the flag itself is written: `--launcher`, or all of `--launcher=slurm`
 
     @property
     def known(self) -> bool:

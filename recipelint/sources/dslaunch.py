@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from recipelint.model import Recipe, Setting
+from recipelint.model import Recipe
 from recipelint.sources.files import FileCache
 from recipelint.sources.jsonfile import parse_json
 from recipelint.sources.launchers import parse_deepspeed_launcher, parse_torchrun, scan_options, setting_from_word
@@ -50,7 +50,6 @@ def load_ds_launches(script: ShellScript, files: FileCache, root: Path) -> list[
             if first == "accelerate":
                 _accelerate_sizes(recipe, script, command, index)
             recipe.args["deepspeed"] = setting_from_word("deepspeed", value, script, command.span.start)
-            recipe.args["deepspeed@flag"] = Setting(name, True, True, word.span)
             recipe.ds_config = recipe.read_config(value.value, parse_json, files)
             recipes.append(recipe)
             break

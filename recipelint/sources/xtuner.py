@@ -56,9 +56,9 @@ def _train_args(recipe: Recipe, script: ShellScript, command: Command, start: in
         i += 1
         if word.option is not None:
             name, value = word.option
-            recipe.args[name.lstrip("-")] = setting_from_word(name.lstrip("-"), value, script, command.span.start)
-            recipe.args[name.lstrip("-")].span = word.span
-            recipe.args[name.lstrip("-") + "="] = Setting(name, True, True, word.span)  # written with '='
+            setting = setting_from_word(name.lstrip("-"), value, script, command.span.start)
+            setting.span = setting.flag = word.span
+            recipe.args[name.lstrip("-")] = setting
         elif text == "--cfg-options":
             while i < len(words) and not word_text(words[i]).startswith("--"):
                 key, _, text_value = word_text(words[i]).partition("=")
@@ -68,8 +68,8 @@ def _train_args(recipe: Recipe, script: ShellScript, command: Command, start: in
             if i < len(words):
                 setting = setting_from_word(text.lstrip("-"), words[i], script, command.span.start)
                 setting.word = words[i]
+                setting.flag = word.span
                 recipe.args[text.lstrip("-")] = setting
-                recipe.args[text.lstrip("-") + "@flag"] = Setting(text, True, True, word.span)
                 i += 1
         elif not text.startswith("-") and "config" not in recipe.args:
             recipe.args["config"] = setting_from_word("config", word, script, command.span.start)
@@ -139,9 +139,9 @@ def load_xtuner(script: ShellScript, files: FileCache, root: Path) -> list[Recip
     recipes = []
     for command, index, form in launches(script):
         recipe = Recipe(root=root, toolkit="xtuner", script=script, ds_filler="xtuner")
-        if form == "v1":
+        if form == "v1":  # no CLI, no --launcher, no mmengine config: the 0.x rules do not apply
+            recipe.toolkit = "xtuner-v1"
             recipe.launch = parse_torchrun(script, command, index)
-            recipe.args["xtuner-v1"] = Setting("xtuner-v1", True, True, command.words[index].span)
             recipes.append(recipe)
             continue
         if form == "direct":

@@ -41,7 +41,7 @@ SOURCE = "xtuner.md 1: config and --deepspeed accept a path or a name resolved b
 
 def check(ctx: Context) -> Iterator[Diagnostic | None]:
     launch = xtuner_launch(ctx)
-    if launch is None or "xtuner-v1" in ctx.recipe.args:
+    if launch is None:
         return
     on_disk = launch.command.span.path.suffix == ".sh"  # a README or --command has no folder to look in
     config = ctx.recipe.args.get("config")

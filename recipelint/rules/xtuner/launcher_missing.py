@@ -40,7 +40,7 @@ SOURCE = "xtuner.md 1: train.py --launcher default 'none'; entry_point.py append
 
 def check(ctx: Context) -> Iterator[Diagnostic | None]:
     launch = xtuner_launch(ctx)
-    if launch is None or launch.launcher in ("xtuner", "srun") or "xtuner-v1" in ctx.recipe.args:
+    if launch is None or launch.launcher in ("xtuner", "srun"):
         return
     current = launcher_arg(ctx)
     if current is not None and current.value == "pytorch":

@@ -42,10 +42,9 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
     current = launcher_arg(ctx)
     if launch is None or launch.launcher != "xtuner" or current is None or current.value != "pytorch" or multi_process(launch):
         return
-    flag = ctx.recipe.args.get("launcher@flag")
     fix = None
-    if flag is not None and flag.span is not None and current.span is not None:
-        start = flag.span
+    if current.flag is not None and current.span is not None:
+        start = current.flag
         removal = Span(
             start.path,
             start.start - 1,
@@ -60,7 +59,7 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
         CODE,
         SEVERITY,
         "--launcher pytorch on a single-process xtuner train (no NPROC_PER_NODE/NNODES): the CLI runs plain python, no RANK is set, and mmengine dies with KeyError: 'RANK'",
-        (flag or current).span,
+        current.flag or current.span,
         setting="launcher",
         current="pytorch",
         fix=fix,

@@ -42,17 +42,22 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
     if launch is None or launch.launcher != "srun":
         return
     current = launcher_arg(ctx)
-    with_equals = ctx.recipe.args.get("launcher=")
-    if with_equals is not None and with_equals.span is not None:
+    script = ctx.recipe.script
+    with_equals = (
+        current.flag
+        if current is not None and current.flag is not None and script is not None and "=" in script.source.slice(current.flag)
+        else None
+    )
+    if with_equals is not None:
         yield ctx.diagnostic(
             CODE,
             SEVERITY,
             "--launcher=slurm is not seen by the xtuner CLI (it looks for the pair '--launcher slurm'): each srun task starts torchrun or trains alone",
-            with_equals.span,
+            with_equals,
             setting="launcher",
             current=f"--launcher={current.value if current else ''}",
             suggested="--launcher slurm",
-            fix=Fix((Edit(with_equals.span, "--launcher slurm"),), Applicability.SAFE, "write --launcher slurm"),
+            fix=Fix((Edit(with_equals, "--launcher slurm"),), Applicability.SAFE, "write --launcher slurm"),
         )
         return
     if current is not None and current.value == "slurm":
