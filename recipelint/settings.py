@@ -189,13 +189,20 @@ class Resolver:
     config: Path | None = None
     isolated: bool = False
     _cache: dict[Path, Settings] = field(default_factory=dict)
+    _by_folder: dict[Path, Settings] = field(default_factory=dict)  # every finding asks: search once a folder
 
     def for_path(self, path: Path) -> Settings:
         if self.isolated:
             return Settings()
         if self.config is not None:
             return self._load(self.config)
-        directory = (path if path.is_dir() else path.parent).resolve()
+        directory = path if path.is_dir() else path.parent
+        found = self._by_folder.get(directory)
+        if found is None:
+            found = self._by_folder[directory] = self._search(directory.resolve())
+        return found
+
+    def _search(self, directory: Path) -> Settings:
         for folder in (directory, *directory.parents):
             for name in CONFIG_NAMES:
                 candidate = folder / name
