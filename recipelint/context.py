@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from recipelint import tuner
+from recipelint import tuner, versions
 from recipelint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
 from recipelint.hardware.profile import Fact, Hardware
 from recipelint.model import Recipe, Setting
@@ -82,6 +82,20 @@ class Context:
         prefetch = self.recipe.arg("prefetch").as_int()
         cpus = self.fact("cpus").value
         return tuner.plan_loader(workers, prefetch, self.ranks_per_node, self.world_size, cpus, self.shards, self.budget, self.batch)
+
+    def process_group_timeout(self, engine: str) -> tuple[int, str]:
+        """The default process group's timeout in seconds, and where that number comes from:
+        DEEPSPEED_TIMEOUT (minutes) or DeepSpeed's default for the target release, else torch's
+        NCCL default."""
+        launch = self.recipe.launch
+        if engine == "deepspeed":
+            env = launch.env.get("DEEPSPEED_TIMEOUT") if launch is not None else None
+            if env is not None and env.as_int():
+                return int(env.as_int() or 0) * 60, f"DEEPSPEED_TIMEOUT={env.value} minutes"
+            version, origin = versions.target("deepspeed", self.options.get("deepspeed-version"))
+            seconds = tuner.deepspeed_pg_timeout(versions.parse(version))
+            return seconds, f"deepspeed.init_distributed default {seconds // 60} min for {origin}; DEEPSPEED_TIMEOUT raises it"
+        return tuner.PG_TIMEOUT.get(engine, 600), "torch NCCL default 10 min (torch >= 2.2)"
 
     def loader_fix(self) -> Fix | None:
         """The plan's edits to num_workers and prefetch (one fix, shared by the loader rules)."""

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from recipelint import versions
 from recipelint.context import Context
 from recipelint.rules.data.http_shards import REMOTE
-from recipelint.tuner import PG_TIMEOUT, deepspeed_pg_timeout
 
 JOIN_ENGINES = ("deepspeed", "torch_fsdp")
 
@@ -24,17 +22,3 @@ def slow_sources(ctx: Context) -> list[str]:
         if network.value == "ethernet":
             reasons.append(f"{ctx.nodes} nodes over Ethernet ({network.cite('inter_node_network')})")
     return reasons
-
-
-def pg_timeout(ctx: Context, engine: str) -> tuple[int, str]:
-    """The default process group's timeout in seconds, and where that number comes from."""
-    launch = ctx.recipe.launch
-    if engine == "deepspeed" and launch is not None:
-        env = launch.env.get("DEEPSPEED_TIMEOUT")
-        if env is not None and env.as_int():
-            return int(env.as_int() or 0) * 60, f"DEEPSPEED_TIMEOUT={env.value} minutes"
-    if engine == "deepspeed":
-        version, origin = versions.target("deepspeed", ctx.options.get("deepspeed-version"))
-        seconds = deepspeed_pg_timeout(versions.parse(version))
-        return seconds, f"deepspeed.init_distributed default {seconds // 60} min for {origin}; DEEPSPEED_TIMEOUT raises it"
-    return PG_TIMEOUT.get(engine, 600), "torch NCCL default 10 min (torch >= 2.2)"

@@ -28,7 +28,7 @@ from collections.abc import Iterator
 from recipelint import tuner
 from recipelint.context import Context
 from recipelint.diagnostics import Applicability, Diagnostic, Fix, Severity
-from recipelint.rules.timeout._common import JOIN_ENGINES, pg_timeout
+from recipelint.rules.timeout._common import JOIN_ENGINES
 
 CODE = "RL303"
 NAME = "join-timeout-above-pg-timeout"
@@ -44,7 +44,7 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
     timeout = setting.as_int()
     if recipe.launch is None or engine not in JOIN_ENGINES or not setting.given or timeout is None:
         return
-    limit, limit_source = pg_timeout(ctx, engine)
+    limit, limit_source = ctx.process_group_timeout(engine)
     if timeout < limit:
         return
     suggested = tuner.join_timeout(engine, limit)

@@ -35,7 +35,7 @@ from collections.abc import Iterator
 from recipelint import tuner
 from recipelint.context import Context
 from recipelint.diagnostics import Applicability, Diagnostic, Fix, Severity
-from recipelint.rules.timeout._common import JOIN_ENGINES, pg_timeout, slow_sources
+from recipelint.rules.timeout._common import JOIN_ENGINES, slow_sources
 
 CODE = "RL301"
 NAME = "join-timeout-short"
@@ -54,7 +54,7 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
     timeout = setting.as_int()
     if not reasons or timeout is None:
         return
-    limit, limit_source = pg_timeout(ctx, engine)
+    limit, limit_source = ctx.process_group_timeout(engine)
     suggested = tuner.join_timeout(engine, limit)
     if timeout >= suggested:
         return

@@ -33,12 +33,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from recipelint import versions
 from recipelint.context import Context
 from recipelint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
 from recipelint.rules.xtuner._x import env, multi_process, xtuner_launch
 from recipelint.span import Span
-from recipelint.tuner import deepspeed_pg_timeout
 
 CODE = "RL805"
 NAME = "xtuner-dataset-timeout"
@@ -77,15 +75,8 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
         pg, origin = int(dist_timeout.value), "env_cfg.dist_cfg.timeout"
     elif ctx.recipe.args.get("cfg-options.env_cfg.dist_cfg.timeout") is not None:
         return
-    elif ctx.recipe.args.get("deepspeed") is not None:
-        ds_env = env(launch, "DEEPSPEED_TIMEOUT")
-        if ds_env is not None and ds_env.as_int():
-            pg, origin = int(ds_env.as_int() or 0) * 60, f"DEEPSPEED_TIMEOUT={ds_env.value} min"
-        else:
-            version, where = versions.target("deepspeed", ctx.options.get("deepspeed-version"))
-            pg, origin = deepspeed_pg_timeout(versions.parse(version)), f"DeepSpeed init_distributed default ({where})"
     else:
-        pg, origin = 600, "torch NCCL default 10 min"
+        pg, origin = ctx.process_group_timeout("deepspeed" if ctx.recipe.args.get("deepspeed") is not None else "torch")
     if pg >= minutes * 60:
         return
     fix = None
