@@ -175,22 +175,7 @@ def discover(paths: list[Path], files: FileCache, cache: Any = None) -> list[Tar
 
     for path in paths:
         if path.is_dir():
-            found = [(folder, name, os.path.splitext(name)[1]) for folder, name in _walk(path)]
-            claimed: set[Path] = set()
-            for folder, name, suffix in found:
-                if suffix == ".sh":
-                    script = Path(folder, name)
-                    add("script", script)
-                    claimed.update(_config_paths(script, files, cache))
-            for folder, name, suffix in found:
-                kind = _KINDS.get(suffix)
-                if kind is None or kind == "json" and name.startswith("package"):
-                    continue
-                candidate = Path(folder, name)
-                if claimed and _key(candidate, folders) in claimed:
-                    continue
-                if kind != "python" or _mmengine_config(candidate):
-                    add(kind, candidate)
+            _discover_folder(path, files, cache, folders, add)
         elif is_script(path):
             add("script", path)
         elif path.suffix == ".md":
@@ -206,6 +191,26 @@ def discover(paths: list[Path], files: FileCache, cache: Any = None) -> list[Tar
         else:
             add("json" if _json_text(path) else "yaml", path, explicit=True)
     return targets
+
+
+def _discover_folder(folder: Path, files: FileCache, cache: Any, folders: dict[Path, Path], add: Callable[[str, Path], None]) -> None:
+    """Every shell script under the folder, then the configs none of them names."""
+    found = [(parent, name, os.path.splitext(name)[1]) for parent, name in _walk(folder)]
+    claimed: set[Path] = set()
+    for parent, name, suffix in found:
+        if suffix == ".sh":
+            script = Path(parent, name)
+            add("script", script)
+            claimed.update(_config_paths(script, files, cache))
+    for parent, name, suffix in found:
+        kind = _KINDS.get(suffix)
+        if kind is None or kind == "json" and name.startswith("package"):
+            continue
+        candidate = Path(parent, name)
+        if claimed and _key(candidate, folders) in claimed:
+            continue
+        if kind != "python" or _mmengine_config(candidate):
+            add(kind, candidate)
 
 
 def load_target(target: Target, files: FileCache) -> list[Recipe]:
@@ -484,11 +489,7 @@ def check(
     if keep or select is not None:
         jobs, cache = 1, None
     job = Job(files, select, _Hardware(hardware), inline_ignores, keep, cache)
-    for path in paths:
-        if path.is_symlink() and not path.exists():
-            result.errors.append(SourceError(path, "a symlink loop or a link to nothing"))
-        elif not path.exists():
-            result.errors.append(SourceError(path, "no such file or directory"))
+    result.errors.extend(_missing(paths))
     with cache.tracking() if cache is not None else nullcontext():
         try:
             targets = discover([p for p in paths if p.exists()], files, cache)
@@ -521,6 +522,16 @@ def check(
 
 
 Work = tuple[Target, "Settings | SourceError"]
+
+
+def _missing(paths: list[Path]) -> list[SourceError]:
+    errors = []
+    for path in paths:
+        if path.is_symlink() and not path.exists():
+            errors.append(SourceError(path, "a symlink loop or a link to nothing"))
+        elif not path.exists():
+            errors.append(SourceError(path, "no such file or directory"))
+    return errors
 
 
 def _settle(targets: list[Target], resolver: Resolver, model_params: float | None) -> list[Work]:
