@@ -157,6 +157,7 @@ class ResultCache:
             str(settings.hardware) if settings.hardware else None,
             settings.deepspeed_version,
             settings.model_params,
+            settings.mean_utterance_seconds,
         ]
         return hashlib.sha1(json.dumps(key).encode()).hexdigest()
 
@@ -486,6 +487,7 @@ def _encode_outcome(outcome: Outcome) -> dict[str, Any]:
                 },
                 "machine": item.machine,
                 "hardware": item.uses_hardware,
+                "judged": [[j.kind, j.label, j.why, _span(j.where) if j.where else None, j.toolkit] for j in item.judged],
             }
             for item in outcome.recipes
         ],
@@ -494,6 +496,7 @@ def _encode_outcome(outcome: Outcome) -> dict[str, Any]:
 
 def _decode_outcome(data: dict[str, Any]) -> Outcome:
     from recipelint.engine import Outcome, RecipeOutcome
+    from recipelint.hardware.report import Judged
     from recipelint.suppression import Suppression
 
     outcome = Outcome([_unerror(e) for e in data["errors"]])
@@ -510,6 +513,10 @@ def _decode_outcome(data: dict[str, Any]) -> Outcome:
                 suppressions,
                 item["machine"],
                 item["hardware"],
+                [
+                    Judged(kind, label, why, _unspan(where) if where else None, toolkit)
+                    for kind, label, why, where, toolkit in item["judged"]
+                ],
             )
         )
     return outcome

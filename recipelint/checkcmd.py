@@ -67,11 +67,12 @@ def print_errors(errors: list[SourceError]) -> None:
 
 
 def hardware_loader(path: Optional[Path]) -> ProfileLoader | None:
-    """A loader for --hardware, or None to let each file's config (or the probe) decide."""
+    """A loader for --hardware (a profile, or `host`: this machine, judged as the node), or None
+    to let each file's settings (or the probe, compared with each recipe) decide."""
     if path is None:
         return None
-    if not path.is_file():
-        fail(f"{path}: no such hardware profile")
+    if str(path) != "host" and not path.is_file():
+        fail(f"{path}: no such hardware profile (`--hardware host` judges this machine)")
     from recipelint.engine import ProfileLoader
 
     return ProfileLoader(path)
@@ -172,7 +173,7 @@ def _render(result: Result, files: FileCache, fmt: Format, statistics: bool) -> 
     if fmt is Format.json:
         from recipelint.report import jsonout
 
-        return jsonout.render(result.diagnostics, result.errors, result.hardware)
+        return jsonout.render(result.diagnostics, result.errors, result.hardware, result.judged)
     if fmt is Format.sarif:
         from recipelint.report import sarif
 
@@ -187,4 +188,9 @@ def _render(result: Result, files: FileCache, fmt: Format, statistics: bool) -> 
         return stats.render(result.diagnostics)
     body = text.render(result.diagnostics, files, concise=fmt is Format.concise)
     head = body.rstrip("\n") + ("\n" if fmt is Format.text else "") + "\n" if body.strip() else ""
-    return head + text.summary(result.diagnostics, len(result.errors))
+    report = head + text.summary(result.diagnostics, len(result.errors))
+    if fmt is Format.text:
+        from recipelint.hardware.report import summary_line
+
+        report = summary_line(result.judged, result.hardware) + "\n\n" + report
+    return report

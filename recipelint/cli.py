@@ -1,13 +1,17 @@
-"""The command line: check, fix, diagnose, probe, rules, rule. Heavy modules load inside each command."""
+"""The command line: check, fix, show, diagnose, tune, probe, rules, rule. Heavy modules load inside each command."""
 
 from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
+
+if TYPE_CHECKING:
+    from recipelint.hardware.profile import Hardware
 
 from recipelint.checkcmd import Format, fail, hardware_loader, print_errors, report_crash, resolver
 
@@ -23,7 +27,10 @@ app = typer.Typer(
 PathsArg = Annotated[Optional[list[Path]], typer.Argument(help="Recipe folders, run scripts, or configs. Default: the current folder.")]
 HardwareOpt = Annotated[
     Optional[Path],
-    typer.Option("--hardware", help="A hardware profile (from `recipelint probe --output`) instead of probing this machine."),
+    typer.Option(
+        "--hardware",
+        help="The training node's profile (from `recipelint probe --output` on the node), or `host` to judge this machine even when it is not the node.",
+    ),
 ]
 FormatOpt = Annotated[Optional[Format], typer.Option("--format", help="Output format (github is the default when GITHUB_ACTIONS is set).")]
 ConfigOpt = Annotated[Optional[Path], typer.Option("--config", help="Use this recipelint.toml or pyproject.toml for every file.")]
@@ -36,6 +43,14 @@ _fail = fail
 _print_errors = print_errors
 _hardware = hardware_loader
 _resolver = resolver
+
+
+def _print_machine(result) -> None:  # type: ignore[no-untyped-def]
+    """`Hardware: ...` on stderr: which machine the fixes were derived from, and why."""
+    if result is not None:
+        from recipelint.hardware.report import summary_line
+
+        typer.echo(summary_line(result.judged, result.hardware), err=True)
 
 
 @app.command()
@@ -124,6 +139,7 @@ def fix(
     remaining = result.diagnostics if result is not None else []
     errors.extend(result.errors if result is not None else [])
     _print_errors(errors)
+    _print_machine(result)
     if show_fixes:
         for d in outcome.applied:
             assert d.fix is not None
@@ -213,7 +229,7 @@ def show(
         observe=lambda ctx, found: descriptions.append(report.describe(ctx, found)),
     )
     if output_format == "json":
-        used = result.hardware.to_dict(load_gpus=False) if result.hardware is not None else None
+        used = result.hardware.to_dict() if result.hardware is not None else None
         typer.echo(report.render_json(descriptions, result.errors, used))
     else:
         _print_errors(result.errors)
@@ -263,6 +279,74 @@ def probe(
         typer.echo(f"wrote {output}", err=True)
 
 
+@app.command()
+def tune(
+    paths: PathsArg = None,
+    hardware: HardwareOpt = None,
+    measure: Annotated[
+        bool,
+        typer.Option(
+            "--measure",
+            help="Run the recipe's own dataset pipeline (needs torch and the WeNet checkout) and save what it measures in the --hardware profile.",
+        ),
+    ] = False,
+    checkout: Annotated[
+        Optional[Path], typer.Option("--checkout", help="The WeNet checkout to measure with (default: path.sh's PYTHONPATH).")
+    ] = None,
+    batches: Annotated[int, typer.Option("--batches", min=10, help="Batches timed per num_workers candidate.")] = 200,
+    time_limit: Annotated[
+        float, typer.Option("--time-limit", min=10, help="Seconds before the measurement is stopped (nothing is written then).")
+    ] = 900,
+    config: ConfigOpt = None,
+    isolated: IsolatedOpt = False,
+) -> None:
+    """Print the loader plan (num_workers, prefetch, memory) of each WeNet recipe; --measure first measures it."""
+    from recipelint import tune as tuning
+
+    targets = paths or [Path(".")]
+    resolver = _resolver(config, isolated)
+    if measure and hardware is None:
+        _fail("--measure writes its results into a profile: pass --hardware node.yaml (made by `recipelint probe --output`)")
+    given = _hardware(hardware)
+    loader: Callable[[], Hardware]
+    if given is None:
+        from recipelint.hardware.probe import probe as run_probe
+
+        probed = run_probe()
+        loader = lambda: probed  # noqa: E731
+    else:
+        loader = given
+    found, errors = tuning.recipes(targets, loader, resolver)
+    for line in errors:
+        typer.echo(line, err=True)
+    if measure:
+        assert hardware is not None
+        _measure(tuning, found, loader, resolver, hardware, checkout, batches, time_limit)
+        remeasured = _hardware(hardware)
+        assert remeasured is not None
+        loader = remeasured
+    for recipe in found:
+        typer.echo("\n".join(tuning.describe(tuning.context(recipe, loader, resolver))))
+    raise typer.Exit(2 if errors else 0)
+
+
+def _measure(tuning, found, loader, resolver, profile: Path, checkout: Optional[Path], batches: int, limit: float) -> None:  # type: ignore[no-untyped-def]
+    from recipelint.measure import MeasureError
+
+    for recipe in found:
+        with typer.progressbar(length=1, label=f"measuring {recipe.root}", file=sys.stderr) as bar:
+
+            def progress(done: int, total: int) -> None:
+                bar.length = total
+                bar.update(done - bar.pos)
+
+            try:
+                summary = tuning.measure_recipe(tuning.context(recipe, loader, resolver), profile, checkout, batches, limit, progress)
+            except MeasureError as error:
+                _fail(str(error))
+        typer.echo(f"measured {summary}; wrote {profile}", err=True)
+
+
 @app.command("rules")
 def list_rules() -> None:
     """List every rule: code, name, severity, fixable."""
@@ -296,14 +380,16 @@ def show_rule(
             "fixable": rule.fixable,
             "source": rule.source,
             "summary": rule.summary,
+            "facts": list(rule.facts),
             "explanation": rule.doc.strip(),
         }
         typer.echo(json.dumps(data, indent=2))
         return
     if output_format != "markdown":
         _fail("--format is markdown or json")
+    facts = f" Judges the training node's {', '.join(rule.facts)}." if rule.facts else ""
     typer.echo(
-        f"# {rule.code} {rule.name}\n\nSeverity: {rule.severity}. Fixable: {'yes' if rule.fixable else 'no'}. Source: {rule.source}.\n\n{rule.doc.strip()}"
+        f"# {rule.code} {rule.name}\n\nSeverity: {rule.severity}. Fixable: {'yes' if rule.fixable else 'no'}. Source: {rule.source}.{facts}\n\n{rule.doc.strip()}"
     )
 
 

@@ -102,19 +102,102 @@ class Context:
         return packages_beside(self.recipe.root)
 
     @cached_property
+    def wenet_data(self) -> tuner.WenetData:
+        """What the recipe's WeNet keeps per sample and batch: its checkout's code when found,
+        else upstream HEAD's pipeline."""
+        found = self.options.get("wenet-data")
+        if isinstance(found, tuner.WenetData):
+            return found
+        checkout = self.recipe.checkout
+        if checkout is None or checkout.toolkit != "wenet":
+            return tuner.WenetData()
+        return tuner.wenet_data_of(checkout.batch_carries_pcm, checkout.version_at_least("2024-01-31"), checkout.root)
+
+    @cached_property
+    def utterance(self) -> tuner.Utterance:
+        """The mean utterance length the memory model uses, and where it comes from."""
+        conf = self.recipe.config.root.get("dataset_conf") if self.recipe.config else None
+        setting = self.options.get("mean-utterance-seconds")
+        timed = [item for item in self.recipe.train_data if item.timed]
+        listed = None
+        if timed:
+            count = sum(item.timed for item in timed)
+            listed = (sum(item.seconds for item in timed) / count, f"{count} durations in {timed[0].path.name}")
+        return tuner.utterance_estimate(conf, setting if isinstance(setting, (int, float)) else None, listed)
+
+    @cached_property
+    def loader_model(self) -> tuner.LoaderModel | None:
+        root = self.recipe.config.root if self.recipe.config else None
+        return tuner.loader_model(root, self.utterance, self.wenet_data)
+
+    @cached_property
     def batch(self) -> tuner.BatchEstimate | None:
-        return tuner.batch_bytes(self.recipe.config.root if self.recipe.config else None)
+        measured = self.measured
+        if measured is not None and measured.get("batch_bytes"):
+            pinned = int(measured.get("pinned_batch_bytes") or 0)
+            return tuner.BatchEstimate(int(measured["batch_bytes"]), f"measured, {_measured_source(measured)}", pinned)
+        return self.loader_model.batch() if self.loader_model is not None else None
+
+    @cached_property
+    def pin_memory(self) -> bool:
+        return self.recipe.arg("pin_memory").value is True
+
+    @cached_property
+    def measured(self) -> dict[str, Any] | None:
+        """The profile's `measured:` entry for this recipe's dataset_conf (recipelint tune --measure)."""
+        entries = self.hardware.measured
+        if not entries or self.recipe.config is None:
+            return None
+        conf = self.recipe.config.root.get("dataset_conf")
+        if conf is None:
+            return None
+        from recipelint.hardware.profile import fingerprint
+
+        key = fingerprint(conf.plain())
+        return next((entry for entry in entries if entry.get("dataset_conf") == key), None)
+
+    @cached_property
+    def memory_inputs(self) -> tuner.MemoryInputs | None:
+        model, batch = self.loader_model, self.batch
+        if model is None or batch is None:
+            return None
+        worker = model.worker()
+        measured = self.measured
+        if measured is not None and measured.get("worker_bytes"):
+            worker = (
+                int(measured["worker_bytes"]),
+                f"one worker {measured['worker_bytes'] / 1e9:.2f} GB measured, {_measured_source(measured)}",
+            )
+        ram = tuner.memory_budget(self.fact("memory_gib").value)
+        shm = tuner.queue_budget(self.fact("shm_gib").value, self.pin_memory)
+        return tuner.MemoryInputs(model, self.pin_memory, ram, shm, batch, worker)
 
     @cached_property
     def budget(self) -> tuple[float, str] | None:
-        return tuner.memory_budget(self.fact("memory_gib").value, self.fact("shm_gib").value)
+        """The loaders' share of the node's RAM (None when RAM or dataset_conf is unknown)."""
+        return self.memory_inputs.ram if self.memory_inputs is not None else None
+
+    @cached_property
+    def cpu_cap(self) -> tuple[int, str] | None:
+        """The CPU bound on num_workers: a measured throughput plateau, else cpus // ranks."""
+        measured, ranks, cpus = self.measured, self.ranks_per_node, self.fact("cpus").value
+        if ranks is None:
+            return None
+        if measured is not None and measured.get("workers_plateau") and isinstance(cpus, int) and measured.get("cores", 0) >= cpus // ranks:
+            rates = ", ".join(f"{n}: {r:.1f}" for n, r in sorted((int(k), v) for k, v in measured.get("batches_per_s", {}).items()))
+            return int(
+                measured["workers_plateau"]
+            ), f"measured batches/s by num_workers on {measured['cores']} cores ({rates}), {_measured_source(measured)}"
+        if not isinstance(cpus, int):
+            return None
+        return tuner.loader_worker_cap(cpus, ranks), "formula: ranks_per_node x num_workers <= usable CPUs"
 
     @cached_property
     def loader_plan(self) -> tuner.LoaderPlan:
         workers = self.recipe.arg("num_workers").as_int()
         prefetch = self.recipe.arg("prefetch").as_int()
-        cpus = self.fact("cpus").value
-        return tuner.plan_loader(workers, prefetch, self.ranks_per_node, self.world_size, cpus, self.shards, self.budget, self.batch)
+        cap = self.cpu_cap[0] if self.cpu_cap is not None else None
+        return tuner.plan_loader(workers, prefetch, self.ranks_per_node, self.world_size, cap, self.shards, self.memory_inputs)
 
     def process_group_timeout(self, engine: str) -> tuple[int, str]:
         """The default process group's timeout in seconds, and where that number comes from:
@@ -172,3 +255,7 @@ class Context:
         if span is None:
             return None
         return Diagnostic(code, severity, message, span, setting, current, suggested, list(evidence or []), fix)
+
+
+def _measured_source(measured: dict[str, Any]) -> str:
+    return str(measured.get("source") or "recipelint tune --measure")

@@ -31,7 +31,12 @@ def rules_markdown() -> str:
             "",
             f"{body[0]}",
             "",
-            f"Severity: {rule.severity}. Fixable: {'yes' if rule.fixable else 'no'}. Source: {rule.source}.",
+            f"Severity: {rule.severity}. Fixable: {'yes' if rule.fixable else 'no'}. Source: {rule.source}."
+            + (
+                f" Judges the training node's {', '.join(f'`{fact}`' for fact in rule.facts)} (not run against a host that is not the node, RL004)."
+                if rule.facts
+                else ""
+            ),
             "",
             rest,
         ]

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from recipelint.context import Context
     from recipelint.diagnostics import Diagnostic
     from recipelint.hardware.profile import Hardware
+    from recipelint.hardware.report import Judged
     from recipelint.model import Recipe
     from recipelint.rules import Rule
     from recipelint.suppression import Suppression
@@ -56,6 +57,8 @@ class Result:
     @property
     def hardware(self) -> Hardware | None:
         return self.hardware_loader() if self.hardware_loader is not None else None
+
+    judged: list[Judged] = field(default_factory=list)  # which machine each recipe was judged against, and why
 
 
 def is_script(path: Path) -> bool:
@@ -274,7 +277,15 @@ def run_rules(
 def make_context(recipe: Recipe, hardware: Callable[[], Hardware], settings: Settings | None = None) -> Context:
     from recipelint.context import Context
 
-    options = {"deepspeed-version": settings.deepspeed_version, "model-params": settings.model_params} if settings else {}
+    options = (
+        {
+            "deepspeed-version": settings.deepspeed_version,
+            "model-params": settings.model_params,
+            "mean-utterance-seconds": settings.mean_utterance_seconds,
+        }
+        if settings
+        else {}
+    )
     return Context(recipe, hardware, options)
 
 
@@ -318,35 +329,47 @@ class _Machine:
 
 
 class ProfileLoader:
-    """--hardware PROFILE, loaded on first use (picklable, and the cache knows what it reads)."""
+    """--hardware PROFILE (or `host`: this machine, judged as the node), loaded on first use
+    (picklable, and the cache knows what it reads)."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self.host = str(path) == "host"
         self._loaded: Hardware | None = None
 
     def __call__(self) -> Hardware:
         if self._loaded is None:
-            from recipelint.hardware.profile import load_profile
+            if self.host:
+                from recipelint.hardware.probe import probe
 
-            self._loaded = load_profile(self.path)
+                self._loaded = probe()
+            else:
+                from recipelint.hardware.profile import load_profile
+
+                self._loaded = load_profile(self.path)
+            self._loaded.chosen_by = f"--hardware {self.path}"
         return self._loaded
 
 
 @dataclass
 class _Hardware:
-    """One loader per source: the --hardware override, or each file's configured profile or the probe."""
+    """One loader per source: the --hardware override, or each file's configured profile or the probe.
+
+    The probe is judged against each recipe (recipelint.hardware.host): when this host is not
+    the recipe's training node, the rules of that recipe see no hardware fact at all."""
 
     override: Callable[[], Hardware] | None
     _machines: dict[Path | None, _Machine] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.override is not None:
-            self._machines[None] = _Machine(self.override, probe=False)
+            self._machines[None] = _Machine(self.override, probe=getattr(self.override, "host", False))
 
     def loader(self, settings: Settings) -> _Machine:
         key = None if self.override is not None else settings.hardware
         if key not in self._machines:
-            self._machines[key] = _Machine(partial(_load_hardware, key), probe=key is None)
+            where = settings.source.name if settings.source is not None else "the settings"
+            self._machines[key] = _Machine(partial(_load_hardware, key, where), probe=key is None)
         return self._machines[key]
 
     def fresh(self) -> None:
@@ -355,16 +378,37 @@ class _Hardware:
             if machine.loaded is not None:
                 machine.loaded.reported.clear()
 
+    def judging(self, machine: _Machine, recipe: Recipe, judged: list[Judged]) -> Callable[[], Hardware]:
+        """The recipe's loader: a chosen machine as it is, the probe only when this host is the
+        recipe's training node (else masked: every fact unknown). Each load says which in `judged`."""
+
+        def load() -> Hardware:
+            from recipelint.hardware.report import Judged
+
+            hardware = machine()
+            if self.override is not None or hardware.origin != "probe":
+                judged.append(Judged.chosen(hardware))
+                return hardware
+            from recipelint.hardware import host
+
+            verdict = host.judge(recipe, hardware)
+            judged.append(Judged.probed(verdict, recipe))
+            return hardware if verdict.node else host.masked(hardware, verdict)
+
+        return load
+
     @property
     def used(self) -> Hardware | None:
         return next((m.loaded for m in self._machines.values() if m.loaded is not None), None)
 
 
-def _load_hardware(key: Path | None) -> Hardware:
+def _load_hardware(key: Path | None, where: str) -> Hardware:
     if key is not None:
         from recipelint.hardware.profile import load_profile
 
-        return load_profile(key)
+        hardware = load_profile(key)
+        hardware.chosen_by = f"hardware in {where}"
+        return hardware
     from recipelint.hardware.probe import probe
 
     return probe()
@@ -381,6 +425,7 @@ class RecipeOutcome:
     suppressions: dict[Path, list[Suppression]]
     machine: str  # which hardware source the recipe was checked against ("" for --hardware)
     uses_hardware: bool = False
+    judged: list[Judged] = field(default_factory=list)  # the machine it was judged against, and why
     recipe: Recipe | None = None  # only in a serial run that keeps recipes or observes them
     ctx: Context | None = None
 
@@ -440,7 +485,7 @@ def _check_recipe(job: Job, target: Target, settings: Settings, recipe: Recipe) 
     label = "" if job.machines.override is not None else str(settings.hardware or "probe")
     item = RecipeOutcome([], len(recipe.files), list(recipe.errors), {}, label, recipe=recipe if job.keep else None)
     try:
-        ctx = make_context(recipe, machine, settings)
+        ctx = make_context(recipe, job.machines.judging(machine, recipe, item.judged), settings)
         item.found = check_context(ctx, job.rules)
         item.ctx = ctx if job.keep else None
     except SourceError as error:
@@ -503,7 +548,7 @@ def check(
         ready = [(target, settings) for target, settings in work if not isinstance(settings, SourceError)]
         outcomes = _outcomes(job, ready, jobs)
         try:
-            first = _gather(result, work, outcomes, resolver, inline_ignores, observe, cache)
+            first = _gather(result, work, outcomes, resolver, inline_ignores, observe, cache, lambda: job.rules)
         finally:
             outcomes.close()  # a pool's workers stop now, not when the generator is collected
         if first is not None and hardware is None:
@@ -514,6 +559,8 @@ def check(
                 cache.loads(str(getattr(hardware, "path", "")), result.hardware_loader)
             else:
                 result.hardware_loader()
+        if result.judged and all(j.kind == "none" for j in result.judged):
+            result.hardware_loader = None  # every recipe found this host not its node: no machine to show
     result.errors = list({str(error): error for error in result.errors}.values())
     unique = {(d.code, d.span, d.message): d for d in result.diagnostics}
     result.diagnostics = sorted(unique.values(), key=lambda d: d.sort_key)
@@ -605,6 +652,7 @@ def _gather(
     inline_ignores: bool,
     observe: Callable[[Context, list[Diagnostic]], None] | None,
     cache: Any = None,
+    rules: Callable[[], list[Rule]] = lambda: [],
 ) -> Settings | None:
     """Fold the outcomes in serial order: the same report whatever ran them, and in what order.
     The settings of the first recipe that needed the hardware."""
@@ -626,6 +674,7 @@ def _gather(
             result.parsed += 1
             result.files += item.files
             result.errors.extend(item.errors)
+            result.judged.extend(item.judged)
             found = []
             for diagnostic in item.found:
                 if diagnostic.code == UNKNOWN_FACT:
@@ -639,9 +688,24 @@ def _gather(
             result.diagnostics.extend(kept)
             if observe is not None and item.ctx is not None:
                 observe(item.ctx, kept)
+    result.diagnostics.extend(_filter(_not_the_node(result.judged, rules), resolver, suppressions))
     if inline_ignores:
         result.diagnostics.extend(_suppression_findings(suppressions, resolver))
     return first
+
+
+def _not_the_node(judged: list[Judged], rules: Callable[[], list[Rule]]) -> list[Diagnostic]:
+    """RL004 once per run: the first recipe this host was not the training node for, and the
+    hardware-derived rules (those declaring FACTS) that therefore judged nothing."""
+    skipped = [j for j in judged if j.kind == "none"]
+    if not skipped:
+        return []
+    from recipelint.hardware.report import not_the_node_finding
+
+    toolkits = {j.toolkit for j in skipped}
+    derived = [r for r in rules() if r.hardware_derived and any(r.applies_to(t) for t in toolkits)]
+    finding = not_the_node_finding(skipped[0], [(r.code, r.facts) for r in derived])
+    return [finding] if finding is not None else []
 
 
 def _settings(resolver: Resolver, path: Path) -> Settings:

@@ -112,6 +112,8 @@ class DataList:
     schemes: Counter[str] = field(default_factory=Counter)  # "file", "http", "https", "s3", ...
     compression: Counter[str] = field(default_factory=Counter)  # "gzip", "bz2", "xz", "zstd"
     example: dict[str, str] = field(default_factory=dict)  # one sample line per scheme / compression
+    seconds: float = 0.0  # raw lists: total duration of the lines that state one ("duration", or "end" - "start")
+    timed: int = 0  # raw lists: how many lines state a duration
 
 
 @dataclass

@@ -26,6 +26,7 @@ KNOWN_KEYS = (
     "model-params",
     "jobs",
     "cache-dir",
+    "mean-utterance-seconds",
 )
 CONFIG_NAMES = ("recipelint.toml", "pyproject.toml")
 
@@ -37,13 +38,14 @@ class Settings:
     extend_select: list[str] = field(default_factory=list)
     per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
     severity: dict[str, Severity] = field(default_factory=dict)
-    fail_on: Severity = Severity.INFO
+    fail_on: Severity = Severity.WARNING  # info findings are shown and never fail a run by default
     hardware: Path | None = None
     exclude: list[str] = field(default_factory=list)
     deepspeed_version: str | None = None  # used when DeepSpeed is not installed here
     model_params: float | None = None  # parameter count, for the offload host-memory rule
     jobs: int | None = None  # worker processes at most (None: decided by the run's measured cost)
     cache_dir: Path | None = None  # where the result cache lives (None: .recipelint_cache)
+    mean_utterance_seconds: float | None = None  # the data's mean utterance, for the loader memory model
     source: Path | None = None  # the config file, None for defaults
 
     @property
@@ -89,6 +91,7 @@ class Settings:
             "model-params": self.model_params,
             "jobs": self.jobs,
             "cache-dir": str(self.cache_dir) if self.cache_dir else None,
+            "mean-utterance-seconds": self.mean_utterance_seconds,
         }
 
 
@@ -162,7 +165,7 @@ def _parse(data: dict[str, Any], path: Path) -> Settings:
         if level not in SEVERITIES:
             raise SourceError(path, f"'severity.{code}': {level!r} is not one of info, warning, error")
         settings.severity[code] = SEVERITIES[level]
-    fail_on = data.get("fail-on", "info")
+    fail_on = data.get("fail-on", "warning")
     if fail_on not in SEVERITIES:
         raise SourceError(path, f"'fail-on': {fail_on!r} is not one of info, warning, error")
     settings.fail_on = SEVERITIES[fail_on]
@@ -194,7 +197,17 @@ def _parse(data: dict[str, Any], path: Path) -> Settings:
         if not isinstance(data["cache-dir"], str) or not data["cache-dir"]:
             raise SourceError(path, "'cache-dir' is a folder")
         settings.cache_dir = path.parent / data["cache-dir"]
+    settings.mean_utterance_seconds = _seconds(data, path)
     return settings
+
+
+def _seconds(data: dict[str, Any], path: Path) -> float | None:
+    if "mean-utterance-seconds" not in data:
+        return None
+    seconds = data["mean-utterance-seconds"]
+    if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or not 0 < seconds <= 3600:
+        raise SourceError(path, "'mean-utterance-seconds' is the data's mean utterance in seconds, e.g. 4.5")
+    return float(seconds)
 
 
 @dataclass

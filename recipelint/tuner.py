@@ -1,25 +1,52 @@
 """The tuner: every formula behind a suggested value, as pure functions in one place.
 
-Each rule's documentation names the function it uses; the numbers come from the WeNet and
-PyTorch facts cited beside each constant (shared/reference/wenet.md).
+Each rule's documentation names the function it uses. The DataLoader model (memory, workers,
+prefetch) was calibrated against WeNet's own dataset pipeline (HEAD 01546996) run by
+`bench/fidelity` on a 2-core machine: the constants below cite the figure they came from,
+and docs/tuner.md has the full table (predicted against measured, per grid point).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
-# One padded 10 ms frame in a WeNet batch holds `num_mel_bins` float32 fbank values and the
-# padded waveform (sample_rate / 100 float32 samples): 80 * 4 + 160 * 4 = 960 bytes at 16 kHz
-# (wenet/dataset/processor.py `padding`; reference 3.5).
 FLOAT32 = 4
-# A static batch is padded to its longest utterance. 1000 frames (10 s) is a typical padded
-# length for read and conversational speech (AISHELL-1 averages about 4.5 s, LibriSpeech
-# train-960 about 12 s); the filter's max_length caps it.
-TYPICAL_UTTERANCE_FRAMES = 1000
-# Queued batches share a node with the model, optimizer state and page cache: they get half of
-# RAM, and all of /dev/shm (worker processes hand batches to the trainer through shared memory).
+# Shards hold 16-bit PCM WAV (tools/make_shard_list.py): the source prefetch keeps these raw bytes.
+PCM16 = 2
+# A dynamic batch closes when the next utterance would pass max_frames_in_batch, so it is
+# filled to 0.97 of it on average (bench/fidelity: 3884 of 4000, 11640 of 12000 padded frames).
+BATCH_FILL = 0.97
+# The mean utterance when the recipe does not say: 5 s, near AISHELL-1's 4.5 s (150 h over 120,098
+# training utterances; LibriSpeech's 960 h over 281,241 is 12.3 s). The evidence line names it;
+# `mean-utterance-seconds` in recipelint.toml or a raw data.list's durations replace it.
+DEFAULT_UTTERANCE_SECONDS = 5.0
+FRAMES_PER_SECOND = 100  # WeNet counts 10 ms frames (processor.filter)
+# PrefetchDataPipe(500) after the tar reader refills when it falls to 250: it holds 250-500
+# utterances of raw bytes, 375 on average (wenet/dataset/datapipes.py, #2316, WeNet >= 3.0.1).
+SOURCE_PREFETCH = 500
+SOURCE_PREFETCH_MEAN = 0.75
+# A worker's own memory besides its buffers (Python and torch pages it writes after the fork),
+# and the heap it keeps from building its batches after handing them over (glibc keeps freed
+# chunks): fitted over the 35 pinned points of bench/fidelity, 0.18 GB and 0.22 x the bytes of
+# the batches it queued (results/grid-pin.json; docs/tuner.md).
+WORKER_BASE_BYTES = 180_000_000
+WORKER_HEAP_SHARE = 0.22
+# Without --pin_memory the queued batches reach /dev/shm only as they are pickled into the
+# loader's one result pipe, shared by all its workers: at rest the bench held 8, 32 and at most
+# 48 batches in /dev/shm (1, 2 or 4 workers, prefetch 8-125), the rest on the workers' heaps.
+SHM_BATCHES = 48
+# The loader's share of RAM: the rest is left to the training processes, the model and optimizer
+# state on the host, and the page cache of the data (a policy, not a measurement).
 RAM_SHARE = 0.5
+# Measured throughput (bench/fidelity, 2 cores, F = 12000, 50 ms fake step, results/throughput.jsonl):
+# 2, 3 and 4 workers all reach 0.9 of the best rate (2: 0.92), more workers than cores add
+# nothing; 1 worker, the old `cores - 1` cap, reached 0.49 of it, while the trainer, waiting on
+# its step, used 0.02-0.05 of a core. So a rank's workers may use every core it gets:
+# num_workers <= cpus // ranks.
+# A plateau is the set of settings within 10 % of the best measured batches/s.
+PLATEAU = 0.9
 # WeNet's aishell/s0 recipe default (run.sh at HEAD) when a recipe gives no worker count.
 UPSTREAM_NUM_WORKERS = 8
 # Upstream's join timeout for WenetSpeech (HTTP-scale data): examples/wenetspeech/*/run.sh.
@@ -37,8 +64,17 @@ def deepspeed_pg_timeout(version: tuple[int, ...]) -> int:
 
 
 def cpu_worker_cap(usable_cpus: int, ranks_per_node: int) -> int:
-    """Largest num_workers with ranks_per_node x (num_workers + 1) <= usable CPUs."""
+    """Largest num_workers with ranks_per_node x (num_workers + 1) <= usable CPUs (one core kept
+    for each trainer; the XTuner rule's formula)."""
     return usable_cpus // max(ranks_per_node, 1) - 1
+
+
+def loader_worker_cap(usable_cpus: int, ranks_per_node: int) -> int:
+    """Largest num_workers with ranks_per_node x num_workers <= usable CPUs (never below 1).
+
+    WeNet's trainer waits on the GPU most of a step; its CPU share (0.02-0.05 core measured)
+    does not justify a core of its own, and workers past the cores add nothing (bench/fidelity)."""
+    return max(1, usable_cpus // max(ranks_per_node, 1))
 
 
 def shard_worker_cap(shards: int, world_size: int) -> int:
@@ -55,53 +91,233 @@ def scale_prefetch(prefetch: int, old_workers: int, new_workers: int) -> int:
     return max(1, prefetch * new_workers // old_workers)
 
 
+@dataclass(frozen=True)
+class WenetData:
+    """What the user's WeNet version keeps in memory; the default is upstream HEAD's behaviour.
+
+    `pcm`: samples and batches keep the waveform next to the features (#2268, 2024-01-02; v3.0.0
+    on). Before it a sample and a batch hold the features only. `source_prefetch`: utterances of
+    raw bytes a worker reads ahead (the new IO, #2316, v3.0.1 on; none before)."""
+
+    pcm: bool = True
+    source_prefetch: int = SOURCE_PREFETCH
+    evidence: str = "WeNet HEAD's pipeline assumed (waveform kept in every batch since #2268, source prefetch 500)"
+
+
+def wenet_data_of(pcm: bool | None, new_io: bool | None, where: Any) -> WenetData:
+    """WenetData for a checkout: `pcm` from its padding() (or its date against #2268), the
+    source prefetch from its date against the new IO (#2316, 2024-01-31); unknown answers keep
+    HEAD's behaviour, the larger estimate."""
+    keeps_pcm = pcm is not False
+    prefetch = 0 if new_io is False else SOURCE_PREFETCH
+    guess = " (HEAD assumed: the code does not tell)"
+    said = [
+        ("batches keep the waveform" if keeps_pcm else "batches hold features only (before #2268)") + (guess if pcm is None else ""),
+        f"source prefetch {prefetch}" + (" (before #2316)" if new_io is False else guess if new_io is None else ""),
+    ]
+    evidence = f"WeNet checkout {where}: " + ", ".join(said)
+    return WenetData(keeps_pcm, prefetch, evidence)
+
+
+@dataclass
+class Utterance:
+    frames: float  # mean utterance length in 10 ms frames
+    how: str
+
+
+def utterance_estimate(conf: Any, setting_seconds: float | None = None, listed: tuple[float, str] | None = None) -> Utterance:
+    """The mean utterance: `mean-utterance-seconds`, else a raw data.list's durations, else the
+    5 s default bounded by filter_conf's [min_length, max_length] midpoint."""
+    if setting_seconds:
+        return Utterance(setting_seconds * FRAMES_PER_SECOND, f"mean utterance {setting_seconds:g} s from mean-utterance-seconds")
+    if listed is not None:
+        return Utterance(listed[0] * FRAMES_PER_SECOND, f"mean utterance {listed[0]:.1f} s from {listed[1]}")
+    frames = DEFAULT_UTTERANCE_SECONDS * FRAMES_PER_SECOND
+    how = f"mean utterance {DEFAULT_UTTERANCE_SECONDS:g} s assumed (AISHELL-1 4.5 s; set mean-utterance-seconds)"
+    if conf is not None:
+        low = _num(conf.scalar("filter_conf.min_length")) or 0.0
+        high = _num(conf.scalar("filter_conf.max_length"))
+        if high is not None and (low + high) / 2 < frames:
+            frames = max((low + high) / 2, 1.0)
+            how = f"mean utterance {frames / FRAMES_PER_SECOND:g} s, the middle of filter_conf min_length {low:g} .. max_length {high:g} frames"
+    return Utterance(frames, how)
+
+
 @dataclass
 class BatchEstimate:
     bytes: int
     how: str  # the formula with its numbers, for the evidence line
+    pinned: int = 0  # its size in pinned memory (0: not known, take bytes)
 
 
-def batch_bytes(config: Any) -> BatchEstimate | None:
-    """Bytes of one padded batch from dataset_conf (config is the YAML root node, or None)."""
+@dataclass
+class LoaderModel:
+    """The parts of dataset_conf that set a WeNet loader's memory."""
+
+    mels: float
+    rate: float
+    shift_ms: float
+    batch_type: str
+    max_frames: float
+    batch_size: float | None
+    shuffle_size: int
+    sort_size: int
+    utterance: Utterance
+    wenet: WenetData = field(default_factory=WenetData)
+
+    @property
+    def frame_samples(self) -> float:
+        return self.rate * self.shift_ms / 1000
+
+    @property
+    def bytes_per_frame(self) -> int:
+        """fbank float32, plus the float32 waveform when the version keeps it: 960 B at 80 mels, 16 kHz."""
+        return int(FLOAT32 * (self.mels + (self.frame_samples if self.wenet.pcm else 0)))
+
+    def batch(self) -> BatchEstimate | None:
+        u = self.utterance.frames
+        if self.batch_type == "dynamic":
+            frames = self.max_frames * BATCH_FILL
+            how = f"max_frames_in_batch {self.max_frames:g} x {BATCH_FILL} fill x {self.bytes_per_frame} B/frame"
+        elif self.batch_size:
+            frames = self.batch_size * u
+            how = f"batch_size {self.batch_size:g} x {u:g} frames x {self.bytes_per_frame} B/frame"
+        else:
+            return None
+        tensors = [frames * FLOAT32 * self.mels] + ([frames * FLOAT32 * self.frame_samples] if self.wenet.pcm else [])
+        return BatchEstimate(int(frames * self.bytes_per_frame), how, pinned_bytes(tuple(int(t) for t in tensors)))
+
+    def worker(self) -> tuple[int, str]:
+        """One worker's memory besides its queue: base + shuffle and sort buffers + source prefetch."""
+        u = self.utterance.frames
+        buffered = (self.shuffle_size + self.sort_size) * u * self.bytes_per_frame
+        source = self.wenet.source_prefetch * SOURCE_PREFETCH_MEAN * u * PCM16 * self.frame_samples
+        total = WORKER_BASE_BYTES + buffered + source
+        how = (
+            f"one worker about {total / 1e9:.2f} GB: (shuffle {self.shuffle_size} + sort {self.sort_size}) samples x {u:g} frames"
+            f" x {self.bytes_per_frame} B + {self.wenet.source_prefetch * SOURCE_PREFETCH_MEAN:g} raw utterances read ahead"
+            f" + {WORKER_BASE_BYTES / 1e9:g} GB"
+        )
+        return int(total), how
+
+    def burst(self) -> int:
+        """Batches a worker yields at once after its sort buffer fills: sort_size / utterances per batch.
+
+        A prefetch below it makes workers wait on each other: 2 workers at prefetch 4, burst 21,
+        gave 8.7 batches/s against 10.9 at prefetch 32 (bench/fidelity, results/throughput.jsonl)."""
+        batch = self.batch()
+        if not self.sort_size or batch is None:
+            return 1
+        per_batch = max(batch.bytes / (self.utterance.frames * self.bytes_per_frame), 1.0)
+        return max(1, math.ceil(self.sort_size / per_batch))
+
+
+def loader_model(config: Any, utterance: Utterance | None = None, wenet: WenetData | None = None) -> LoaderModel | None:
+    """The memory model of a WeNet train loader from its YAML root (None when there is no dataset_conf)."""
     if config is None:
         return None
     conf = config.get("dataset_conf")
     if conf is None:
         return None
     mels = _num(conf.scalar("fbank_conf.num_mel_bins")) or _num(conf.scalar("log_mel_spectrogram_conf.num_mel_bins")) or 80
-    rate = _num(conf.scalar("resample_conf.resample_rate")) or 16000
-    shift_ms = _num(conf.scalar("fbank_conf.frame_shift")) or 10
-    per_frame = int(FLOAT32 * (mels + rate * shift_ms / 1000))
-    batch_type = conf.scalar("batch_conf.batch_type") or "static"
-    if batch_type == "dynamic":
-        frames = _num(conf.scalar("batch_conf.max_frames_in_batch")) or 12000
-        return BatchEstimate(int(frames * per_frame), f"max_frames_in_batch {frames:g} x {per_frame} B/frame")
+    batch_type = str(conf.scalar("batch_conf.batch_type") or "static")
     size = _num(conf.scalar("batch_conf.batch_size"))
     if batch_type == "bucket":
         sizes = conf.get("batch_conf.bucket_batch_sizes")
         values = [c.value for c in sizes.children if isinstance(c.value, (int, float))] if sizes is not None else []
         size = max(values) if values else None
-    if not size:
-        return None
-    frames = TYPICAL_UTTERANCE_FRAMES
-    max_length = _num(conf.scalar("filter_conf.max_length"))
-    if max_length:
-        frames = min(frames, int(max_length))
-    return BatchEstimate(int(size * frames * per_frame), f"batch_size {size:g} x {frames} frames x {per_frame} B/frame")
+    return LoaderModel(
+        mels=mels,
+        rate=_num(conf.scalar("resample_conf.resample_rate")) or 16000,
+        shift_ms=_num(conf.scalar("fbank_conf.frame_shift")) or 10,
+        batch_type=batch_type,
+        max_frames=_num(conf.scalar("batch_conf.max_frames_in_batch")) or 12000,
+        batch_size=size,
+        shuffle_size=_stage(conf, "shuffle"),
+        sort_size=_stage(conf, "sort"),
+        utterance=utterance or utterance_estimate(conf),
+        wenet=wenet or WenetData(),
+    )
+
+
+def _stage(conf: Any, name: str) -> int:
+    """Buffer size of the shuffle or sort stage; both are on unless the YAML turns them off."""
+    if conf.scalar(name) is False:
+        return 0
+    return int(_num(conf.scalar(f"{name}_conf.{name}_size")) or 0)
+
+
+def batch_bytes(config: Any) -> BatchEstimate | None:
+    """Bytes of one padded batch from dataset_conf (config is the YAML root node, or None)."""
+    model = loader_model(config)
+    return model.batch() if model is not None else None
 
 
 def _num(value: Any) -> float | None:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
-def memory_budget(memory_gib: float | None, shm_gib: float | None) -> tuple[float, str] | None:
-    """Bytes the queued batches of one node may take: min(RAM x 0.5, /dev/shm)."""
-    options = []
-    if memory_gib:
-        options.append((memory_gib * RAM_SHARE * 1024**3, f"half of RAM {memory_gib:g} GiB"))
-    if shm_gib:
-        options.append((shm_gib * 1024**3, f"/dev/shm {shm_gib:g} GiB"))
-    return min(options) if options else None
+def pinned_bytes(tensors: tuple[int, ...]) -> int:
+    """CUDA's caching host allocator rounds every pinned tensor up to a power of two
+    (ATen/core/CachingHostAllocator.h: `c10::llvm::PowerOf2Ceil(size)`)."""
+    return sum(1 << max(int(t) - 1, 0).bit_length() for t in tensors)
+
+
+@dataclass
+class LoaderMemory:
+    """One rank's loader memory: workers' own memory and the queued batches."""
+
+    workers: int  # bytes: train workers with their buffers, plus the idle cv workers
+    queue: int  # bytes of nw x prefetch batches (pinned size when pinned)
+    how: list[str] = field(default_factory=list)
+
+    @property
+    def total(self) -> int:
+        return self.workers + self.queue
+
+
+def loader_memory(
+    model: LoaderModel,
+    num_workers: int,
+    prefetch: int,
+    pin: bool,
+    batch: BatchEstimate | None = None,
+    worker: tuple[int, str] | None = None,
+    cv: bool = True,
+) -> LoaderMemory | None:
+    """nw x worker + nw x prefetch x (batch (pinned size with --pin_memory) + the heap it leaves),
+    plus nw idle cv workers.
+
+    The cv loader is built with the same num_workers and persistent workers (wenet.md 3.1); between
+    its passes its workers hold only their base memory."""
+    batch = batch or model.batch()
+    if batch is None:
+        return None
+    per_worker, worker_how = worker or model.worker()
+    one = batch.pinned if pin and batch.pinned else batch.bytes
+    queued = num_workers * prefetch
+    how = [f"one batch about {batch.bytes / 1e6:.1f} MB ({batch.how})", model.utterance.how, worker_how]
+    if pin and one != batch.bytes:
+        how.append(f"--pin_memory: each batch pinned as {one / 1e6:.1f} MB (every tensor rounded up to a power of two)")
+    how.append(f"each queued batch also leaves {WORKER_HEAP_SHARE:g} of its bytes on its worker's heap (measured)")
+    workers = num_workers * (per_worker + (WORKER_BASE_BYTES if cv else 0))
+    return LoaderMemory(workers, int(queued * (one + WORKER_HEAP_SHARE * batch.bytes)), how)
+
+
+def memory_budget(memory_gib: float | None) -> tuple[float, str] | None:
+    """Bytes one node's loaders may take: RAM x 0.5. Pinned or not, the queued batches end up in
+    RAM (pinned host memory, or worker heaps and /dev/shm, which is RAM too); see queue_budget."""
+    if not memory_gib:
+        return None
+    return memory_gib * RAM_SHARE * 1024**3, f"half of RAM {memory_gib:g} GiB"
+
+
+def queue_budget(shm_gib: float | None, pin: bool) -> tuple[float, str] | None:
+    """Without --pin_memory, the batches in the loader's result pipe wait in /dev/shm (at most
+    SHM_BATCHES of them). Pinned, the pin thread copies them out at once: no bound."""
+    if pin or not shm_gib:
+        return None
+    return shm_gib * 1024**3, f"/dev/shm {shm_gib:g} GiB (no --pin_memory: batches wait in shared memory)"
 
 
 def queued_batches(ranks_per_node: int, num_workers: int, prefetch: int) -> int:
@@ -109,9 +325,43 @@ def queued_batches(ranks_per_node: int, num_workers: int, prefetch: int) -> int:
     return ranks_per_node * num_workers * prefetch
 
 
-def prefetch_cap(budget: float, ranks_per_node: int, num_workers: int, batch: int) -> int:
-    """Largest prefetch with ranks x workers x prefetch x batch_bytes <= budget."""
-    return int(budget // max(ranks_per_node * max(num_workers, 1) * batch, 1))
+def shm_batches(num_workers: int, prefetch: int) -> int:
+    """Batches one unpinned loader holds in /dev/shm at most: min(workers x prefetch, SHM_BATCHES)."""
+    return min(num_workers * prefetch, SHM_BATCHES)
+
+
+def prefetch_cap(budget: float, ranks_per_node: int, num_workers: int, batch: int, fixed: int = 0) -> int:
+    """Largest prefetch with ranks x (fixed + workers x prefetch x batch_bytes) <= budget."""
+    room = budget / max(ranks_per_node, 1) - fixed
+    return int(room // max(max(num_workers, 1) * batch, 1)) if room > 0 else 0
+
+
+@dataclass
+class MemoryInputs:
+    """What the memory bound of the plan needs; batch and worker are measured values when a
+    profile has them (`recipelint tune --measure`), else the model's estimates."""
+
+    model: LoaderModel
+    pin: bool
+    ram: tuple[float, str] | None
+    shm: tuple[float, str] | None
+    batch: BatchEstimate
+    worker: tuple[int, str]
+
+    def usage(self, num_workers: int, prefetch: int) -> LoaderMemory:
+        memory = loader_memory(self.model, num_workers, prefetch, self.pin, self.batch, self.worker)
+        assert memory is not None  # batch is given
+        return memory
+
+    def cap(self, ranks: int, num_workers: int) -> int | None:
+        """Largest prefetch that fits RAM (and /dev/shm when unpinned); None without a budget."""
+        caps = []
+        one = self.usage(num_workers, 1)
+        if self.ram is not None:
+            caps.append(prefetch_cap(self.ram[0], ranks, num_workers, one.queue // max(num_workers, 1), one.workers))
+        if self.shm is not None and ranks * shm_batches(num_workers, 10**9) * self.batch.bytes > self.shm[0]:
+            caps.append(prefetch_cap(self.shm[0], ranks, num_workers, self.batch.bytes))
+        return min(caps) if caps else None
 
 
 @dataclass
@@ -129,6 +379,8 @@ class LoaderPlan:
     # The worker count the caps allow, up to upstream's 8: what a recipe with 0 workers gets, and
     # what an under-used loader can be raised to. None without the recipe's workers or ranks.
     headroom: int | None = None
+    headroom_prefetch: int | None = None  # the prefetch that goes with `headroom` workers (same queue, same bounds)
+    prefetch_floor: int | None = None  # the sort burst: less prefetch makes workers wait on each other
 
 
 def plan_loader(
@@ -136,18 +388,17 @@ def plan_loader(
     prefetch: int | None,
     ranks_per_node: int | None,
     world_size: int | None,
-    cpus: int | None,
+    cpu_cap: int | None,
     shards: int | None,
-    budget: tuple[float, str] | None,
-    batch: BatchEstimate | None,
+    memory: MemoryInputs | None = None,
 ) -> LoaderPlan:
     plan = LoaderPlan(num_workers, prefetch)
     if num_workers is None or ranks_per_node is None:
         return plan
     caps: list[int] = []
-    if cpus is not None:
-        plan.limits["cpu"] = cpu_worker_cap(cpus, ranks_per_node)
-        caps.append(plan.limits["cpu"])
+    if cpu_cap is not None:
+        plan.limits["cpu"] = cpu_cap
+        caps.append(cpu_cap)
     if shards is not None and world_size is not None and shards >= world_size:
         plan.limits["shards"] = shard_worker_cap(shards, world_size)
         caps.append(plan.limits["shards"])
@@ -156,12 +407,35 @@ def plan_loader(
     workers = max(1, min([workers] + caps))
     plan.num_workers = workers
     if prefetch is not None:
-        new_prefetch = scale_prefetch(prefetch, num_workers, workers)
-        if budget is not None and batch is not None:
-            plan.limits["memory"] = prefetch_cap(budget[0], ranks_per_node, workers, batch.bytes)
-            new_prefetch = max(1, min(new_prefetch, plan.limits["memory"]))
-        plan.prefetch = new_prefetch
+        plan.prefetch = _bounded_prefetch(plan, prefetch, scale_prefetch(prefetch, num_workers, workers), ranks_per_node, workers, memory)
+        if num_workers >= 1 and plan.headroom > num_workers:  # more producers, the same batches queued
+            kept = max(1, prefetch * num_workers // plan.headroom)
+            plan.headroom_prefetch = _bounded_prefetch(plan, prefetch, kept, ranks_per_node, plan.headroom, memory, record=False)
     return plan
+
+
+def _bounded_prefetch(
+    plan: LoaderPlan, prefetch: int, wanted: int, ranks: int, workers: int, memory: MemoryInputs | None, record: bool = True
+) -> int:
+    """`wanted`, raised to the sort burst (never above the recipe's own prefetch) and cut to what
+    memory allows for `workers`."""
+    if memory is not None:
+        plan.prefetch_floor = memory.model.burst()
+        wanted = max(wanted, min(prefetch, plan.prefetch_floor))
+        cap = memory.cap(ranks, workers)
+        if cap is not None:
+            if record:
+                plan.limits["memory"] = cap
+            wanted = min(wanted, cap)
+    return max(1, wanted)
+
+
+def plateau_workers(rates: dict[int, float]) -> int | None:
+    """The fewest workers within 10 % of the best measured batches/s (more add nothing)."""
+    if not rates:
+        return None
+    best = max(rates.values())
+    return min(n for n, rate in rates.items() if rate >= PLATEAU * best)
 
 
 def join_timeout(engine: str, pg_timeout: int | None = None) -> int:

@@ -16,6 +16,25 @@ from recipelint.diagnostics import Diagnostic
 from recipelint.hardware.profile import from_mapping
 
 REPO = Path(__file__).resolve().parent.parent
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--network", action="store_true", help="also run the tests marked `network` (they install from PyPI)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "network: needs the network; skipped unless --network or RECIPELINT_NETWORK=1")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if config.getoption("--network") or os.environ.get("RECIPELINT_NETWORK") == "1":
+        return
+    skip = pytest.mark.skip(reason="needs the network: run with --network or RECIPELINT_NETWORK=1")
+    for item in items:
+        if "network" in item.keywords:
+            item.add_marker(skip)
+
+
 CORPUS = REPO.parent / "shared" / "corpus"
 # The command line caches results by default: the tests' runs keep theirs out of the checkout.
 os.environ.setdefault("RECIPELINT_CACHE_DIR", tempfile.mkdtemp(prefix="recipelint-test-cache-"))
@@ -159,3 +178,17 @@ def recipe(tmp_path: Path):  # type: ignore[no-untyped-def]
         return lint(script, spec.hardware)
 
     return build
+
+
+def deepspeed_launch(gpus: int, nodes: int = 1) -> Any:
+    """A `deepspeed --num_nodes N --num_gpus G train.py` launch, read from memory (nothing is
+    written beside the config): the data-parallel size a DeepSpeed JSON is judged at (a JSON no
+    launch names has none)."""
+    from recipelint.sources.launchers import parse_deepspeed_launcher
+    from recipelint.sources.shell import parse_shell
+    from recipelint.span import SourceText
+
+    line = f"deepspeed --num_nodes {nodes} --num_gpus {gpus} train.py --deepspeed ds.json\n"
+    script = parse_shell(SourceText(Path("<launch>"), line.encode()))
+    (command,) = script.commands
+    return parse_deepspeed_launcher(script, command, 5)

@@ -488,21 +488,30 @@ def test_xtuner_before_0_1_20_spawns_torchrun_under_srun(tmp_path: Path) -> None
     assert "xtuner-slurm-spawns-torchrun" not in {d.setting for d in new}
 
 
-def test_xtuner_dataset_timeout_default_by_version(tmp_path: Path) -> None:
+def test_xtuner_dataset_timeout_by_version(tmp_path: Path) -> None:
+    """From v0.1.14 a gloo barrier waits for rank 0's preprocessing and the broadcast after it
+    only for the pickling: RL805 compares nothing there. Before, the broadcast itself waited."""
     command = "NPROC_PER_NODE=8 xtuner train cfg.py --deepspeed deepspeed_zero2"
     old = lint(xtuner_recipe(tmp_path / "old", "xtuner-v0.1.18", command))
     (bug,) = [d for d in found(old, "RL901") if d.setting == "xtuner-dataset-timeout-30-min"]
     assert "#595" in bug.message and "first in v0.1.19" in bug.message and bug.span.path.name == "huggingface.py"
-    (budget,) = found(old, "RL805")
-    assert budget.evidence[0].startswith("XTUNER_DATASET_TIMEOUT 30 min (default in the XTuner checkout")
+    assert found(old, "RL805") == []
     new = lint(xtuner_recipe(tmp_path / "new", "xtuner-v0.1.19", command))
     assert "xtuner-dataset-timeout-30-min" not in {d.setting for d in found(new, "RL901")}
-    (budget,) = found(new, "RL805")  # 60 min for the barrier, still 10 min for the broadcast under DeepSpeed 0.19.8
-    assert budget.evidence[0].startswith("XTUNER_DATASET_TIMEOUT 60 min (default in the XTuner checkout")
+    assert found(new, "RL805") == []
     before = lint(xtuner_recipe(tmp_path / "before", "xtuner-v0.1.13", "XTUNER_DATASET_TIMEOUT=120 " + command))
     (unread,) = [d for d in found(before, "RL901") if d.setting == "xtuner-dataset-timeout-unread"]
     assert unread.span.path.name == "train.sh" and "#302" in unread.message and "first in v0.1.14" in unread.message
-    assert found(before, "RL805") == []  # no rank-0 barrier to budget in that XTuner
+    (budget,) = found(before, "RL805")
+    assert str(budget.severity) == "warning"
+    assert budget.message.startswith("the XTuner checkout")
+    assert (
+        "does not read XTUNER_DATASET_TIMEOUT: the other ranks wait for rank 0's whole preprocessing inside the dataset broadcast, under a 10 min process-group timeout"
+        in budget.message
+    )
+    assert (budget.current, budget.suggested) == (600, 3600)
+    assert budget.fix is not None and [e.content for e in budget.fix.edits] == [", timeout=3600"]
+    assert budget.span.path.name == "cfg.py" and budget.span.line == 4  # env_cfg's dist_cfg=dict(...)
 
 
 # -- DeepSpeed: the version beside the recipe ------------------------------------------------------
@@ -592,7 +601,12 @@ def _outdated(quiet: bool) -> Callable[[Path], list[Diagnostic]]:
     return build
 
 
+def _xtuner(folder: str) -> Callable[[Path], list[Diagnostic]]:
+    return lambda root: lint(xtuner_recipe(root, folder, "NPROC_PER_NODE=8 xtuner train cfg.py --deepspeed deepspeed_zero2"))
+
+
 CASES: dict[str, tuple[Callable[[Path], list[Diagnostic]], Callable[[Path], list[Diagnostic]]]] = {
+    "RL805": (_xtuner("xtuner-v0.1.13"), _xtuner("xtuner-v0.1.19")),  # no rank-0 barrier before v0.1.14
     "RL901": (_step_save(False), _step_save(True)),
     "RL902": (_outdated(False), _outdated(True)),
 }

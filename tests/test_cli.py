@@ -39,16 +39,17 @@ def test_clean_recipe_exits_0(tmp_path: Path) -> None:
 
 def test_findings_exit_1_with_location_and_evidence(tmp_path: Path) -> None:
     RecipeSpec().write(tmp_path / "r")
-    result = cli("check", str(tmp_path / "r" / "conf" / "train.yaml"), "--hardware", str(profile(tmp_path, cpus=16)))
+    result = cli("check", str(tmp_path / "r" / "conf" / "train.yaml"), "--hardware", str(profile(tmp_path, cpus=12)))
     assert result.returncode == 1
-    first = result.stdout.splitlines()[0]
+    head, first = result.stdout.splitlines()[:3:2]
+    assert head == f"Hardware: profile node.yaml (--hardware {tmp_path / 'node.yaml'})"
     assert first.startswith(f"{tmp_path / 'r' / 'run.sh'}:") and " RL102 [warning] " in first  # the YAML led to its run.sh
-    assert "because cpus 16 from profile node.yaml" in result.stdout
+    assert "because cpus 12 from profile node.yaml" in result.stdout
 
 
 def test_json_output_shape(tmp_path: Path) -> None:
     RecipeSpec().write(tmp_path / "r")
-    result = cli("check", str(tmp_path / "r"), "--hardware", str(profile(tmp_path, cpus=16)), "--format", "json")
+    result = cli("check", str(tmp_path / "r"), "--hardware", str(profile(tmp_path, cpus=12)), "--format", "json")
     data = json.loads(result.stdout)
     diagnostic = next(d for d in data["diagnostics"] if d["code"] == "RL102")
     assert {
@@ -67,8 +68,14 @@ def test_json_output_shape(tmp_path: Path) -> None:
     } <= set(diagnostic)
     assert (diagnostic["setting"], diagnostic["current"], diagnostic["suggested"]) == ("num_workers", 4, 3)
     assert diagnostic["fix"]["applicability"] == "safe"
-    assert [e["content"] for e in diagnostic["fix"]["edits"]] == ["3", "7"]
-    assert data["hardware"]["source"] == "profile" and data["hardware"]["cpus"] == 16
+    assert [e["content"] for e in diagnostic["fix"]["edits"]] == ["3"]  # prefetch 10 stays: below the sort burst
+    assert data["hardware"]["source"] == {
+        "machine": "profile",
+        "label": "profile node.yaml",
+        "why": f"--hardware {tmp_path / 'node.yaml'}",
+        "recipes": {"profile": 1},
+    }
+    assert data["hardware"]["cpus"] == 12
 
 
 def test_bad_files_get_one_line_and_the_others_are_still_checked(tmp_path: Path) -> None:
@@ -104,12 +111,12 @@ def test_missing_path_and_bad_profile_exit_2(tmp_path: Path) -> None:
 
 def test_fix_diff_then_write(tmp_path: Path) -> None:
     RecipeSpec().write(tmp_path / "r")
-    node = str(profile(tmp_path, cpus=16))
+    node = str(profile(tmp_path, cpus=12))
     script = tmp_path / "r" / "run.sh"
     before = script.read_bytes()
     diff = cli("fix", str(tmp_path / "r"), "--hardware", node)
     assert diff.returncode == 1 and "\n-num_workers=4\n" in diff.stdout and "\n+num_workers=3\n" in diff.stdout
-    assert "\n+prefetch=7\n" in diff.stdout and diff.stdout.startswith(f"--- a{script}")
+    assert "\n prefetch=10\n" in diff.stdout and diff.stdout.startswith(f"--- a{script}")  # prefetch stays: below the sort burst
     assert script.read_bytes() == before
     assert cli("fix", str(tmp_path / "r"), "--hardware", node, "--write").returncode == 0
     assert cli("check", str(tmp_path / "r"), "--hardware", node).returncode == 0

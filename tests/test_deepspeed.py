@@ -14,7 +14,7 @@ from recipelint.model import Recipe
 from recipelint.rules import all_rules
 from recipelint.sources.files import FileCache
 from recipelint.sources.jsonfile import parse_json
-from tests.conftest import NODE
+from tests.conftest import NODE, deepspeed_launch
 
 BASE: dict[str, Any] = {
     "train_micro_batch_size_per_gpu": 4,
@@ -41,6 +41,8 @@ def lint_json(
     path.write_text(config if isinstance(config, str) else json.dumps(config, indent=2))
     recipe = Recipe(root=tmp_path, ds_config=parse_json(FileCache().read(path)), ds_filler=filler)
     profile = from_mapping(dict(hardware or {**NODE, "gpus": 8, "nodes": 1}), "profile test")
+    # launched on every GPU of the profile's nodes: the data-parallel size RL415 judges at
+    recipe.launch = deepspeed_launch(profile.value("gpus"), profile.value("nodes") or 1)
     from recipelint.context import Context
 
     ctx = Context(recipe, lambda: profile, dict(options or {}))
@@ -312,3 +314,27 @@ def test_removed_optimizer_follows_the_target_version(tmp_path: Path) -> None:
     assert "delete cuda_aware, var_freeze_step" in newest[0].message and "pin deepspeed<0.19.7" in newest[0].message
     older = [d for d in lint_json(tmp_path, config, options={"deepspeed-version": "0.19.6"}) if d.code == "RL423"]
     assert str(older[0].severity) == "info"
+
+
+def test_batch_triple_of_a_json_no_launch_names(tmp_path: Path) -> None:
+    """No launch, no data-parallel size: DeepSpeedExamples' compression configs (32 = micro 32 x
+    accumulation 1) run on one GPU of an 8-GPU node, so the node's GPU count is not assumed. Only
+    a triple that no size satisfies is reported."""
+    from recipelint.context import Context
+
+    def alone(config: dict[str, Any]) -> list[str]:
+        path = tmp_path / "ds.json"
+        path.write_text(json.dumps(config))
+        recipe = Recipe(root=tmp_path, ds_config=parse_json(FileCache().read(path)), ds_filler="unknown")
+        profile = from_mapping({**NODE, "gpus": 8, "nodes": 1}, "profile test")
+        ctx = Context(recipe, lambda: profile)
+        return [d.message for d in all_rules()["RL415"].check(ctx) if d is not None]
+
+    assert alone({"train_batch_size": 32, "train_micro_batch_size_per_gpu": 32}) == []
+    assert alone({"train_batch_size": 4, "gradient_accumulation_steps": 1}) == []
+    assert alone({"train_batch_size": 30, "train_micro_batch_size_per_gpu": 4, "gradient_accumulation_steps": 2}) == [
+        "train_batch_size 30 is not a multiple of micro batch 4 x accumulation 2 = 8: DeepSpeed's batch assertion fails on every data-parallel size"
+    ]
+    assert alone({"train_batch_size": 2, "train_micro_batch_size_per_gpu": 4}) == [
+        "train_batch_size 2 is not a multiple of micro batch 4 = 4: DeepSpeed's batch assertion fails on every data-parallel size"
+    ]

@@ -81,9 +81,11 @@ def recipelint_errors(path: Path) -> list[str]:
     from recipelint.rules import all_rules
     from recipelint.sources.files import FileCache
     from recipelint.sources.jsonfile import parse_json
+    from tests.conftest import deepspeed_launch
 
     profile = from_mapping(dict(ONE_GPU), "oracle")
     recipe = Recipe(root=path.parent, ds_config=parse_json(FileCache().read(path)), ds_filler="none")
+    recipe.launch = deepspeed_launch(int(ONE_GPU["gpus"]))  # DeepSpeedConfig is read on one process
     ctx = Context(recipe, lambda: profile, {"deepspeed-version": deepspeed.__version__})
     found = []
     for rule in all_rules().values():
@@ -157,9 +159,11 @@ def _fixed_by_recipelint(path: Path, world: int) -> bytes | None:
     from recipelint.rules import all_rules
     from recipelint.sources.files import FileCache
     from recipelint.sources.jsonfile import parse_json
+    from tests.conftest import deepspeed_launch
 
     profile = from_mapping({**ONE_GPU, "gpus": world}, "oracle")
     recipe = Recipe(root=path.parent, ds_config=parse_json(FileCache().read(path)), ds_filler="none")
+    recipe.launch = deepspeed_launch(world)
     ctx = Context(recipe, lambda: profile, {"deepspeed-version": deepspeed.__version__})
     found = [d for d in all_rules()["RL415"].check(ctx) if d is not None]
     if not found or found[0].fix is None:

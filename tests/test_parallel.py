@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 import os
-import time
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 

@@ -39,26 +39,29 @@ CASES: dict[str, tuple[Spec, Spec]] = {
     "RL001": (spec(hardware=hardware(cpus=None)), spec()),
     "RL002": (
         spec(variables={"num_workers": "4  # recipelint: ignore[RL102] node has 96 cores", "prefetch": "10"}),
-        spec(variables={"num_workers": "4  # recipelint: ignore[RL102] node has 96 cores", "prefetch": "10"}, hardware=hardware(cpus=16)),
+        spec(variables={"num_workers": "4  # recipelint: ignore[RL102] node has 96 cores", "prefetch": "10"}, hardware=hardware(cpus=12)),
     ),
     "RL003": (
-        spec(variables={"num_workers": "4  # recipelint: ignore[RL102]", "prefetch": "10"}, hardware=hardware(cpus=16)),
+        spec(variables={"num_workers": "4  # recipelint: ignore[RL102]", "prefetch": "10"}, hardware=hardware(cpus=12)),
         spec(
             variables={"num_workers": "4  # recipelint: ignore[RL102] cgroup is lifted at launch", "prefetch": "10"},
-            hardware=hardware(cpus=16),
+            hardware=hardware(cpus=12),
         ),
     ),
     "RL101": (spec(variables={"num_workers": "0", "prefetch": "10"}), spec()),
-    "RL102": (spec(hardware=hardware(cpus=16)), spec(hardware=hardware(cpus=20))),
-    "RL103": (spec(variables={"num_workers": "4", "prefetch": "500"}, hardware=hardware(shm_gib=8)), spec(hardware=hardware(shm_gib=8))),
-    "RL104": (spec(flags=["--num_workers ${num_workers}"]), spec()),
+    "RL102": (spec(hardware=hardware(cpus=12)), spec(hardware=hardware(cpus=16))),
+    "RL103": (spec(variables={"num_workers": "4", "prefetch": "500"}, hardware=hardware(shm_gib=1)), spec(hardware=hardware(shm_gib=2))),
+    "RL104": (
+        spec(variables={"num_workers": "4"}, flags=["--num_workers ${num_workers}"], hardware=hardware(memory_gib=64)),
+        spec(variables={"num_workers": "4"}, flags=["--num_workers ${num_workers}"]),
+    ),
     "RL105": (
         spec(shards=34, hardware=hardware(inter_node_network="ethernet"), **MULTI),
         spec(shards=34, hardware=hardware(inter_node_network="infiniband"), **MULTI),
     ),
     "RL106": (
         spec(variables={"num_workers": "1", "prefetch": "200"}),
-        spec(variables={"num_workers": "1", "prefetch": "200"}, hardware=hardware(cpus=8)),
+        spec(variables={"num_workers": "1", "prefetch": "200"}, hardware=hardware(cpus=4)),  # 4 ranks: 1 CPU each
     ),
     "RL201": (spec(shards=10), spec(shards=16)),
     "RL205": (
@@ -114,8 +117,8 @@ CASES: dict[str, tuple[Spec, Spec]] = {
     ),
     "RL703": (spec(sort_size=2000), spec(sort_size=1500)),
     "RL704": (
+        spec(batch="    batch_type: dynamic\n    max_frames_in_batch: 4000", max_length=10000),
         spec(batch="    batch_type: dynamic\n    max_frames_in_batch: 12000", max_length=40960),
-        spec(batch="    batch_type: dynamic\n    max_frames_in_batch: 12000", max_length=12000),
     ),
 }
 
@@ -123,10 +126,11 @@ CASES: dict[str, tuple[Spec, Spec]] = {
 def test_every_rule_has_a_case() -> None:
     from tests.test_checkout import CASES as CHECKOUT_CASES  # the known-bug rules need a checkout: tested there
     from tests.test_deepspeed import CASES as DEEPSPEED_CASES  # the DeepSpeed JSON rules are tested there
+    from tests.test_host import CASES as HOST_CASES  # RL004 needs the probe of a fake machine
     from tests.test_show import CASES as LAUNCH_CASES  # what a launch names (RL010-RL012) there
     from tests.test_xtuner import CASES as XTUNER_CASES  # and the XTuner rules there
 
-    assert sorted([*CASES, *DEEPSPEED_CASES, *XTUNER_CASES, *CHECKOUT_CASES, *LAUNCH_CASES]) == sorted(all_rules())
+    assert sorted([*CASES, *DEEPSPEED_CASES, *XTUNER_CASES, *CHECKOUT_CASES, *LAUNCH_CASES, *HOST_CASES]) == sorted(all_rules())
 
 
 @pytest.mark.parametrize("code", sorted(CASES))

@@ -14,7 +14,7 @@ from recipelint.sources.files import SourceError
 from tests.conftest import NODE, RecipeSpec, codes
 from tests.test_cli import cli
 
-SMALL = {**NODE, "cpus": 16}  # RL102 fires on the default recipe
+SMALL = {**NODE, "cpus": 12}  # RL102 fires on the default recipe
 
 
 def run(root: Path, hardware: dict | None = None, **kwargs) -> engine.Result:  # type: ignore[no-untyped-def,type-arg]
@@ -63,7 +63,7 @@ def test_hardware_and_exclude_settings(tmp_path: Path) -> None:
     (root / "node.yaml").write_text("".join(f"{k}: {json.dumps(v)}\n" for k, v in SMALL.items()))
     result = engine.check([root])  # no --hardware: the configured profile, not the probe
     assert "RL102" in codes(result.diagnostics)
-    assert result.hardware is not None and result.hardware.value("cpus") == 16
+    assert result.hardware is not None and result.hardware.value("cpus") == 12
     (root / "recipelint.toml").write_text('hardware = "node.yaml"\nexclude = ["run.sh"]\n')
     assert engine.check([root]).diagnostics == []
 

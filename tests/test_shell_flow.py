@@ -134,12 +134,12 @@ def test_a_value_set_on_two_branches_gets_no_fix(tmp_path: Path) -> None:
     run = spec.write(tmp_path)
     run.write_text(run.read_text().replace("prefetch=10", 'prefetch=10\nif [ "$big" = 1 ]; then num_workers=16; else num_workers=16; fi'))
     (found,) = [d for d in lint(run, spec.hardware) if d.code == "RL102"]
-    assert found.message == "8 ranks x (16 workers + 1) = 136 processes per node, but only 64 CPUs are usable"
+    assert found.message == "8 ranks x 16 workers = 128 worker processes per node, but only 64 CPUs are usable"
     assert found.fix is None
     # the same value from one assignment is fixed in place
     single = RecipeSpec(variables={"num_workers": "16", "prefetch": "10"}, devices="0,1,2,3,4,5,6,7")
     (fixed,) = [d for d in lint(single.write(tmp_path / "one"), single.hardware) if d.code == "RL102"]
-    assert fixed.fix is not None and fixed.fix.edits[0].content == "7"
+    assert fixed.fix is not None and fixed.fix.edits[0].content == "8"  # 64 CPUs // 8 ranks
 
 
 def test_markdown_blocks_parsed_one_at_a_time() -> None:

@@ -48,7 +48,7 @@ def test_show_text_and_json(tmp_path: Path) -> None:
     assert lines[0] == f"{recipe / 'run.sh'}:134 (wenet)"
     assert "    world size         8" in lines
     assert f"                         <- {recipe / 'data/aishell4_train/data.list'}: 60 lines (file 60)" in lines
-    assert "    count              1" in lines and "                         <- RL201" in lines
+    assert "    count              2" in lines and "                         <- RL103, RL201" in lines
     as_json = cli("show", str(recipe / "run.sh"), "--hardware", str(A100), "--isolated", "--format", "json")
     data = json.loads(as_json.stdout)
     (described,) = data["recipes"]
@@ -59,7 +59,7 @@ def test_show_text_and_json(tmp_path: Path) -> None:
         "gpus 8 from profile a100-8x-96cpu-ib.yaml: the script leaves the GPU count"
     )
     assert sections["hardware"]["cpus"] == {"label": "cpus", "value": "96", "source": "profile a100-8x-96cpu-ib.yaml"}
-    assert [f["code"] for f in described["findings"]] == ["RL201"]
+    assert [f["code"] for f in described["findings"]] == ["RL103", "RL201"]
     # path.sh's PYTHONPATH=../../../ names a WeNet checkout that is not beside the copied recipe
     assert sections["code"]["WeNet code"]["value"] == "not found"
     assert data["hardware"]["gpus"] == 8

@@ -70,10 +70,6 @@ CASES: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
         {"command": "NPROC_PER_NODE=8 srun --nodes=2 --ntasks-per-node=8 xtuner train cfg.py --launcher slurm"},
         {"command": "srun --nodes=2 --ntasks-per-node=8 xtuner train cfg.py --launcher slurm"},
     ),
-    "RL805": (
-        {"command": "XTUNER_DATASET_TIMEOUT=120 NPROC_PER_NODE=8 xtuner train cfg.py"},
-        {"command": "XTUNER_DATASET_TIMEOUT=120 NPROC_PER_NODE=8 xtuner train cfg.py", "dist": ", timeout=7200"},
-    ),
     "RL806": ({"command": f"{MULTI} xtuner train cfg.py"}, {"command": f"HF_DATASETS_CACHE=/shared/hf {MULTI} xtuner train cfg.py"}),
     "RL807": (
         {"command": "NPROC_PER_NODE=8 xtuner train cfg.py", "workers": 16},
@@ -191,13 +187,32 @@ def test_fix_appends_and_rewrites_launcher_and_touches_nothing_else(tmp_path: Pa
 
 
 def test_fix_raises_the_dist_timeout_in_the_config(tmp_path: Path) -> None:
-    script = project(tmp_path, "XTUNER_DATASET_TIMEOUT=120 NPROC_PER_NODE=8 xtuner train cfg.py")
+    """XTuner v0.1.13 (no rank-0 barrier): the broadcast waits for the preprocessing (RL805)."""
+    from tests.test_checkout import copy_upstream
+
+    copy_upstream("xtuner-v0.1.13", tmp_path)
+    (tmp_path / "xtuner" / "__init__.py").write_text("")
+    (tmp_path / "recipe").mkdir()
+    script = project(tmp_path / "recipe", "NPROC_PER_NODE=8 xtuner train cfg.py")
     profile = from_mapping(dict(HW), "p")
     outcome = fix.fix_paths(
         lambda files: engine.check([script], lambda: profile, files, resolver=Resolver(isolated=True)).diagnostics, unsafe=False
     )
-    config = tmp_path / "cfg.py"
-    assert outcome.changed[config].decode().endswith('dist_cfg=dict(backend="nccl", timeout=7200))\n')
+    config = tmp_path / "recipe" / "cfg.py"
+    assert outcome.changed[config].decode().endswith('dist_cfg=dict(backend="nccl", timeout=3600))\n')
+
+
+def test_dataset_timeout_is_not_compared_with_the_broadcast(tmp_path: Path) -> None:
+    """From v0.1.14 the barrier waits for the preprocessing; the broadcast after it only for the
+    pickling. An unmodified multi-process launch and a raised XTUNER_DATASET_TIMEOUT are quiet; a
+    value over a day reads like seconds (info)."""
+    assert "RL805" not in {d.code for d in lint(project(tmp_path, "NPROC_PER_NODE=8 xtuner train cfg.py"))}
+    assert "RL805" not in {d.code for d in lint(project(tmp_path, "XTUNER_DATASET_TIMEOUT=120 NPROC_PER_NODE=8 xtuner train cfg.py"))}
+    (seconds,) = [
+        d for d in lint(project(tmp_path, "XTUNER_DATASET_TIMEOUT=7200 NPROC_PER_NODE=8 xtuner train cfg.py")) if d.code == "RL805"
+    ]
+    assert str(seconds.severity) == "info" and seconds.fix is None
+    assert seconds.message == "XTUNER_DATASET_TIMEOUT=7200 is in minutes (5 days): if seconds were meant, that is 120"
 
 
 def test_deepspeed_json_named_by_xtuner_is_checked_with_xtuner_filling_auto(tmp_path: Path) -> None:
@@ -207,3 +222,33 @@ def test_deepspeed_json_named_by_xtuner_is_checked_with_xtuner_filling_auto(tmp_
     found = lint(project(tmp_path, "NPROC_PER_NODE=8 xtuner train cfg.py --deepspeed ds.json"))
     auto = [d.setting for d in found if d.code == "RL416"]
     assert auto == ["train_batch_size"]  # XTuner fills the micro batch and accumulation, not this one
+
+
+LLAVA_CONFIG = """from xtuner.dataset import LLaVADataset
+llava_dataset = dict(type=LLaVADataset, data_path='data/llava_v1_5_mix665k.json', image_folder='data/images')
+train_dataloader = dict(batch_size=16, num_workers=4, dataset=llava_dataset)
+env_cfg = dict(cudnn_benchmark=False, dist_cfg=dict(backend='nccl'))
+"""
+
+
+def test_llava_broadcast_of_an_in_memory_dataset_is_info(tmp_path: Path) -> None:
+    """LLaVADataset builds its table with Dataset.from_list: the broadcast after the barrier
+    pickles the data itself, under the process-group timeout (xtuner#768). Info, with the fix
+    diagnose applies when a log shows that broadcast timing out."""
+    (tmp_path / "llava.py").write_text(LLAVA_CONFIG)
+    script = tmp_path / "train.sh"
+    script.write_text("#!/bin/bash\nNPROC_PER_NODE=8 xtuner train llava.py --deepspeed deepspeed_zero2\n")
+    (finding,) = [d for d in lint(script) if d.code == "RL805"]
+    assert str(finding.severity) == "info"
+    assert finding.message.startswith(
+        "LLaVADataset keeps the processed dataset in memory: after the barrier rank 0 pickles and broadcasts all of it, "
+        "and the other ranks wait for that under the 10 min process-group timeout"
+    )
+    assert (finding.current, finding.suggested) == (600, 3600)
+    assert finding.fix is not None and [e.content for e in finding.fix.edits] == [", timeout=3600"]
+    (tmp_path / "llava.py").write_text(LLAVA_CONFIG.replace("backend='nccl'", "backend='nccl', timeout=3600"))
+    assert "RL805" not in {d.code for d in lint(script)}
+    single = tmp_path / "single.sh"
+    single.write_text("#!/bin/bash\nxtuner train llava.py --deepspeed deepspeed_zero2\n")
+    (tmp_path / "llava.py").write_text(LLAVA_CONFIG)
+    assert "RL805" not in {d.code for d in lint(single)}  # one process: nobody waits

@@ -59,12 +59,19 @@ class Hardware:
     GPU facts are loaded on first use: a check that needs none never initialises NVML.
     """
 
-    origin: str  # "probe" or "profile"
+    origin: str  # "probe", "profile", or "none" (the host is not the training node: nothing judged)
     facts: dict[str, Fact] = field(default_factory=dict)
     taken_at: str | None = None
     differs: list[str] = field(default_factory=list)  # merged cluster profiles: facts that vary by node
     gpu_loader: Callable[[], dict[str, Fact]] | None = None
     reported: set[str] = field(default_factory=set)  # unknown facts already reported in this run
+    # Why this machine's facts are hidden from the rules (the probed host is not the training node).
+    not_node: str | None = None
+    # Who chose this machine: "--hardware node.yaml", "hardware in recipelint.toml", "--hardware host";
+    # None: the default probe, which is judged against each recipe (recipelint.hardware.host).
+    chosen_by: str | None = None
+    label: str | None = None  # "profile node.yaml"
+    measured: list[dict[str, Any]] = field(default_factory=list)  # `recipelint tune --measure` results, one per dataset_conf
 
     def fact(self, name: str) -> Fact:
         if name in GPU_KEYS and self.gpu_loader is not None:
@@ -91,13 +98,16 @@ class Hardware:
             data["taken_at"] = self.taken_at
         if self.differs:
             data["differs"] = self.differs
+        if self.measured:
+            data["measured"] = self.measured
         return data
 
 
 def from_mapping(data: dict[str, Any], origin_label: str) -> Hardware:
     sources = data.get("sources") or {}
     unknown = data.get("unknown") or {}
-    hardware = Hardware("profile", taken_at=data.get("taken_at"), differs=list(data.get("differs") or []))
+    hardware = Hardware("profile", taken_at=data.get("taken_at"), differs=list(data.get("differs") or []), label=origin_label)
+    hardware.measured = [dict(entry) for entry in data.get("measured") or []]
     for key in FACT_KEYS:
         if key in data:
             source = sources.get(key)
@@ -106,6 +116,15 @@ def from_mapping(data: dict[str, Any], origin_label: str) -> Hardware:
         elif key in unknown:
             hardware.facts[key] = Fact(None, origin_label, str(unknown[key]))
     return hardware
+
+
+def fingerprint(dataset_conf: Any) -> str:
+    """A stable key for a dataset_conf: measured loader facts apply only to the conf they were measured with."""
+    import hashlib
+    import json
+
+    text = json.dumps(dataset_conf, sort_keys=True, default=str, separators=(",", ":"))
+    return "sha256:" + hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def load_profile(path: Path) -> Hardware:
@@ -142,5 +161,50 @@ def dump_profile(hardware: Hardware, fmt: str = "yaml") -> str:
     yaml.sort_base_mapping_type_on_output = False  # type: ignore[assignment]
     stream = io.StringIO()
     stream.write("# recipelint hardware profile: lint against this node with --hardware FILE\n")
+    yaml.dump(data, stream)
+    return stream.getvalue()
+
+
+def write_measured(path: Path, entry: dict[str, Any]) -> None:
+    """Add or replace (same dataset_conf) a `measured:` entry in a profile file, keeping the rest
+    of a YAML profile as written (comments too); the file is replaced in one rename."""
+    import re
+
+    from recipelint.fix import write_atomic
+
+    original = path.read_bytes() if path.is_file() else b""
+    hardware = load_profile(path) if original else Hardware("profile")
+    entries = [e for e in hardware.measured if e.get("dataset_conf") != entry.get("dataset_conf")] + [entry]
+    if path.suffix == ".json":
+        import json
+
+        data = json.loads(original or b"{}")
+        data["measured"] = entries
+        text = json.dumps(data, indent=2) + "\n"
+    else:
+        hardware.measured = entries
+        section = _yaml_section({"measured": entries})
+        old = original.decode("utf-8")
+        match = re.search(r"^measured:.*?(?=^[^\s#-]|\Z)", old, re.MULTILINE | re.DOTALL)  # its items may sit at column 0
+        text = (
+            old[: match.start()] + section + old[match.end() :]
+            if match
+            else old + ("" if old.endswith("\n") or not old else "\n") + section
+        )
+    if original:
+        write_atomic(path, text.encode("utf-8"), original)
+    else:
+        path.write_text(text, encoding="utf-8")
+
+
+def _yaml_section(data: dict[str, Any]) -> str:
+    import io
+
+    from ruamel.yaml import YAML
+
+    yaml = YAML(typ="safe", pure=True)
+    yaml.default_flow_style = False
+    yaml.sort_base_mapping_type_on_output = False  # type: ignore[assignment]
+    stream = io.StringIO()
     yaml.dump(data, stream)
     return stream.getvalue()

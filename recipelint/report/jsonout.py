@@ -7,6 +7,7 @@ from typing import Any
 
 from recipelint.diagnostics import Diagnostic
 from recipelint.hardware.profile import Hardware
+from recipelint.hardware.report import Judged, summary_json
 from recipelint.sources.files import SourceError
 
 
@@ -51,12 +52,13 @@ def diagnostic_dict(d: Diagnostic) -> dict[str, Any]:
     }
 
 
-def render(diagnostics: list[Diagnostic], errors: list[SourceError], hardware: Hardware | None) -> str:
+def render(diagnostics: list[Diagnostic], errors: list[SourceError], hardware: Hardware | None, judged: list[Judged] | None = None) -> str:
     data: dict[str, Any] = {
         "diagnostics": [diagnostic_dict(d) for d in diagnostics],
         "errors": [{"path": str(e.path), "line": e.line, "column": e.column, "message": e.reason} for e in errors],
         "hardware": None,
     }
-    if hardware is not None:
-        data["hardware"] = {"source": hardware.origin, **hardware.to_dict(load_gpus=False)}
+    source = summary_json(judged or [], hardware)
+    facts = hardware.to_dict() if hardware is not None and source["machine"] != "none" else {}
+    data["hardware"] = {"source": source, **facts}
     return json.dumps(data, indent=2)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from recipelint.diagnostics import Applicability, Diagnostic
+from recipelint.diagnostics import Applicability, Diagnostic, Severity
 from recipelint.sources.files import FileCache, SourceError
 
 
@@ -53,7 +53,9 @@ def summary(diagnostics: list[Diagnostic], errors: int) -> str:
     in_files = [d for d in diagnostics if d.fix is not None and d.span.path.name != "<command>"]  # --command has no file
     fixable = sum(1 for d in in_files if d.fix is not None and d.fix.applicability is Applicability.SAFE)
     unsafe = sum(1 for d in in_files if d.fix is not None and d.fix.applicability is Applicability.UNSAFE)
-    parts = [f"Found {len(diagnostics)} problem{'s' if len(diagnostics) != 1 else ''}"]
+    counts = [(sum(1 for d in diagnostics if d.severity is level), level) for level in (Severity.ERROR, Severity.WARNING, Severity.INFO)]
+    kinds = ", ".join(f"{n} {level}{'s' if n != 1 and level is not Severity.INFO else ''}" for n, level in counts if n)
+    parts = [f"Found {len(diagnostics)} finding{'s' if len(diagnostics) != 1 else ''}" + (f" ({kinds})" if kinds else "")]
     if errors:
         parts.append(f"{errors} file error{'s' if errors != 1 else ''}")
     text = ", ".join(parts) + "."

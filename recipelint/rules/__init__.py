@@ -3,7 +3,12 @@
 A rule module defines CODE, NAME, SEVERITY, FIXABLE, SOURCE and `check(ctx)`, and its
 docstring is the rule's documentation (sections: What it does, Why is this bad, Example,
 Fix, Fix safety). TOOLKITS (in the module or its family's `__init__`) limits the rule to
-recipes of those toolkits. Adding a rule means adding a file: the registry finds it.
+recipes of those toolkits. FACTS names the training node's hardware facts the rule judges the
+recipe against (`cpus`, `memory_gib`, ...): a rule with FACTS is hardware-derived, and when the
+machine recipelint runs on is not the training node it sees those facts as unknown and is named
+in RL004. A rule that reads a fact only as one reason among several (RL301: Ethernet beside
+remote shards) leaves it out of FACTS and sees it unknown all the same. Adding a rule means
+adding a file: the registry finds it.
 """
 
 from __future__ import annotations
@@ -32,6 +37,11 @@ class Rule:
     doc: str
     check: Callable[[Context], Iterable[Diagnostic]]
     toolkits: tuple[str, ...] | None = None  # None: every toolkit
+    facts: tuple[str, ...] = ()  # the node's hardware facts the rule judges against
+
+    @property
+    def hardware_derived(self) -> bool:
+        return bool(self.facts)
 
     def applies_to(self, toolkit: str) -> bool:
         return self.toolkits is None or toolkit in self.toolkits
@@ -52,6 +62,7 @@ def _from_module(module: ModuleType, family: str, package: ModuleType) -> Rule:
         doc=module.__doc__ or "",
         check=module.check,
         toolkits=getattr(module, "TOOLKITS", getattr(package, "TOOLKITS", None)),
+        facts=tuple(getattr(module, "FACTS", ())),
     )
 
 

@@ -11,7 +11,11 @@ from recipelint.rules.meta import unknown_fact
 
 
 def hardware_unknown(ctx: Context, code: str, fact: str, setting: Setting) -> Diagnostic | None:
-    """Say once per fact, as info, that a rule could not run because the fact is unknown."""
+    """Say once per fact, as info, that a rule could not run because the fact is unknown.
+
+    Nothing when the host is not the training node: RL004 says that once for every fact."""
+    if ctx.hardware.not_node is not None:
+        return None
     said = ctx.hardware.reported  # shared by every recipe of the run: one info per fact
     if fact in said:
         return None

@@ -30,18 +30,38 @@ SAMPLE_LINES = 1024  # the first lines, read one by one: their local files are t
 BLOCK = 1 << 20
 MAX_LINE = 1 << 20  # a longer line is not a shard path: only its start is read
 _URL = re.compile(rb"://")  # re's literal search is about twice as fast as `in` here
+# A raw list's lines that state a duration ("duration", or "start" and "end") are parsed one by
+# one: the loader memory model needs the mean utterance.
+_TIMED_BYTES = re.compile(rb'"(?:duration|end)"')
+_TIMED = re.compile(r'"(?:duration|end)"')
 
 
-def _location(line: str) -> str:
-    """The shard path (shard lists) or the audio path (raw lists, one JSON object per line)."""
+def _timed(data: bytes, start: int, end: int) -> bool:
+    return _TIMED_BYTES.search(data, start, end) is not None
+
+
+def _location(line: str) -> tuple[str, float | None]:
+    """The shard path (shard lists) or the audio path (raw lists, one JSON object per line), and
+    the utterance's duration in seconds when a raw line states it."""
     if line.startswith("{"):
         try:
             record = json.loads(line)
         except ValueError:
-            return line
+            return line, None
         if isinstance(record, dict):
-            return str(record.get("wav") or record.get("path") or "")
-    return line
+            return str(record.get("wav") or record.get("path") or ""), _duration(record)
+    return line, None
+
+
+def _duration(record: dict[str, object]) -> float | None:
+    """`duration`, or `end` - `start` (WeNet's segment fields, processor.decode_wav)."""
+    value = record.get("duration")
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
+        return float(value)
+    start, end = record.get("start"), record.get("end")
+    if isinstance(start, (int, float)) and isinstance(end, (int, float)) and end > start:
+        return float(end - start)
+    return None
 
 
 def _compression(location: str, local: Path | None) -> str | None:
@@ -86,7 +106,7 @@ class _Scan:
         crs = data.count(b"\r", start, end) if data.find(b"\r", start, end) >= 0 else 0
         escaped = data.find(b"\\", start, end) >= 0
         zs = data.find(b"z", start, end) >= 0 or data.find(b"Z", start, end) >= 0
-        if escaped or zs or (crs and crs != data.count(b"\r\n", start, end)) or _URL.search(data, start, end):
+        if escaped or zs or _timed(data, start, end) or (crs and crs != data.count(b"\r\n", start, end)) or _URL.search(data, start, end):
             self.one_by_one(data[start:end])
             return
         lines = data.count(b"\n", start, end)
@@ -95,7 +115,7 @@ class _Scan:
         self.item.schemes["file"] += lines
         if "file" not in self.item.example:
             first = data[start : data.find(b"\n", start, end)]
-            self.item.example["file"] = _location(first.decode("utf-8", "replace").strip())
+            self.item.example["file"] = _location(first.decode("utf-8", "replace").strip())[0]
 
     def one_by_one(self, data: bytes) -> None:
         for raw in data.splitlines():  # \n, \r\n and a lone \r, as Python's text mode reads lines
@@ -107,10 +127,13 @@ class _Scan:
         self.seen += 1
         sampling = self.seen <= SAMPLE_LINES and self.probed < MAGIC_SAMPLE
         plain = "://" not in line and "z" not in line and "Z" not in line and "\\" not in line
-        if plain and not sampling and "file" in item.example:
+        if plain and not sampling and "file" in item.example and not _TIMED.search(line):
             item.schemes["file"] += 1  # neither remote nor compressed, whatever the JSON holds
             return
-        location = _location(line)
+        location, seconds = _location(line)
+        if seconds is not None:
+            item.seconds += seconds
+            item.timed += 1
         if "://" in location:
             from urllib.parse import urlsplit
 

@@ -57,10 +57,12 @@ def _launcher(words: list[Word]) -> int | None:
     options, `nohup`, `env`, `uv run`, a job submitter's `... -- accelerate launch`; or a first
     word the run time decides (`${exe} train.py`, exe being `deepspeed` or `python`)."""
     index = 0
+    submitted = next((i + 1 for i, w in enumerate(words[:-1]) if word_text(w) == "--" and _name(words[i + 1]) in LAUNCHERS), None)
     while index < len(words):
         name = _name(words[index])
         if name in LAUNCHERS:
-            return index
+            # `python mason.py ... -- accelerate launch ...`: a submitter script runs the launch after `--`
+            return submitted if submitted is not None and name.startswith("python") else index
         if name in WRAPPERS:
             return next(
                 (i for i, w in enumerate(words[index + 1 :], index + 1) if _name(w) in LAUNCHERS or word_text(w).endswith(".py")), None
@@ -73,7 +75,7 @@ def _launcher(words: list[Word]) -> int | None:
             return 0
         else:
             break
-    return next((i + 1 for i, w in enumerate(words[:-1]) if word_text(w) == "--" and _name(words[i + 1]) in LAUNCHERS), None)
+    return submitted
 
 
 def program(words: list[Word]) -> tuple[int, int] | None:

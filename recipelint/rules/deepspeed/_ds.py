@@ -41,15 +41,12 @@ def int_value(root: Node, key: str) -> int | None:
 
 
 def data_parallel_size(ctx: Context, root: Node) -> tuple[int | None, str]:
-    """GPUs of the launch (or the profile) divided by the sequence-parallel size in the config."""
-    world = ctx.world_size
+    """GPUs of the launch (the profile fills the ranks a launch leaves to the run time), divided by
+    the sequence-parallel size in the config. A JSON with no launch has no data-parallel size: the
+    launch that will run it decides (DeepSpeedExamples' compression configs run on one GPU of an
+    8-GPU node), so the node's GPU count is not taken for it."""
+    world = ctx.world_size if ctx.recipe.launch is not None else None
     origin = ctx.ranks_evidence if world is not None else ""
-    if world is None:
-        gpus = ctx.fact("gpus").value
-        nodes = ctx.fact("nodes").value or 1
-        if isinstance(gpus, int) and gpus > 0:
-            world = gpus * int(nodes)
-            origin = f"{nodes} node(s) x {ctx.fact('gpus').cite('gpus')}"
     if world is None:
         return None, ""
     sp = int_value(root, "sequence_parallel_size") or 1

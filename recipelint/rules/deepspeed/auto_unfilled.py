@@ -7,7 +7,10 @@ the config: WeNet and a plain `deepspeed` launch fill nothing (every `"auto"` is
 under Hugging Face it flags `"auto"` on keys HF does not fill; Accelerate raises for any
 `"auto"` it has no value for (it fills its plugin's keys, and at `accelerator.prepare` the
 train batch size, the three hidden-size buckets and DummyOptim/DummyScheduler params); XTuner
-fills the micro batch, accumulation, clipping and fp16/bf16. A JSON linted alone is judged against what any of them fills.
+fills the micro batch, accumulation, clipping and fp16/bf16. A JSON linted alone is judged against what any of them fills: a warning where a leftover
+`"auto"` fails or changes the run (the batch keys, `gradient_clipping`, `zero_optimization.stage`,
+`fp16/bf16.enabled`), info where DeepSpeed then uses its default for a tuning knob
+(`stage3_max_live_parameters`, `offload_param.buffer_size`, ...).
 
 ## Why is this bad
 What DeepSpeed does with a leftover `"auto"` (deepspeed.md 3): in the batch triple,
@@ -64,6 +67,7 @@ FILLERS = {
     "xtuner": "XTuner does not fill this key",
     "unknown": "neither Hugging Face, Accelerate nor XTuner fills this key",
 }
+DEFAULT_USED = "DeepSpeed silently drops it and uses the default"
 # DeepSpeed's own legitimate "auto" values.
 _OWN = {"pipeline.stages"}
 
@@ -78,9 +82,7 @@ def _effect(path: str) -> str:
         return "the constructor gets the string and fails with TypeError"
     spec = schema_node(top)
     if spec is not None and spec.get("additionalProperties") is False:
-        return "DeepSpeed silently drops it and uses the default" + (
-            " (stage 0)" if path.endswith(".stage") else " (fp32 training)" if path.endswith(".enabled") else ""
-        )
+        return DEFAULT_USED + (" (stage 0)" if path.endswith(".stage") else " (fp32 training)" if path.endswith(".enabled") else "")
     return "DeepSpeed receives the string"
 
 
@@ -99,6 +101,8 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
             yield _alias(ctx, doc, node, str(spec["x-alias-of"]), filler)
             continue
         severity = SEVERITY if filler in ("none", "accelerate") else Severity.WARNING
+        if severity is Severity.WARNING and _effect(node.path) == DEFAULT_USED:
+            severity = Severity.INFO  # a filler may not fill it, and then DeepSpeed's default is what "auto" gets
         yield ctx.diagnostic(
             CODE,
             severity,

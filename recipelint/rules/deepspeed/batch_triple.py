@@ -3,7 +3,10 @@
 ## What it does
 Reproduces `DeepSpeedConfig._set_batch_related_parameters` and `_batch_assertion`
 (deepspeed.md 2) with the data-parallel size of the launch: nodes x GPUs per node from the
-recipe (or the hardware profile), divided by `sequence_parallel_size`. Every combination
+recipe (the hardware profile fills a GPU count the launch leaves to the run time), divided by
+`sequence_parallel_size`. A JSON no launch names has no data-parallel size: then only a
+`train_batch_size` that is not a multiple of the given micro batch x accumulation (no size
+satisfies it) is reported. Every combination
 DeepSpeed accepts or rejects gets its own message:
 all three given and inconsistent; `train_batch_size` with the micro batch (accumulation
 derived, 0 is rejected); with the accumulation (micro batch derived); alone (micro batch
@@ -77,67 +80,78 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
             setting="train_micro_batch_size_per_gpu",
         )
         return
-    ws, origin = data_parallel_size(ctx, root)
-    if ws is None or ws < 1 or tbs is None:
+    if tbs is None:
         return  # without train_batch_size DeepSpeed derives it: always consistent
+    ws, origin = data_parallel_size(ctx, root)
+    if ws is None:
+        yield from _on_any_world(ctx, nodes, tbs, mbs, gas)
+        return
+    if ws < 1:
+        return
     evidence = [f"data-parallel size {ws}: {origin}", "DeepSpeed derives missing values with floor division"]
     tbs_node = nodes["train_batch_size"]
     assert tbs_node is not None
-    if mbs is not None and gas is not None:
-        if tbs != mbs * gas * ws:
-            fix, suggested = _nearest_fix(nodes, tbs, mbs, gas, ws, evidence)
-            yield ctx.diagnostic(
-                CODE,
-                SEVERITY,
-                f"train_batch_size {tbs} != micro batch {mbs} x accumulation {gas} x data-parallel size {ws} = {mbs * gas * ws}: DeepSpeed's batch assertion fails",
-                tbs_node.span,
-                setting="train_batch_size",
-                current=tbs,
-                suggested=suggested,
-                evidence=evidence,
-                fix=fix,
-            )
+    message = _inconsistent(tbs, mbs, gas, ws)
+    if message is None:
         return
-    # DeepSpeed derives the missing values with floor division, then asserts the product.
+    fix, suggested = _nearest_fix(nodes, tbs, mbs, gas, ws, evidence)
+    yield ctx.diagnostic(
+        CODE, SEVERITY, message, tbs_node.span, setting="train_batch_size", current=tbs, suggested=suggested, evidence=evidence, fix=fix
+    )
+
+
+def _inconsistent(tbs: int, mbs: int | None, gas: int | None, ws: int) -> str | None:
+    """What DeepSpeed asserts for this triple at data-parallel size `ws`; None when it passes.
+
+    Given all three, DeepSpeed checks the product; otherwise it derives the missing values with
+    floor division, then asserts the product."""
+    if mbs is not None and gas is not None:
+        if tbs == mbs * gas * ws:
+            return None
+        return f"train_batch_size {tbs} != micro batch {mbs} x accumulation {gas} x data-parallel size {ws} = {mbs * gas * ws}: DeepSpeed's batch assertion fails"
     if mbs is not None:
         derived = tbs // mbs // ws
-        zero = (
-            f"train_batch_size {tbs} < micro batch {mbs} x data-parallel size {ws}: DeepSpeed derives gradient_accumulation_steps 0 and asserts 'Gradient accumulation steps: 0 has to be greater than 0'",
-            mbs * ws,
-        )
+        zero = f"train_batch_size {tbs} < micro batch {mbs} x data-parallel size {ws}: DeepSpeed derives gradient_accumulation_steps 0 and asserts 'Gradient accumulation steps: 0 has to be greater than 0'"
         wrong = (
             f"train_batch_size {tbs} is not a multiple of micro batch {mbs} x data-parallel size {ws}: DeepSpeed derives accumulation {derived} and asserts {tbs} != {mbs} * {derived} * {ws}",
             mbs * derived * ws,
         )
     elif gas is not None:
         derived = tbs // ws // gas
-        zero = (
-            f"train_batch_size {tbs} < data-parallel size {ws} x accumulation {gas}: DeepSpeed derives micro batch 0 and asserts 'Micro batch size per gpu: 0 has to be greater than 0'",
-            ws * gas,
-        )
+        zero = f"train_batch_size {tbs} < data-parallel size {ws} x accumulation {gas}: DeepSpeed derives micro batch 0 and asserts 'Micro batch size per gpu: 0 has to be greater than 0'"
         wrong = (
             f"train_batch_size {tbs} is not a multiple of data-parallel size {ws} x accumulation {gas}: DeepSpeed derives micro batch {derived} and asserts {tbs} != {derived} * {gas} * {ws}",
             derived * gas * ws,
         )
     else:
         derived = tbs // ws
-        zero = (
-            f"train_batch_size {tbs} alone on data-parallel size {ws}: DeepSpeed derives micro batch 0 and asserts 'Micro batch size per gpu: 0 has to be greater than 0'",
-            ws,
-        )
+        zero = f"train_batch_size {tbs} alone on data-parallel size {ws}: DeepSpeed derives micro batch 0 and asserts 'Micro batch size per gpu: 0 has to be greater than 0'"
         wrong = (
             f"train_batch_size {tbs} alone is not a multiple of data-parallel size {ws}: DeepSpeed derives micro batch {derived} and asserts {tbs} != {derived} * 1 * {ws}",
             derived * ws,
         )
     if derived == 0:
-        message = zero[0]
-    elif wrong[1] != tbs:
-        message = wrong[0]
-    else:
+        return zero
+    return wrong[0] if wrong[1] != tbs else None
+
+
+def _on_any_world(ctx: Context, nodes: dict[str, Node | None], tbs: int, mbs: int | None, gas: int | None) -> Iterator[Diagnostic | None]:
+    """Without a launch the data-parallel size is unknown: only a triple no size can satisfy,
+    `train_batch_size` not a multiple of micro batch x accumulation, is reported."""
+    per_rank = (mbs or 1) * (gas or 1)
+    if mbs is None and gas is None or (tbs >= per_rank and tbs % per_rank == 0):
         return
-    fix, suggested = _nearest_fix(nodes, tbs, mbs, gas, ws, evidence)
+    given = " x ".join(f"{name} {value}" for name, value in (("micro batch", mbs), ("accumulation", gas)) if value is not None)
+    tbs_node = nodes["train_batch_size"]
+    assert tbs_node is not None
     yield ctx.diagnostic(
-        CODE, SEVERITY, message, tbs_node.span, setting="train_batch_size", current=tbs, suggested=suggested, evidence=evidence, fix=fix
+        CODE,
+        SEVERITY,
+        f"train_batch_size {tbs} is not a multiple of {given} = {per_rank}: DeepSpeed's batch assertion fails on every data-parallel size",
+        tbs_node.span,
+        setting="train_batch_size",
+        current=tbs,
+        evidence=["no launch names this config: its data-parallel size is unknown, and none makes the triple consistent"],
     )
 
 

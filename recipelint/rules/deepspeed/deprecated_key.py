@@ -6,10 +6,11 @@ Flags `zero_optimization.cpu_offload`, `cpu_offload_param`, `cpu_offload_use_pin
 together with `offload_optimizer`.
 
 ## Why is this bad
-DeepSpeed still maps some of them (with a deprecation warning), ignores others
-(`cpu_offload_use_pin_memory` only warns; `aio.thread_count` has been silently ignored since
-0.16.4), and stops on `cpu_offload` plus `offload_optimizer`: "Cannot provide deprecated
-parameter 'cpu_offload' and replacing parameter 'offload_optimizer' together".
+DeepSpeed still maps some of them (with a deprecation warning: info, the run is the same),
+ignores others (`cpu_offload_use_pin_memory` only warns; `aio.thread_count` has been silently
+ignored since 0.16.4: a warning, the setting is lost), and stops on `cpu_offload` plus
+`offload_optimizer`: "Cannot provide deprecated parameter 'cpu_offload' and replacing
+parameter 'offload_optimizer' together" (an error).
 
 ## Example
 ```json
@@ -54,12 +55,13 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
             if spec is None or not spec.get("deprecated") or spec.get("x-removed-in"):
                 continue
             replacement = spec.get("x-replaced-by", "")
-            severity = SEVERITY
+            severity = Severity.INFO  # DeepSpeed still maps it: nothing changes in the run
             message = f"{block}.{key} is deprecated: use {replacement}"
             if key == "cpu_offload" and "offload_optimizer" in node.entries:
                 severity = Severity.ERROR
                 message = "cpu_offload and offload_optimizer together: DeepSpeed stops with 'Cannot provide deprecated parameter 'cpu_offload' and replacing parameter 'offload_optimizer' together'"
             elif key == "thread_count":
+                severity = SEVERITY
                 message = "aio.thread_count was renamed intra_op_parallelism in DeepSpeed 0.16.4; the old key is silently ignored"
             new = RENAMES.get(key)
             fix = Fix((Edit(key_span, f'"{new}"'),), Applicability.SAFE, f"rename to {new}") if new and new not in node.entries else None

@@ -38,6 +38,7 @@ NAME = "deepspeed-offload-host-memory"
 SEVERITY = Severity.ERROR
 FIXABLE = False
 SOURCE = "DeepSpeed memory.rst (16 B/param optimizer offload, 18 B with parameter offload); ZeRO estimators' 1.5 buffer factor"
+FACTS = ("memory_gib",)
 BUFFER_FACTOR = 1.5
 
 

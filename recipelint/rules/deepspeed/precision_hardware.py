@@ -36,6 +36,7 @@ NAME = "deepspeed-precision-hardware"
 SEVERITY = Severity.ERROR
 FIXABLE = True
 SOURCE = "deepspeed.md 6: bf16 needs compute capability >= 8.0; fp16 >= 7.0 (accelerator/cuda_accelerator.py)"
+FACTS = ("gpu_compute_capability", "gpu_model")
 
 
 def check(ctx: Context) -> Iterator[Diagnostic | None]:

@@ -3,7 +3,9 @@
 ## What it does
 Walks the config against `schemas/deepspeed/ds_config.schema.json`. In blocks DeepSpeed
 reads with `dict.get` (the top level, `optimizer`, `scheduler`, `aio`, `checkpoint`, ...), an
-unknown key is a warning: DeepSpeed ignores it without a word. In blocks it validates with
+unknown key is ignored without a word: a warning when it is close to a key DeepSpeed reads (a
+misspelling loses that setting), info when it is not (a key from another tool only does
+nothing). In blocks it validates with
 pydantic (`zero_optimization` and its offload blocks, `fp16`/`bf16` since 0.17.1, the
 monitors, `compile`, `tensor_parallel`, ...), an unknown key is an error: DeepSpeed stops with
 "Extra inputs are not permitted". Either way the closest known key is suggested.
@@ -87,7 +89,9 @@ def _walk(ctx: Context, node: Node, path: str, version: tuple[int, ...], origin:
         if strict:
             severity, effect = Severity.ERROR, f"DeepSpeed rejects it ('Extra inputs are not permitted' in {path or 'the config'})"
         else:
-            severity, effect = Severity.WARNING, "DeepSpeed silently ignores it"
+            # A misspelling of a key DeepSpeed reads loses that setting; a key DeepSpeed never had
+            # (`cuda_visible_devices`, another tool's block) only does nothing.
+            severity, effect = (Severity.WARNING if guess else Severity.INFO), "DeepSpeed silently ignores it"
         fix = (
             Fix((Edit(key_span, f'"{guess}"'),), Applicability.UNSAFE, f"rename to {guess}")
             if guess and guess not in node.entries

@@ -36,6 +36,7 @@ NAME = "multinode-unpinned-interface"
 SEVERITY = Severity.WARNING
 FIXABLE = False
 SOURCE = "NCCL socket interface selection; WeNet run.sh comment (wenet.md 5)"
+FACTS = ("inter_node_network",)
 
 
 def check(ctx: Context) -> Iterator[Diagnostic | None]:

@@ -35,6 +35,7 @@ NAME = "nccl-ib-disabled"
 SEVERITY = Severity.WARNING
 FIXABLE = True
 SOURCE = "NCCL environment variables (NCCL_IB_DISABLE); probe of /sys/class/infiniband port state"
+FACTS = ("inter_node_network",)
 
 
 def check(ctx: Context) -> Iterator[Diagnostic | None]:

@@ -34,6 +34,7 @@ NAME = "socket-ifname-missing"
 SEVERITY = Severity.ERROR
 FIXABLE = False
 SOURCE = "NCCL_SOCKET_IFNAME syntax (NCCL user guide); /sys/class/net of the node"
+FACTS = ("interfaces",)
 
 
 def check(ctx: Context) -> Iterator[Diagnostic | None]:

@@ -1,25 +1,30 @@
-"""More DataLoader workers than the node has CPUs for.
+"""More DataLoader workers than the node's CPUs can run, or than a rank can use.
 
 ## What it does
-Checks `ranks_per_node x (num_workers + 1) <= usable CPUs`: each training process needs a
-core, and each of its DataLoader workers another one.
+Checks `ranks_per_node x num_workers <= usable CPUs`: each DataLoader worker of each rank
+needs a core. With a profile measured by `recipelint tune --measure` on a rank's share of
+the cores, checks `num_workers` against the measured throughput plateau instead: the fewest
+workers within 10 % of the best batches/s.
 
 ## Why is this bad
 WeNet's workers run `torch.set_num_threads(1)` and decode, resample and compute fbank on one
 core each. When they outnumber the cores, the training processes lose their CPU time, steps
 slow down unevenly across ranks, and collectives wait on the slowest rank until NCCL's
-watchdog fires ("Watchdog caught collective operation timeout"). PyTorch's own warning
-counts one DataLoader in one process; this rule counts every rank on the node. Usable CPUs
-means scheduler affinity and the cgroup quota, whichever is smaller (a container's share,
-not the host's count). The cv loader is built with the same settings but is idle while
-training runs, so it is not counted.
+watchdog fires ("Watchdog caught collective operation timeout"). Measured with WeNet's own
+pipeline (bench/fidelity, docs/tuner.md): workers past the cores add no throughput, while
+the trainer, waiting on its step, used 0.02-0.05 of a core, so it gets no core of its own
+(capping at `cores - 1`, 1 worker on 2 cores, gave 0.49 of the best throughput; 2 workers 0.92). PyTorch's own warning counts
+one DataLoader in one process; this rule counts every rank on the node. Usable CPUs means
+scheduler affinity and the cgroup quota, whichever is smaller. The cv loader is built with
+the same settings but is idle while training runs, so it is not counted.
 
 ## Example
-8 ranks per node with `--num_workers 16` on a 64-CPU node: 8 x 17 = 136 > 64.
+8 ranks per node with `--num_workers 16` on a 64-CPU node: 8 x 16 = 128 > 64.
 
 ## Fix
-Sets `num_workers` to `usable_cpus // ranks_per_node - 1` (never below 1), and scales
-`prefetch` by the same factor so each worker keeps the same share of queued batches.
+Sets `num_workers` to `usable_cpus // ranks_per_node` (never below 1), or to the measured
+plateau, and scales `prefetch` by the same factor so each worker keeps the same share of
+queued batches (not below the sort burst, see docs/tuner.md).
 
 ## Fix safety
 Safe: only `num_workers` and `prefetch` change, by the stated formula.
@@ -37,7 +42,8 @@ CODE = "RL102"
 NAME = "cpu-oversubscription"
 SEVERITY = Severity.WARNING
 FIXABLE = True
-SOURCE = "formula ranks_per_node x (num_workers + 1) <= usable CPUs (wenet.md 3.2, 9)"
+SOURCE = "formula ranks_per_node x num_workers <= usable CPUs, or the measured plateau (tuner.loader_worker_cap; bench/fidelity)"
+FACTS = ("cpus",)
 
 
 def check(ctx: Context) -> Iterator[Diagnostic | None]:
@@ -49,23 +55,25 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
     if not cpus.known:
         yield hardware_unknown(ctx, CODE, "cpus", recipe.arg("num_workers"))
         return
-    ranks = ctx.ranks_per_node
-    if ranks is None:
+    ranks, cap = ctx.ranks_per_node, ctx.cpu_cap
+    if ranks is None or cap is None or workers <= cap[0]:
         return
-    needed = ranks * (workers + 1)
-    if needed <= cpus.value:
-        return
-    plan = ctx.loader_plan
     setting = recipe.arg("num_workers")
+    if cap[1].startswith("formula"):
+        message = f"{ranks} ranks x {workers} workers = {ranks * workers} worker processes per node, but only {cpus.value} CPUs are usable"
+    else:
+        message = (
+            f"num_workers {workers} is past the measured throughput plateau: {cap[0]} worker(s) reach within 10 % of the best batches/s"
+        )
     yield ctx.diagnostic(
         CODE,
         SEVERITY,
-        f"{ranks} ranks x ({workers} workers + 1) = {needed} processes per node, but only {cpus.value} CPUs are usable",
+        message,
         setting.span,
         setting="num_workers",
         current=workers,
-        suggested=plan.num_workers,
-        evidence=[_cpus_evidence(ctx), ctx.ranks_evidence, "formula: ranks_per_node x (num_workers + 1) <= usable CPUs"],
+        suggested=ctx.loader_plan.num_workers,
+        evidence=[_cpus_evidence(ctx), ctx.ranks_evidence, cap[1]],
         fix=ctx.loader_fix(),
     )
 

@@ -33,6 +33,7 @@ NAME = "ethernet-loader-pressure"
 SEVERITY = Severity.WARNING
 FIXABLE = True
 SOURCE = "the documents' case (4 nodes x 4 V100, Ethernet, num_workers 4 -> 2, prefetch 250 -> 125)"
+FACTS = ("inter_node_network", "cpus", "memory_gib", "shm_gib")
 
 
 def check(ctx: Context) -> Iterator[Diagnostic | None]:

@@ -2,8 +2,9 @@
 
 ## What it does
 Flags `num_workers 1` when the loader plan (`Context.loader_plan`, `tuner.plan_loader`) allows
-more: its `headroom` is the worker count the CPU cap (`ranks_per_node x (num_workers + 1) <=
-usable CPUs`) and the shard cap (`lines // world_size`) allow, up to upstream's 8.
+more: its `headroom` is the worker count the CPU cap (`ranks_per_node x num_workers <= usable
+CPUs`, or the measured throughput plateau) and the shard cap (`lines // world_size`) allow, up
+to upstream's 8.
 
 ## Why is this bad
 One worker is the only process that reads, decodes, resamples and computes fbank for its
@@ -15,12 +16,13 @@ CPU utilisation low) costs RAM and changes nothing once the queue has drained.
 
 ## Example
 2 nodes x 8 V100, 48 CPUs per node, 240 shards: `num_workers 1`, `prefetch 200`; the plan
-allows 5 workers (48 // 8 - 1).
+allows 6 workers (48 // 8).
 
 ## Fix
 None applied (info): set `num_workers` to the plan's value and divide `prefetch` by the same
 factor to keep `workers x prefetch` batches queued per rank, the same memory
-(`tuner.queued_batches`).
+(`tuner.queued_batches`), but not below a worker's sort burst, where workers wait on each other
+(`LoaderModel.burst`, docs/tuner.md), and not above what memory allows.
 
 ## Fix safety
 No fix.
@@ -39,6 +41,7 @@ NAME = "loader-workers-underused"
 SEVERITY = Severity.INFO
 FIXABLE = False
 SOURCE = "tuner.plan_loader headroom (CPU and shard caps, upstream 8); wenet.md 3.2; WeNet #988"
+FACTS = ("cpus",)
 
 
 def check(ctx: Context) -> Iterator[Diagnostic | None]:
@@ -52,9 +55,11 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
     if target is None or target <= workers or ranks is None:
         return
     prefetch = recipe.arg("prefetch").as_int()
+    new_prefetch = plan.headroom_prefetch
     queued = (
-        f", prefetch {max(1, prefetch // target)} keeps {tuner.queued_batches(ranks, workers, prefetch)} batches queued per node"
-        if prefetch
+        f", prefetch {new_prefetch}: {tuner.queued_batches(ranks, target, new_prefetch)} batches queued per node"
+        f" (now {tuner.queued_batches(ranks, workers, prefetch)})"
+        if prefetch and new_prefetch
         else ""
     )
     setting = recipe.arg("num_workers")

@@ -35,6 +35,7 @@ NAME = "xtuner-dataloader-workers"
 SEVERITY = Severity.WARNING
 FIXABLE = True
 SOURCE = "core CPU formula (tuner.cpu_worker_cap); xtuner.md 2, 4 (image datasets decode in workers; shipped value 4)"
+FACTS = ("cpus",)
 IMAGE_DATASETS = {"LLaVADataset", "InternVL_V1_5_Dataset"}
 SHIPPED_IMAGE_WORKERS = 4
 

@@ -1,0 +1,143 @@
+"""Fidelity of recipelint's loader model: predicted against measured memory of WeNet's train
+DataLoader over a grid of num_workers x prefetch x max_frames_in_batch.
+
+    pip install torch numpy langid   # CPU wheels; bench-only
+    python bench/fidelity/gen.py /tmp/rlfid/data
+    python bench/fidelity/run.py --data /tmp/rlfid/data [--workers 1,2,4] [--prefetch 2,8,32,125]
+                                 [--frames 4000,12000,24000] [--no-pin] [--out results/grid.json]
+
+Each point runs bench/fidelity/point.py in a fresh process. A point whose predicted memory is
+over --max-share of the memory available when it starts is skipped and listed as such (the
+machine is shared). Prints a Markdown table: measured total (PSS of main + workers without
+their shared-memory pages, plus /dev/shm growth), the model's prediction, their ratio, and the
+ratio of the previous model (queue only: nw x prefetch x max_frames x 960 B).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+sys.path.insert(0, str(REPO))
+
+from recipelint import tuner  # noqa: E402
+from recipelint.sources.yamlfile import parse_yaml  # noqa: E402
+from recipelint.span import SourceText  # noqa: E402
+
+GB = 1e9
+
+
+def model(config: Path, frames: int, mean_seconds: float) -> tuner.LoaderModel:
+    text = config.read_text(encoding="utf8").replace("max_frames_in_batch: 24000", f"max_frames_in_batch: {frames}")
+    root = parse_yaml(SourceText(config, text.encode())).root
+    utterance = tuner.Utterance(mean_seconds * tuner.FRAMES_PER_SECOND, f"mean utterance {mean_seconds:.2f} s (generated data)")
+    found = tuner.loader_model(root, utterance)
+    assert found is not None
+    return found
+
+
+def predict(config: Path, point: dict[str, Any], mean_seconds: float) -> tuple[int, int]:
+    """(the model's total for one rank's train loader, the previous model's queue-only figure)."""
+    m = model(config, point["frames"], mean_seconds)
+    memory = tuner.loader_memory(m, point["workers"], point["prefetch"], point["pin"], cv=False)
+    assert memory is not None
+    return memory.total, point["workers"] * point["prefetch"] * point["frames"] * 960
+
+
+def available() -> int:
+    with open("/proc/meminfo", encoding="ascii") as handle:
+        for line in handle:
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def run_point(args: argparse.Namespace, point: dict[str, Any]) -> dict[str, Any]:
+    command = [
+        sys.executable,
+        str(HERE / "point.py"),
+        "--data",
+        str(args.data),
+        "--checkout",
+        str(args.checkout),
+        "--config",
+        str(args.config),
+    ]
+    command += ["--workers", str(point["workers"]), "--prefetch", str(point["prefetch"]), "--frames", str(point["frames"])]
+    command += ["--pin"] if point["pin"] else []
+    out = subprocess.run(command, capture_output=True, text=True, check=False, timeout=900)
+    lines = out.stdout.strip().splitlines()
+    if out.returncode != 0 or not lines:
+        return {**point, "error": out.stderr.strip().splitlines()[-1:] if out.stderr else "no output"}
+    result: dict[str, Any] = json.loads(lines[-1])
+    return result
+
+
+def row(result: dict[str, Any]) -> str:
+    head = f"| {result['workers']} | {result['prefetch']} | {result['frames']} | {'yes' if result['pin'] else 'no'} "
+    if "skipped" in result or "error" in result:
+        return head + f"| - | - | - | - | - | {result.get('skipped') or result.get('error')} |"
+    workers = sum(result["worker_pss"]) / GB
+    ratio = result["predicted"] / result["total_bytes"]
+    old = result["old_predicted"] / result["total_bytes"]
+    return (
+        head
+        + f"| {result['queued']} | {workers:.2f} + {result['main_growth_pss'] / GB:.2f} + {result['shm_growth'] / GB:.2f} = {result['total_bytes'] / GB:.2f}"
+        + f" | {result['predicted'] / GB:.2f} | {ratio:.2f} | {1 / old:.1f}x | {result['bytes_per_frame']:.0f} |"
+    )
+
+
+HEADER = (
+    "| workers | prefetch | max_frames | pin | queued | measured GB: workers + main + shm = total | predicted GB | predicted/measured"
+    " | measured/old model | B per padded frame |\n|---|---|---|---|---|---|---|---|---|---|"
+)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", type=Path, required=True)
+    parser.add_argument("--checkout", type=Path, default=REPO / "tests" / "data" / "wenet-checkout")
+    parser.add_argument("--config", type=Path, default=HERE / "train.yaml")
+    parser.add_argument("--workers", default="1,2,4")
+    parser.add_argument("--prefetch", default="2,8,32,125")
+    parser.add_argument("--frames", default="4000,12000,24000")
+    parser.add_argument("--no-pin", action="store_true", help="measure without --pin_memory")
+    parser.add_argument("--max-share", type=float, default=0.6, help="skip a point predicted above this share of available memory")
+    parser.add_argument("--out", type=Path, default=None)
+    args = parser.parse_args()
+    os.environ.setdefault("RECIPELINT_MEASURE_SHIM", str(HERE / "shim"))
+    mean_seconds = json.loads((args.data / "stats.json").read_text())["mean_seconds"]
+    grid = [
+        {"workers": w, "prefetch": p, "frames": f, "pin": not args.no_pin}
+        for f in (int(x) for x in args.frames.split(","))
+        for w in (int(x) for x in args.workers.split(","))
+        for p in (int(x) for x in args.prefetch.split(","))
+    ]
+    print(HEADER, flush=True)
+    results = []
+    for point in grid:
+        predicted, old = predict(args.config, point, mean_seconds)
+        if predicted > args.max_share * available():
+            result = {**point, "skipped": f"predicted {predicted / GB:.1f} GB > {args.max_share} x available {available() / GB:.1f} GB"}
+        else:
+            result = run_point(args, point)
+        result.update(predicted=predicted, old_predicted=old)
+        results.append(result)
+        print(row(result), flush=True)
+        if args.out is not None:
+            args.out.parent.mkdir(parents=True, exist_ok=True)
+            args.out.write_text(json.dumps({"mean_seconds": mean_seconds, "points": results}, indent=1) + "\n", encoding="utf8")
+    ratios = [r["predicted"] / r["total_bytes"] for r in results if "total_bytes" in r]
+    if ratios:
+        print(f"\npredicted/measured: {min(ratios):.2f} .. {max(ratios):.2f} over {len(ratios)} points", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,84 @@
+"""`recipelint tune`: print the loader plan of each WeNet recipe (what the loader rules agree on,
+with the memory it predicts), and with --measure, measure the recipe's own pipeline first."""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Callable
+from pathlib import Path
+
+from recipelint.context import Context
+from recipelint.hardware.profile import Hardware
+from recipelint.model import Recipe
+from recipelint.settings import Resolver
+
+
+def recipes(paths: list[Path], hardware: Callable[[], Hardware], resolver: Resolver) -> tuple[list[Recipe], list[str]]:
+    """The WeNet recipes with a launch under the paths (read only: no rule runs), and read errors."""
+    from recipelint import engine
+
+    result = engine.check(paths, hardware, select=lambda rule: False, resolver=resolver)
+    found = [r for r in result.recipes if r.toolkit == "wenet" and r.launch is not None and r.config is not None]
+    return found, [str(e) for e in result.errors]
+
+
+def context(recipe: Recipe, hardware: Callable[[], Hardware], resolver: Resolver) -> Context:
+    settings = resolver.for_path(recipe.root)
+    return Context(recipe, hardware, {"mean-utterance-seconds": settings.mean_utterance_seconds})
+
+
+def describe(ctx: Context) -> list[str]:
+    """The plan as lines: current and suggested values, the bounds, the memory it predicts."""
+    recipe, plan = ctx.recipe, ctx.loader_plan
+    workers, prefetch = recipe.arg("num_workers").as_int(), recipe.arg("prefetch").as_int()
+    where = recipe.script.source.path if recipe.script else recipe.root
+    lines = [f"{where}: num_workers {workers} -> {plan.num_workers}, prefetch {prefetch} -> {plan.prefetch}"]
+    if ctx.cpu_cap is not None:
+        lines.append(f"  cpu bound {ctx.cpu_cap[0]}: {ctx.cpu_cap[1]}")
+    for name, value in plan.limits.items():
+        if name != "cpu":
+            lines.append(f"  {name} bound: {value}")
+    if plan.prefetch_floor is not None:
+        lines.append(f"  prefetch floor {plan.prefetch_floor}: a worker's sort burst (sort_size / utterances per batch)")
+    memory, ranks = ctx.memory_inputs, ctx.ranks_per_node
+    if memory is not None and ranks and plan.num_workers and plan.prefetch:
+        usage = memory.usage(plan.num_workers, plan.prefetch)
+        budget = f" of {memory.ram[0] / 1024**3:.1f} GiB ({memory.ram[1]})" if memory.ram else ""
+        lines.append(f"  loader memory per node with the plan: {ranks * usage.total / 1024**3:.1f} GiB{budget}")
+        lines.extend(f"    {line}" for line in usage.how)
+    return lines
+
+
+def measure_recipe(
+    ctx: Context, profile: Path, checkout: Path | None, batches: int, limit_s: float, progress: Callable[[int, int], None]
+) -> str:
+    """Measure one recipe and write its `measured:` entry into the profile; returns a summary line."""
+    import os
+    import sys
+
+    from recipelint.hardware.profile import write_measured
+    from recipelint.measure import MeasureError, entry, find_checkout, request_for, run_child
+
+    recipe = ctx.recipe
+    found = find_checkout(recipe, checkout)
+    if found is None:
+        raise MeasureError(f"{recipe.root}: no WeNet checkout (pass --checkout DIR, or export PYTHONPATH in path.sh)")
+    cpus, ranks = ctx.fact("cpus").value, ctx.ranks_per_node or 1
+    here = len(os.sched_getaffinity(0))
+    cores = min(here, max(1, cpus // ranks)) if isinstance(cpus, int) else here
+    request = request_for(recipe, found, cores, batches)
+    try:
+        import torch
+
+        version = f"torch {torch.__version__}"
+    except ImportError:
+        version = f"python {sys.version.split()[0]}"
+    when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    config = recipe.config.path if recipe.config else recipe.root
+    source = f"recipelint tune --measure {config} with WeNet {found} ({version}), {when}"
+    result = run_child(request, limit_s, progress)
+    measured = entry(result, request, source)
+    measured["config"] = str(config)
+    write_measured(profile, measured)
+    rates = ", ".join(f"{n} workers {r} batches/s" for n, r in measured["batches_per_s"].items())
+    return f"{config}: {rates}; plateau {measured['workers_plateau']}; batch {measured['batch_bytes'] / 1e6:.1f} MB; worker {measured['worker_bytes'] / 1e9:.2f} GB"
