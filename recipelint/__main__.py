@@ -1,3 +1,3 @@
-from recipelint.cli import main
+from recipelint.main import main
 
 main()

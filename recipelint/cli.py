@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import os
 import sys
-from enum import Enum
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
+
+if TYPE_CHECKING:
+    from recipelint.hardware.profile import Hardware
+
+from recipelint.checkcmd import Format, fail, hardware_loader, print_errors, report_crash, resolver
 
 app = typer.Typer(
     add_completion=False,
@@ -17,14 +22,6 @@ app = typer.Typer(
     rich_markup_mode=None,
     help="Lint and tune deep-learning training recipes (WeNet, DeepSpeed, XTuner) against the hardware they will run on.",
 )
-
-
-class Format(str, Enum):
-    text = "text"
-    concise = "concise"
-    json = "json"
-    sarif = "sarif"
-    github = "github"
 
 
 PathsArg = Annotated[Optional[list[Path]], typer.Argument(help="Recipe folders, run scripts, or configs. Default: the current folder.")]
@@ -42,14 +39,10 @@ NoInlineOpt = Annotated[bool, typer.Option("--no-inline-ignores", help="Ignore `
 ExitZeroOpt = Annotated[bool, typer.Option("--exit-zero", help="Exit 0 even when there are findings (2 still means an error).")]
 
 
-def _fail(message: str) -> None:
-    typer.echo(f"recipelint: error: {message}", err=True)
-    raise typer.Exit(2)
-
-
-def _print_errors(errors: list) -> None:  # type: ignore[type-arg]
-    for error in errors:
-        typer.echo(f"{error}", err=True)
+_fail = fail
+_print_errors = print_errors
+_hardware = hardware_loader
+_resolver = resolver
 
 
 def _print_machine(result) -> None:  # type: ignore[no-untyped-def]
@@ -58,40 +51,6 @@ def _print_machine(result) -> None:  # type: ignore[no-untyped-def]
         from recipelint.hardware.report import summary_line
 
         typer.echo(summary_line(result.judged, result.hardware), err=True)
-
-
-def _hardware(path: Optional[Path]):  # type: ignore[no-untyped-def]
-    """A loader for --hardware (a profile, or `host`: this machine, judged as the node), or None
-    to let each file's settings (or the probe, compared with each recipe) decide."""
-    if path is None:
-        return None
-    host = str(path) == "host"
-    if not host and not path.is_file():
-        _fail(f"{path}: no such hardware profile (`--hardware host` judges this machine)")
-    from recipelint.hardware.profile import Hardware, load_profile
-
-    cache: list[Hardware] = []
-
-    def load() -> Hardware:
-        if not cache:
-            if host:
-                from recipelint.hardware.probe import probe
-
-                cache.append(probe())
-            else:
-                cache.append(load_profile(path))
-            cache[0].chosen_by = f"--hardware {path}"
-        return cache[0]
-
-    return load
-
-
-def _resolver(config: Optional[Path], isolated: bool):  # type: ignore[no-untyped-def]
-    from recipelint.settings import Resolver
-
-    if config is not None and not config.is_file():
-        _fail(f"{config}: no such config file")
-    return Resolver(config=config, isolated=isolated)
 
 
 @app.command()
@@ -112,63 +71,32 @@ def check(
     command: Annotated[
         Optional[str], typer.Option("--command", help="Lint one launch command line, e.g. 'NNODES=2 NPROC_PER_NODE=8 xtuner train cfg.py'.")
     ] = None,
+    jobs: Annotated[
+        Optional[int],
+        typer.Option("--jobs", min=1, help="Use at most N processes (default: the CPUs, when the work pays for them)."),
+    ] = None,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Neither read nor write the result cache (.recipelint_cache).")] = False,
 ) -> None:
     """Check recipes and print what is wrong, why, and the suggested values."""
-    from recipelint import engine
-    from recipelint.report import github, jsonout, sarif, text
-    from recipelint.sources.files import FileCache, SourceError
+    from recipelint import checkcmd
 
-    targets = paths or ([] if command is not None else [Path(".")])
-    resolver = _resolver(config, isolated)
-    if show_settings:
-        import json
-
-        try:
-            shown = {str(path): resolver.for_path(path).as_dict() for path in targets}
-        except SourceError as error:
-            _fail(str(error))
-        typer.echo(json.dumps(shown, indent=2))
-        raise typer.Exit(0)
-    fmt = output_format or (Format.github if os.environ.get("GITHUB_ACTIONS") == "true" else Format.text)
-    files = FileCache()
-    result = engine.check(
-        targets,
-        _hardware(hardware),
-        files,
-        resolver=resolver,
-        inline_ignores=not no_inline_ignores,
+    code = checkcmd.run_check(
+        paths=paths,
+        hardware=hardware,
+        output_format=output_format,
+        output_file=output_file,
+        statistics=statistics,
+        config=config,
+        isolated=isolated,
+        show_settings=show_settings,
+        no_inline_ignores=no_inline_ignores,
+        exit_zero=exit_zero,
         model_params=model_params,
         command=command,
-        keep_recipes=False,
+        jobs=jobs,
+        no_cache=no_cache,
     )
-    if fmt is Format.json:
-        report = jsonout.render(result.diagnostics, result.errors, result.hardware, result.judged)
-    elif fmt is Format.sarif:
-        report = sarif.render(result.diagnostics)
-    elif fmt is Format.github:
-        report = github.render(result.diagnostics)
-    else:
-        from recipelint.hardware.report import summary_line
-
-        body = text.render(result.diagnostics, files, concise=fmt is Format.concise)
-        report = (body.rstrip("\n") + ("\n" if fmt is Format.text else "") + "\n" if body.strip() else "") + text.summary(
-            result.diagnostics, len(result.errors)
-        )
-        if fmt is Format.text:
-            report = summary_line(result.judged, result.hardware) + "\n\n" + report
-    if statistics:
-        from recipelint.report import statistics as stats
-
-        report = stats.render(result.diagnostics) if fmt in (Format.text, Format.concise) else report
-    if fmt not in (Format.json,):
-        _print_errors(result.errors)
-    if output_file is not None:
-        output_file.write_text(report + "\n", encoding="utf-8")
-    elif report:
-        typer.echo(report)
-    if result.errors:
-        raise typer.Exit(2)
-    raise typer.Exit(0 if exit_zero or not result.failing else 1)
+    raise typer.Exit(code)
 
 
 @app.command()
@@ -301,7 +229,7 @@ def show(
         observe=lambda ctx, found: descriptions.append(report.describe(ctx, found)),
     )
     if output_format == "json":
-        used = result.hardware.to_dict(load_gpus=False) if result.hardware is not None else None
+        used = result.hardware.to_dict() if result.hardware is not None else None
         typer.echo(report.render_json(descriptions, result.errors, used))
     else:
         _print_errors(result.errors)
@@ -379,20 +307,24 @@ def tune(
     resolver = _resolver(config, isolated)
     if measure and hardware is None:
         _fail("--measure writes its results into a profile: pass --hardware node.yaml (made by `recipelint probe --output`)")
-    loader = _hardware(hardware)
-    if loader is None:
+    given = _hardware(hardware)
+    loader: Callable[[], Hardware]
+    if given is None:
         from recipelint.hardware.probe import probe as run_probe
 
         probed = run_probe()
         loader = lambda: probed  # noqa: E731
+    else:
+        loader = given
     found, errors = tuning.recipes(targets, loader, resolver)
     for line in errors:
         typer.echo(line, err=True)
     if measure:
         assert hardware is not None
         _measure(tuning, found, loader, resolver, hardware, checkout, batches, time_limit)
-        loader = _hardware(hardware)
-        assert loader is not None
+        remeasured = _hardware(hardware)
+        assert remeasured is not None
+        loader = remeasured
     for recipe in found:
         typer.echo("\n".join(tuning.describe(tuning.context(recipe, loader, resolver))))
     raise typer.Exit(2 if errors else 0)
@@ -469,12 +401,4 @@ def main() -> None:
     except SystemExit:
         raise
     except Exception as exc:
-        from recipelint.sources.files import SourceError
-
-        if isinstance(exc, SourceError):  # bad input found late (a lazily loaded profile): still one line
-            print(f"recipelint: error: {exc}", file=sys.stderr)
-            sys.exit(2)  # a bug in recipelint: one line, exit 2, traceback only when asked
-        if os.environ.get("RECIPELINT_DEBUG"):
-            raise
-        print(f"recipelint: internal error: {type(exc).__name__}: {exc} (set RECIPELINT_DEBUG=1 for a traceback)", file=sys.stderr)
-        sys.exit(2)
+        sys.exit(report_crash(exc))

@@ -24,6 +24,8 @@ KNOWN_KEYS = (
     "exclude",
     "deepspeed-version",
     "model-params",
+    "jobs",
+    "cache-dir",
     "mean-utterance-seconds",
 )
 CONFIG_NAMES = ("recipelint.toml", "pyproject.toml")
@@ -41,6 +43,8 @@ class Settings:
     exclude: list[str] = field(default_factory=list)
     deepspeed_version: str | None = None  # used when DeepSpeed is not installed here
     model_params: float | None = None  # parameter count, for the offload host-memory rule
+    jobs: int | None = None  # worker processes at most (None: decided by the run's measured cost)
+    cache_dir: Path | None = None  # where the result cache lives (None: .recipelint_cache)
     mean_utterance_seconds: float | None = None  # the data's mean utterance, for the loader memory model
     source: Path | None = None  # the config file, None for defaults
 
@@ -85,6 +89,8 @@ class Settings:
             "exclude": self.exclude,
             "deepspeed-version": self.deepspeed_version,
             "model-params": self.model_params,
+            "jobs": self.jobs,
+            "cache-dir": str(self.cache_dir) if self.cache_dir else None,
             "mean-utterance-seconds": self.mean_utterance_seconds,
         }
 
@@ -182,6 +188,15 @@ def _parse(data: dict[str, Any], path: Path) -> Settings:
         if not isinstance(value, (int, float)) or isinstance(value, bool) or value <= 0:
             raise SourceError(path, "'model-params' is the parameter count, e.g. 7e9")
         settings.model_params = float(value)
+    if "jobs" in data:
+        jobs = data["jobs"]
+        if not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1:
+            raise SourceError(path, "'jobs' is the most worker processes to use, 1 or more")
+        settings.jobs = jobs
+    if "cache-dir" in data:
+        if not isinstance(data["cache-dir"], str) or not data["cache-dir"]:
+            raise SourceError(path, "'cache-dir' is a folder")
+        settings.cache_dir = path.parent / data["cache-dir"]
     settings.mean_utterance_seconds = _seconds(data, path)
     return settings
 

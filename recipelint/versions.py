@@ -4,7 +4,7 @@ the configured one, else the newest recipelint knows. Read from package metadata
 
 from __future__ import annotations
 
-from functools import cache
+from recipelint.deps import Memo
 
 NEWEST = {"deepspeed": "0.19.8", "xtuner": "0.2.0"}  # xtuner: the last 0.x release (xtuner.md)
 
@@ -19,25 +19,28 @@ def parse(version: str) -> tuple[int, ...]:
     return tuple(parts)
 
 
-@cache
+_INSTALLED: Memo[str, str | None] = Memo(module=True)
+
+
 def installed(package: str) -> str | None:
-    """The installed version, from the `NAME-VERSION.dist-info` folder on sys.path.
+    """The installed version, from the `NAME-VERSION.dist-info` folder on sys.path (once per run).
 
     importlib.metadata would do the same in 20-25 ms of imports; this is a directory listing."""
-    import os
+    return _INSTALLED.get(package, lambda: _installed(package))
+
+
+def _installed(package: str) -> str | None:
     import re
     import sys
+
+    from recipelint.deps import listing
 
     def normal(name: str) -> str:  # PEP 503: case and runs of - _ . do not matter
         return re.sub(r"[-_.]+", "_", name).lower()
 
     wanted = normal(package)
     for entry in sys.path:
-        try:
-            names = os.listdir(entry or ".")
-        except OSError:
-            continue
-        for name in names:
+        for name in listing(entry or ".", ("*.dist-info",)):
             if name.endswith(".dist-info"):
                 dist, _, version = name[: -len(".dist-info")].rpartition("-")
                 if normal(dist) == wanted:

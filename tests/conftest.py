@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 CORPUS = REPO.parent / "shared" / "corpus"
+# The command line caches results by default: the tests' runs keep theirs out of the checkout.
+os.environ.setdefault("RECIPELINT_CACHE_DIR", tempfile.mkdtemp(prefix="recipelint-test-cache-"))
 
 RUN_SH = """#!/bin/bash
 . ./path.sh || exit 1;

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from recipelint.sources.files import FileCache, SourceError
 from recipelint.sources.jsonfile import parse_json
@@ -110,8 +112,8 @@ def test_data_list_schemes_and_compression(tmp_path: Path) -> None:
     listing = tmp_path / "data.list"
     listing.write_text(f"{local}\nhttps://h/x.tar.gz\n" + '{"key": "k", "wav": "http://h/y.wav", "txt": "t"}\n\n')
     data = read_data_list(listing, Setting("train_data", str(listing), True), tmp_path)
-    assert data.lines == 3
-    assert data.schemes == {"file": 1, "https": 1, "http": 1}
+    assert data.lines == 4  # the blank last line too: WeNet's TextLineDataPipe yields it as an entry
+    assert data.schemes == {"file": 2, "https": 1, "http": 1}
     assert data.compression == {"bz2": 1, "gzip": 1}
 
 
@@ -126,3 +128,16 @@ def test_v2_python_loop_launch(tmp_path: Path) -> None:
     assert recipe.launch is not None and recipe.launch.launcher == "python"
     assert recipe.launch.nproc_per_node.value == 2
     assert [name for name, _ in recipe.unknown_args] == ["gpu"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    text=st.text(alphabet="ab\n: é", max_size=40),
+    marks=st.lists(st.integers(min_value=0, max_value=12), min_size=4, max_size=4),
+)
+def test_the_bound_spanner_gives_span_between_s_spans(text: str, marks: list[int]) -> None:
+    from recipelint.span import SourceText
+
+    for data in (text.encode(), b"\xef\xbb\xbf" + text.encode()):
+        source = SourceText(Path("x.yaml"), data)
+        assert source.spanner()(*marks) == source.span_between(*marks)

@@ -59,6 +59,6 @@ def render(diagnostics: list[Diagnostic], errors: list[SourceError], hardware: H
         "hardware": None,
     }
     source = summary_json(judged or [], hardware)
-    facts = hardware.to_dict(load_gpus=False) if hardware is not None and source["machine"] != "none" else {}
+    facts = hardware.to_dict() if hardware is not None and source["machine"] != "none" else {}
     data["hardware"] = {"source": source, **facts}
     return json.dumps(data, indent=2)

@@ -10,13 +10,14 @@ from the `.git` files and that commit's date; else the release whose files it ma
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from recipelint import deps
+from recipelint.deps import Memo
 from recipelint.sources import pycode
 from recipelint.sources.files import FileCache, SourceError
 from recipelint.sources.shell import ShellScript, parse_shell
@@ -54,7 +55,8 @@ class Checkout:
     date_source: str = ""
     date_last: str | None = None  # the latest date its files can be from, when they date it (no .git)
     fingerprint: str | None = None  # "wenet/bin/train.py, wenet/utils/executor.py match upstream 2023-12-26 to 2024-01-08"
-    _memo: dict[str, Any] = field(default_factory=dict, repr=False)
+    pcm_source: str = ""  # how batch_carries_pcm was decided
+    _memo: Memo[str, Any] = field(default_factory=Memo, repr=False)
 
     @property
     def package(self) -> Path:
@@ -94,14 +96,12 @@ class Checkout:
                 )
             )
             pcm = self.batch_carries_pcm
-            rows.append(("batch carries pcm", "unknown" if pcm is None else "yes" if pcm else "no", self._memo.get("pcm_source", "")))
+            rows.append(("batch carries pcm", "unknown" if pcm is None else "yes" if pcm else "no", self.pcm_source))
         return rows
 
     # What the code says, read with ast and kept for the run.
     def _cached(self, key: str, compute: Any) -> Any:
-        if key not in self._memo:
-            self._memo[key] = compute()
-        return self._memo[key]
+        return self._memo.get(key, compute)
 
     def pattern(self, name: str) -> list[Span] | None:
         """Where a known-bug pattern (a function of recipelint.sources.pycode) is in this code."""
@@ -175,9 +175,9 @@ class Checkout:
             return None
         keys = self._cached("padding_keys", lambda: pycode.padding_keys(self.package))
         if keys:
-            self._memo["pcm_source"] = "wenet/dataset/processor.py padding() (read with ast)"
+            self.pcm_source = "wenet/dataset/processor.py padding() (read with ast)"
             return "pcm" in keys
-        self._memo["pcm_source"] = "code date against #2268 (2024-01-02)"
+        self.pcm_source = "code date against #2268 (2024-01-02)"
         return self.at_least(date="2024-01-02")
 
 
@@ -248,12 +248,13 @@ def _pythonpath(root: Path, script: ShellScript, files: FileCache) -> list[tuple
     return entries
 
 
-_UPWARD: dict[Path, tuple[Path, ...]] = {}
+_UPWARD: Memo[Path, tuple[Path, ...]] = Memo(module=True)
 
 
 def _upward(root: Path) -> tuple[Path, ...]:
     """The recipe's folder and those above it, up to the repository's top (the folder with .git)."""
-    if root not in _UPWARD:
+
+    def search() -> tuple[Path, ...]:
         folders = []
         folder = _resolve(root)
         for _ in range(UPWARD_LEVELS):
@@ -261,8 +262,9 @@ def _upward(root: Path) -> tuple[Path, ...]:
             if (folder / ".git").exists() or folder.parent == folder:
                 break
             folder = folder.parent
-        _UPWARD[root] = tuple(folders)
-    return _UPWARD[root]
+        return tuple(folders)
+
+    return _UPWARD.get(root, search)
 
 
 def repository_top(root: Path) -> Path:
@@ -276,11 +278,7 @@ def _site_packages(venv: Path) -> list[Path]:
 
 def _dist_infos(site: Path) -> Iterator[tuple[str, str, Path]]:
     """(normalised name, version, path) of each NAME-VERSION.dist-info in a site-packages folder."""
-    try:
-        names = sorted(p.name for p in site.iterdir())
-    except OSError:
-        return
-    for name in names:
+    for name in deps.listing(str(site), ("*.dist-info",)):
         if name.endswith(".dist-info"):
             dist, _, version = name[: -len(".dist-info")].rpartition("-")
             yield re.sub(r"[-_.]+", "_", dist).lower(), version, site / name
@@ -308,7 +306,7 @@ def _dist_in(site: Path, toolkit: str) -> tuple[Path, str, str] | None:
     return None
 
 
-_OWN: dict[str, tuple[Path, str, str, str] | None] = {}
+_OWN: Memo[str, tuple[Path, str, str, str] | None] = Memo(module=True)
 
 
 def _installed(toolkit: str, root: Path) -> tuple[Path, str, str, str] | None:
@@ -321,30 +319,33 @@ def _installed(toolkit: str, root: Path) -> tuple[Path, str, str, str] | None:
                 hit = _dist_in(site, toolkit)
                 if hit is not None:
                     return hit[0], hit[1], f"installed in {venv}", hit[2]
-    if toolkit not in _OWN:
+
+    def own() -> tuple[Path, str, str, str] | None:
         import sys
 
-        _OWN[toolkit] = None
         for entry in sys.path:
             hit = _dist_in(Path(entry or "."), toolkit)
             if hit is not None:
-                _OWN[toolkit] = hit[0], hit[1], f"installed in recipelint's Python ({entry})", hit[2]
-                break
-    return _OWN[toolkit]
+                return hit[0], hit[1], f"installed in recipelint's Python ({entry})", hit[2]
+        return None
+
+    return _OWN.get(toolkit, own)
 
 
 def find_checkout(toolkit: str, root: Path, script: ShellScript | None, files: FileCache) -> Checkout | None:
     """The code a recipe at `root` runs, or None when none is found (once per folder and PYTHONPATH in a run)."""
     from_path = _pythonpath(root, script, files) if script is not None else []
     key = (toolkit, _resolve(root), tuple(folder for folder, _ in from_path))
-    if key not in files.checkouts:
+
+    def find() -> Checkout | None:
         found = _find(toolkit, root, from_path)
         if found is not None:
             # Recipes that share a checkout share what was read from it (flags, keys, patterns).
-            first = files.checkouts.setdefault((f"{toolkit}:code", _resolve(found.root), ()), found)
+            first = files.checkout_code.setdefault((toolkit, _resolve(found.root)), found)
             found = found if first is found else replace(first, found_by=found.found_by)
-        files.checkouts[key] = found
-    checkout: Checkout | None = files.checkouts[key]
+        return found
+
+    checkout: Checkout | None = files.checkouts.get(key, find)
     return checkout
 
 
@@ -438,18 +439,16 @@ def _fingerprint(checkout: Checkout) -> None:
 
 # -- versions of other packages beside the recipe (DeepSpeed) ---------------------------------
 
-_FOLDER_PACKAGES: dict[Path, dict[str, tuple[str, str]]] = {}
+_FOLDER_PACKAGES: Memo[Path, dict[str, tuple[str, str]]] = Memo(module=True)
 
 
 def _folder_packages(folder: Path) -> dict[str, tuple[str, str]]:
     """The packages one folder declares: a virtual environment in it, then requirements*.txt pins
     (one directory listing per folder per run; a recipe tree shares its upper folders)."""
-    if folder not in _FOLDER_PACKAGES:
+
+    def read() -> dict[str, tuple[str, str]]:
         found: dict[str, tuple[str, str]] = {}
-        try:
-            names = sorted(entry.name for entry in os.scandir(folder))
-        except OSError:
-            names = []
+        names = deps.listing(str(folder), ("requirements*.txt", *VENV_NAMES))
         for venv in (folder / name for name in VENV_NAMES if name in names):
             for site in _site_packages(venv) if (venv / "pyvenv.cfg").is_file() else []:
                 for dist, version, info in _dist_infos(site):
@@ -457,8 +456,9 @@ def _folder_packages(folder: Path) -> dict[str, tuple[str, str]]:
         for requirements in (folder / n for n in names if n.startswith("requirements") and n.endswith(".txt")):
             for dist, version, line in _pins(requirements):
                 found.setdefault(dist, (version, f"{requirements}:{line}"))
-        _FOLDER_PACKAGES[folder] = found
-    return _FOLDER_PACKAGES[folder]
+        return found
+
+    return _FOLDER_PACKAGES.get(folder, read)
 
 
 def packages_beside(root: Path) -> dict[str, tuple[str, str]]:

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from recipelint import deps
+from recipelint.deps import Memo
 from recipelint.span import SourceText
 
 # A config larger than this is not a config (the largest in the corpus is 9 KB); refusing it
@@ -28,6 +30,9 @@ class SourceError(Exception):
         where = f"{self.path}:{self.line}:{self.column}" if self.line else f"{self.path}"
         return f"{where}: {self.reason}"
 
+    def __reduce__(self) -> tuple[type[SourceError], tuple[Path, str, int, int]]:
+        return SourceError, (self.path, self.reason, self.line, self.column)  # a worker process sends it back
+
 
 @dataclass
 class FileCache:
@@ -38,20 +43,24 @@ class FileCache:
     """
 
     overlay: dict[Path, bytes] = field(default_factory=dict)
-    _texts: dict[Path, SourceText] = field(default_factory=dict)
-    # folder -> [(run script, the configs it names)], filled by the engine's upward search
-    named: dict[Path, list[tuple[Path, list[Path]]]] = field(default_factory=dict)
+    _texts: Memo[Path, SourceText] = field(default_factory=Memo)
+    # folder -> [(run script, the configs it names)], and (folder, ".git") -> whether the search
+    # stops there; filled by the engine's upward search, which finds the targets (not cached)
+    named: Memo[Any, Any] = field(default_factory=lambda: Memo(record=False))
     # (toolkit, folder, PYTHONPATH entries) -> the checkout found for it (recipelint.sources.checkout)
-    checkouts: dict[tuple[str, Path, tuple[Path, ...]], Any] = field(default_factory=dict)
+    checkouts: Memo[tuple[str, Path, tuple[Path, ...]], Any] = field(default_factory=Memo)
+    # the first checkout found at a folder: recipes that share a checkout share what was read from it
+    checkout_code: dict[tuple[str, Path], Any] = field(default_factory=dict)
 
     def read(self, path: Path) -> SourceText:
-        key = path
-        cached = self._texts.get(key)
-        if cached is not None:
-            return cached
-        data = self.overlay.get(key)
+        return self._texts.get(path, lambda: self._load(path))
+
+    def _load(self, path: Path) -> SourceText:
+        data = self.overlay.get(path)
         if data is None:
             data = read_bytes(path)
+            if deps.active():
+                deps.content(str(path), data)
         if b"\x00" in data[:8192]:
             raise SourceError(path, "binary file, not a text config")
         try:
@@ -60,11 +69,10 @@ class FileCache:
             line = data[: exc.start].count(b"\n") + 1
             column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
             raise SourceError(path, "not valid UTF-8 text", line, column) from None
-        self._texts[key] = text
         return text
 
     def forget(self, path: Path) -> None:
-        self._texts.pop(path, None)
+        self._texts.pop(path)
 
 
 def read_bytes(path: Path) -> bytes:

@@ -30,6 +30,8 @@ _TOKEN = re.compile(
     rb"""|(?P<punct>[{}\[\],:])""",
     re.DOTALL,
 )
+_PUNCTS = "{}[],:"
+_PUNCT = {ord(char): char for char in _PUNCTS}  # a punctuation token's kind is its character
 
 
 class _Reader:
@@ -48,39 +50,44 @@ class _Reader:
         return SourceError(self.source.path, f"invalid JSON: {reason}", line, column)
 
     def _tokenize(self) -> None:
-        data, pos, end = self.data, self.source.bom, len(self.data)
+        data, pos = self.data, self.source.bom
         append = self.tokens.append
-        match = _TOKEN.match
-        while pos < end:
-            found = match(data, pos)
-            if found is None:
-                bad = data[pos : pos + 1]
-                if bad == b'"':
-                    newline = data.find(b"\n", pos)
-                    closing = data.find(b'"', pos + 1)
-                    reason = "newline inside a string" if newline != -1 and (closing == -1 or newline < closing) else "unterminated string"
-                    at = newline if reason.startswith("newline") else pos
-                    line, column = self.source.position(at)
-                    raise SourceError(self.source.path, f"invalid JSON: {reason}", line, column)
-                if data.startswith(b"/*", pos):
-                    line, column = self.source.position(pos)
-                    raise SourceError(self.source.path, "invalid JSON: unterminated /* comment", line, column)
-                line, column = self.source.position(pos)
-                raise SourceError(self.source.path, f"invalid JSON: unexpected character {bad.decode('utf-8', 'replace')!r}", line, column)
+        for found in _TOKEN.finditer(data, pos):
+            start = found.start()
+            if start != pos:
+                self._bad(pos)  # a character no token starts with
             kind = found.lastgroup or ""
-            stop = found.end()
-            if kind == "comment":
-                self.notes.append(("comment", self.source.span(pos, stop)))
+            pos = found.end()
+            if kind == "punct":
+                append((_PUNCT[data[start]], start, pos))
+            elif kind == "comment":
+                self.notes.append(("comment", self.source.span(start, pos)))
             elif kind != "ws":
-                append((kind, pos, stop))
-            pos = stop
+                append((kind, start, pos))
+        if pos < len(data):
+            self._bad(pos)
+
+    def _bad(self, pos: int) -> None:
+        data = self.data
+        bad = data[pos : pos + 1]
+        if bad == b'"':
+            newline = data.find(b"\n", pos)
+            closing = data.find(b'"', pos + 1)
+            reason = "newline inside a string" if newline != -1 and (closing == -1 or newline < closing) else "unterminated string"
+            at = newline if reason.startswith("newline") else pos
+            line, column = self.source.position(at)
+            raise SourceError(self.source.path, f"invalid JSON: {reason}", line, column)
+        if data.startswith(b"/*", pos):
+            line, column = self.source.position(pos)
+            raise SourceError(self.source.path, "invalid JSON: unterminated /* comment", line, column)
+        line, column = self.source.position(pos)
+        raise SourceError(self.source.path, f"invalid JSON: unexpected character {bad.decode('utf-8', 'replace')!r}", line, column)
 
     def peek(self) -> tuple[str, int, int] | None:
         return self.tokens[self.i] if self.i < len(self.tokens) else None
 
-    def is_punct(self, char: bytes) -> bool:
-        token = self.peek()
-        return token is not None and token[0] == "punct" and self.data[token[1] : token[2]] == char
+    def is_punct(self, char: str) -> bool:
+        return self.i < len(self.tokens) and self.tokens[self.i][0] == char
 
     def string_value(self, start: int, stop: int) -> str:
         raw = self.data[start + 1 : stop - 1]
@@ -99,13 +106,12 @@ class _Reader:
         if token is None:
             raise self.fail("unexpected end of file")
         kind, start, stop = token
-        if kind == "punct":
-            char = self.data[start:stop]
-            if char == b"{":
+        if kind in _PUNCTS:
+            if kind == "{":
                 return self.mapping(path, depth)
-            if char == b"[":
+            if kind == "[":
                 return self.sequence(path, depth)
-            raise self.fail(f"unexpected character {char.decode()!r}")
+            raise self.fail(f"unexpected character {kind!r}")
         self.i += 1
         span = self.source.span(start, stop)
         if kind == "string":
@@ -122,7 +128,7 @@ class _Reader:
         node = Node("map", self.source.span(start, start), None, path)
         seen: dict[str, Any] = {}
         while True:
-            if self.is_punct(b"}"):
+            if self.is_punct("}"):
                 self.i += 1
                 break
             token = self.peek()
@@ -134,12 +140,12 @@ class _Reader:
             if key in seen:
                 self.notes.append(("duplicate", (key_span, seen[key])))
             seen[key] = key_span
-            if not self.is_punct(b":"):
+            if not self.is_punct(":"):
                 raise self.fail("expected ':' after a key")
             self.i += 1
             child = self.value(f"{path}.{key}" if path else key, depth + 1)
             node.items.append((key, key_span, child))
-            if self.after_member(b"}"):
+            if self.after_member("}"):
                 break
         node.span = self.source.span(start, self.tokens[self.i - 1][2])
         return node
@@ -149,22 +155,22 @@ class _Reader:
         self.i += 1
         node = Node("seq", self.source.span(start, start), None, path)
         while True:
-            if self.is_punct(b"]"):
+            if self.is_punct("]"):
                 self.i += 1
                 break
             node.children.append(self.value(f"{path}[{len(node.children)}]", depth + 1))
-            if self.after_member(b"]"):
+            if self.after_member("]"):
                 break
         node.span = self.source.span(start, self.tokens[self.i - 1][2])
         return node
 
-    def after_member(self, close: bytes) -> bool:
+    def after_member(self, close: str) -> bool:
         """Consume ',' or the closing bracket; True when the container ended."""
         if self.is_punct(close):
             self.i += 1
             return True
-        if not self.is_punct(b","):
-            raise self.fail(f"expected ',' or '{close.decode()}'")
+        if not self.is_punct(","):
+            raise self.fail(f"expected ',' or '{close}'")
         comma = self.tokens[self.i][1]
         self.i += 1
         if self.is_punct(close):

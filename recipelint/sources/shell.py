@@ -32,7 +32,7 @@ OPTION_PARSERS = frozenset({"parse_options.sh"})
 _MAX_SOURCE_DEPTH = 4
 
 
-def _parser() -> Any:
+def parser() -> Any:
     global _PARSER
     if _PARSER is None:
         import tree_sitter
@@ -660,7 +660,7 @@ class _Builder:
             return
         child = _Builder(text, self.read, self.depth + 1, self.order if self.order is not None else node.start_byte)
         child.env, child.exports, child.seen = self.env, self.exports, self.seen | {path}
-        child.walk(_parser().parse(text.data).root_node)
+        child.walk(parser().parse(text.data).root_node)
         self.env = child.env
         self.env.dead = False  # a sourced helper's `return` (or `exit` under `|| exit`) is not this script's end
         self.sourced.append(Sourced(written, span, True, f"read for its assignments ({child.assigned} values)"))
@@ -835,12 +835,12 @@ def _parse_range(source: SourceText, start: int, end: int) -> Any:
         row = source.data.count(b"\n", 0, offset)
         return row, offset - (source.data.rfind(b"\n", 0, offset) + 1)
 
-    parser = _parser()
-    parser.included_ranges = [tree_sitter.Range(point(start), point(end), start, end)]
+    bash = parser()
+    bash.included_ranges = [tree_sitter.Range(point(start), point(end), start, end)]
     try:
-        return parser.parse(source.data)
+        return bash.parse(source.data)
     finally:
-        parser.included_ranges = []
+        bash.included_ranges = []
 
 
 _HANDLERS: dict[str, Callable[[_Builder, Any], None]] = {
@@ -876,7 +876,7 @@ def parse_shell(
     builder = _Builder(source, read)
     builder.options = dict(options or {})
     if ranges is None:
-        builder.walk(_parser().parse(source.data).root_node)
+        builder.walk(parser().parse(source.data).root_node)
     else:
         for start, end in ranges:
             builder.walk(_parse_range(source, start, end).root_node)

@@ -23,8 +23,13 @@ class Node:
 
     @property
     def entries(self) -> dict[str, Node]:
-        """Map entries with the last duplicate winning, as Python's json and PyYAML do."""
-        return {key: node for key, _, node in self.items}
+        """Map entries with the last duplicate winning, as Python's json and PyYAML do (built
+        once: every rule asks; kept while the entries are as many as when built)."""
+        cached: tuple[int, dict[str, Node]] | None = self.__dict__.get("_entries")
+        if cached is None or cached[0] != len(self.items):
+            cached = len(self.items), {key: node for key, _, node in self.items}
+            self.__dict__["_entries"] = cached
+        return cached[1]
 
     def get(self, dotted: str) -> Node | None:
         node: Node | None = self

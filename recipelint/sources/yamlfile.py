@@ -44,6 +44,7 @@ def _yaml() -> Any:
 
 _LOADER: Any = None
 _DEFAULT_TAGS = {t: t for t in ("tag:yaml.org,2002:str", "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq")}
+_CORE = {"str", "int", "float", "bool", "null", "map", "seq"}
 
 
 def resolve_scalar(text: str, tag: str, plain: bool) -> Any:
@@ -69,12 +70,17 @@ def resolve_scalar(text: str, tag: str, plain: bool) -> Any:
     return text
 
 
-def parse_yaml(source: SourceText) -> Document:
+def loader() -> Any:
+    """The YAML composer, made once per process."""
     global _LOADER
     if _LOADER is None:
         _LOADER = _yaml()
+    return _LOADER
+
+
+def parse_yaml(source: SourceText) -> Document:
     try:
-        composed = _LOADER.compose(source.text)
+        composed = loader().compose(source.text)
     except Exception as exc:  # ruamel raises several error classes; all mean "bad YAML here"
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
@@ -84,40 +90,48 @@ def parse_yaml(source: SourceText) -> Document:
     if composed is None:
         empty = source.span(len(source.data), len(source.data))
         return Document(source, Node("map", empty), "yaml")
-    budget = [MAX_NODES]
-    return Document(source, _convert(source, composed, "", budget, 0), "yaml")
+    return Document(source, _Converter(source).node(composed, "", 0), "yaml")
 
 
-def _convert(source: SourceText, raw: Any, path: str, budget: list[int], depth: int) -> Node:
-    budget[0] -= 1
-    if budget[0] < 0:
-        raise SourceError(source.path, "YAML expands to more than 200000 nodes (an alias bomb?)")
-    if depth > MAX_DEPTH:
-        line = raw.start_mark.line + 1
-        raise SourceError(source.path, "YAML nested more than 200 levels deep", line, raw.start_mark.column + 1)
-    start_mark, end_mark = raw.start_mark, raw.end_mark
-    span = source.span_between(start_mark.line, start_mark.column, end_mark.line, end_mark.column)
-    ctag = raw.ctag
-    if ctag is None or ctag.handle is None and ctag.suffix in _DEFAULT_TAGS:
-        tag, explicit = _DEFAULT_TAGS.get(ctag.suffix if ctag is not None else "", "tag:yaml.org,2002:str"), None
-    else:
-        tag = str(ctag)
-        explicit = (
-            None if tag.startswith("tag:yaml.org,2002:") and tag[18:] in {"str", "int", "float", "bool", "null", "map", "seq"} else tag
-        )
-    kind = type(raw).__name__
-    if kind == "ScalarNode":
-        plain = not raw.style
-        return Node("scalar", span, resolve_scalar(raw.value, tag, plain), path, explicit, quoted=not plain)
-    if kind == "SequenceNode":
-        node = Node("seq", span, None, path, explicit)
-        node.children = [_convert(source, item, f"{path}[{i}]", budget, depth + 1) for i, item in enumerate(raw.value)]
+class _Converter:
+    """ruamel's composed nodes to ours, with spans; the budget stops an alias bomb."""
+
+    def __init__(self, source: SourceText) -> None:
+        from ruamel.yaml.nodes import ScalarNode, SequenceNode
+
+        self.source = source
+        self.between = source.spanner()
+        self.budget = MAX_NODES
+        self.scalar, self.sequence = ScalarNode, SequenceNode
+
+    def node(self, raw: Any, path: str, depth: int) -> Node:
+        self.budget -= 1
+        if self.budget < 0:
+            raise SourceError(self.source.path, "YAML expands to more than 200000 nodes (an alias bomb?)")
+        start_mark, end_mark = raw.start_mark, raw.end_mark
+        if depth > MAX_DEPTH:
+            raise SourceError(self.source.path, "YAML nested more than 200 levels deep", start_mark.line + 1, start_mark.column + 1)
+        span = self.between(start_mark.line, start_mark.column, end_mark.line, end_mark.column)
+        ctag = raw.ctag
+        if ctag is None or ctag.handle is None and ctag.suffix in _DEFAULT_TAGS:
+            tag, explicit = _DEFAULT_TAGS.get(ctag.suffix if ctag is not None else "", "tag:yaml.org,2002:str"), None
+        else:
+            tag = str(ctag)
+            explicit = None if tag.startswith("tag:yaml.org,2002:") and tag[18:] in _CORE else tag
+        kind = type(raw)
+        if kind is self.scalar:
+            plain = not raw.style
+            return Node("scalar", span, resolve_scalar(raw.value, tag, plain), path, explicit, quoted=not plain)
+        if kind is self.sequence:
+            node = Node("seq", span, None, path, explicit)
+            node.children = [self.node(item, f"{path}[{i}]", depth + 1) for i, item in enumerate(raw.value)]
+            return node
+        node = Node("map", span, None, path, explicit)
+        items = node.items
+        between, data = self.between, self.source.data
+        for key_raw, value_raw in raw.value:
+            ks, ke = key_raw.start_mark, key_raw.end_mark
+            key_span = between(ks.line, ks.column, ke.line, ke.column)
+            key = str(key_raw.value) if type(key_raw) is self.scalar else data[key_span.start : key_span.end].decode()
+            items.append((key, key_span, self.node(value_raw, f"{path}.{key}" if path else key, depth + 1)))
         return node
-    node = Node("map", span, None, path, explicit)
-    for key_raw, value_raw in raw.value:
-        ks, ke = key_raw.start_mark, key_raw.end_mark
-        key_span = source.span_between(ks.line, ks.column, ke.line, ke.column)
-        key = str(key_raw.value) if type(key_raw).__name__ == "ScalarNode" else source.data[key_span.start : key_span.end].decode()
-        child_path = f"{path}.{key}" if path else key
-        node.items.append((key, key_span, _convert(source, value_raw, child_path, budget, depth + 1)))
-    return node

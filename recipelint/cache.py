@@ -1,0 +1,522 @@
+"""The result cache: each target's findings, kept until anything they were computed from changes.
+
+An entry is named by what is fixed for the run (recipelint's version and code, Python, the
+working folder, the target, the settings it is checked under, the --hardware profile's path)
+and holds what the check read (recipelint.deps): every file opened, with its size, times,
+inode and, up to `HASH_LIMIT`, a hash of its content; every path whose existence or type was
+looked up; every folder listed; the probed hardware's facts. Sourced scripts, called scripts,
+data lists, the WeNet/XTuner checkout, requirements pins and virtual environments beside the
+recipe, the settings files and the profile are all files the check opens, so all are covered.
+An entry is used only when every one of these still holds; a file whose size or times moved is
+compared by content, so a `touch` or a `git checkout` of the same content keeps the entry.
+
+Entries are never written from a read that may have raced a write: a file changed while the
+check ran, or less than `RACY_SECONDS` before it started (file times are coarse), leaves the
+target uncached this time. Files are written whole under a temporary name and renamed into
+place, so concurrent runs never see half an entry; a broken or foreign entry is a miss.
+Entries are JSON (never pickle: a cache folder may come from an untrusted checkout).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from recipelint import __version__, deps
+
+if TYPE_CHECKING:
+    from recipelint.engine import Job, Outcome, Target
+    from recipelint.settings import Settings
+
+T = TypeVar("T")
+FOLDER_NAME = ".recipelint_cache"
+HASH_LIMIT = 4 * 1024 * 1024  # larger files (a data.list of a million lines) are known by their stat
+RACY_SECONDS = 2.0  # file times can be this coarse (FAT 2 s; ext4 and tmpfs a clock tick)
+FORMAT = 3
+_GITIGNORE = "# Created by recipelint automatically.\n*\n"
+_CACHEDIR_TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by recipelint.\n"
+
+
+_UNSEEN = object()
+BUCKETS = 16  # files entries are spread over: few to write, small to read for one file's check
+
+
+class ResultCache:
+    def __init__(self, folder: Path, started: float | None = None) -> None:
+        self.root = folder
+        self.folder = folder / f"v{FORMAT}-{_code_key()}"
+        self.started = time.time() if started is None else started
+        self._now: dict[tuple[str, str], Any] = {}  # each path looked at once per run
+        self._run_key = json.dumps([sys.version, sys.path, os.getcwd()])
+        self._buckets: dict[str, _Bucket] = {}  # read from disk
+        self._new: dict[str, dict[str, Any]] = {}  # written in this run, by bucket
+        self._names: dict[tuple[int, int], str] = {}
+
+    @contextmanager
+    def tracking(self) -> Iterator[None]:
+        """Record what checks read while inside; write the new entries at the end."""
+        from recipelint.schemas import schema_dir
+
+        ignored = (Path(__file__).resolve().parent, schema_dir().resolve(), Path(os.__file__).parent, self.root.resolve())
+        with deps.tracking(tuple(f"{folder}{os.sep}" for folder in ignored)):
+            try:
+                yield
+            finally:
+                self.save()
+
+    # -- what the engine calls -----------------------------------------------------------------
+
+    def lookup(self, job: Job, target: Target, settings: Settings) -> Outcome | None:
+        """The target's outcome from an earlier run, when everything it read still holds."""
+        entry = self._entry(self._name(job, target, settings))
+        if entry is not None:
+            try:
+                return _decode_outcome(entry["outcome"])
+            except (KeyError, TypeError, ValueError, IndexError):
+                pass
+        return None
+
+    def check(self, job: Job, target: Target, settings: Settings) -> Outcome:
+        """Check the target now, recording what it reads; the new entry rides along with the
+        outcome (a helper process hands it to the parent, which keeps it)."""
+        from recipelint.engine import check_target
+
+        name = self._name(job, target, settings)
+        with deps.recording() as recorder:
+            outcome = check_target(job, target, settings)
+        try:
+            made = self._make(recorder, _encode_outcome(outcome))
+        except _Unstorable:
+            made = None
+        if made is not None:
+            outcome.cache_entry = (name, made)
+        return outcome
+
+    def keep(self, outcome: Outcome) -> None:
+        if outcome.cache_entry is not None:
+            name, entry = outcome.cache_entry
+            self._new.setdefault(name[0], {})[name] = entry
+
+    def remember(self, what: list[Any], compute: Callable[[], T], encode: Callable[[T], Any], decode: Callable[[Any], T]) -> T:
+        """compute(), or its value from an earlier run when what it read still holds."""
+        name = hashlib.sha1(json.dumps([self._run_key, *what]).encode()).hexdigest()
+        entry = self._entry(name)
+        if entry is not None:
+            try:
+                return decode(entry["outcome"])
+            except (KeyError, TypeError, ValueError, IndexError):
+                pass
+        with deps.recording() as recorder:
+            value = compute()
+        made = self._make(recorder, encode(value))
+        if made is not None:
+            self._new.setdefault(name[0], {})[name] = made
+        return value
+
+    def loads(self, what: str, load: Callable[[], object]) -> None:
+        """Run `load` (a --hardware profile) for its errors only, unless an entry says how it went
+        on the same inputs: a bad profile is still reported when no recipe needed it."""
+        from recipelint.sources.files import SourceError
+
+        def attempt() -> SourceError | None:
+            try:
+                load()
+            except SourceError as error:
+                return error
+            return None
+
+        failed = self.remember(
+            ["loads", what], attempt, lambda e: _error(e) if e is not None else None, lambda d: _unerror(d) if d else None
+        )
+        if failed is not None:
+            raise failed
+
+    def _name(self, job: Job, target: Target, settings: Settings) -> str:
+        memo = (id(target), id(settings))
+        if memo not in self._names:
+            self._names[memo] = self._make_name(job, target, settings)
+        return self._names[memo]
+
+    def _make_name(self, job: Job, target: Target, settings: Settings) -> str:
+        override = getattr(job.machines.override, "path", None)
+        key = [
+            self._run_key,
+            target.kind,
+            str(target.path),
+            target.text,
+            target.explicit,
+            job.inline_ignores,
+            str(override) if override is not None else None,
+            str(settings.hardware) if settings.hardware else None,
+            settings.deepspeed_version,
+            settings.model_params,
+            settings.mean_utterance_seconds,
+        ]
+        return hashlib.sha1(json.dumps(key).encode()).hexdigest()
+
+    # -- reading and checking an entry ---------------------------------------------------------
+
+    def _entry(self, name: str) -> dict[str, Any] | None:
+        """The entry of that name when every input it recorded still holds."""
+        fresh = self._new.get(name[0], {}).get(name)
+        if fresh is not None:
+            return fresh if self._valid(fresh) else None
+        if name[0] not in self._buckets:
+            self._buckets[name[0]] = _Bucket.read(self.folder / f"{name[0]}.json")
+        bucket = self._buckets[name[0]]
+        entry = bucket.entries.get(name)
+        try:
+            return entry if isinstance(entry, dict) and all(bucket.holds(i, self) for i in entry["deps"]) else None
+        except (KeyError, TypeError, IndexError):
+            return None
+
+    def _valid(self, entry: dict[str, Any]) -> bool:
+        try:
+            return all(self.holds(dep) for dep in entry["deps"])
+        except (KeyError, TypeError, ValueError, IndexError):
+            return False
+
+    def holds(self, dep: list[Any]) -> bool:
+        """Whether one recorded input, [kind, path, what it was (, a read file's hash)], still is."""
+        kind, path, recorded = dep[0], dep[1], dep[2]
+        current = self._now.get((kind, path), _UNSEEN)  # each path looked at once per run
+        if current is _UNSEEN:
+            current = self._signature(kind, path)
+        return bool(current == recorded) or self._same_content(dep, current)
+
+    def _same_content(self, dep: list[Any], now: Any) -> bool:
+        """A read file whose times or inode moved but whose bytes did not (touch, git checkout):
+        [READ, path, stat, hash of the content]."""
+        if len(dep) < 4 or dep[3] is None or not isinstance(now, list) or now[0] != "f":
+            return False
+        return bool(dep[2][1] == now[1] and dep[3] == self._hash(dep[1]))
+
+    # -- writing an entry ----------------------------------------------------------------------
+
+    def _make(self, recorder: deps.Recorder, outcome: Any) -> dict[str, Any] | None:
+        """Store an entry whose every input is still what the check saw.
+
+        What a path is now is looked at once per run: a path that changed after that and before
+        a recipe saw it fails the comparison (not stored); one that changed after the recipe saw
+        it is stored as seen, and the next run finds the difference. A file is trusted by its
+        stat only when older than the run by `RACY_SECONDS`, and hashed with its stat checked on
+        both sides, so the hash is of the content the check read."""
+        found = []
+        for (kind, path), seen in recorder.events.items():
+            now = self._signature(kind, path)
+            if kind == deps.READ and isinstance(now, list):
+                if now != seen or max(now[2], now[5]) >= (self.started - RACY_SECONDS) * 1e9:
+                    return None  # changed while the check ran, or too recent for its times to tell
+                found.append([kind, path, now, self._content(path, now)])
+                continue
+            if kind != deps.VALUE and now != seen:
+                return None
+            found.append([kind, path, now])
+        return {"deps": found, "outcome": outcome}
+
+    def _content(self, path: str, signature: list[Any]) -> str | None:
+        """The hash of a file's content, when it is small and held still while hashed."""
+        if signature[1] > HASH_LIMIT:
+            return None
+        read = deps.content_hash(path, signature)
+        if read is not None:
+            return read
+        key = ("held", path)
+        if key not in self._now:
+            content = _hash(path)
+            self._now[key] = content if deps.signature(deps.READ, path) == signature else None
+        return self._now[key]  # type: ignore[no-any-return]
+
+    def save(self) -> None:
+        """Write the buckets this run added to, each merged with what is on disk now (another run
+        may have written it meanwhile) and renamed into place whole."""
+        for bucket, entries in self._new.items():
+            path = self.folder / f"{bucket}.json"
+            data = _Bucket.read(path).merged(entries)
+            temporary = self.folder / f"{bucket}.{os.getpid()}.{time.monotonic_ns()}.tmp"
+            try:
+                if not self.folder.is_dir():
+                    self._create()
+                with open(temporary, "xb") as handle:
+                    handle.write(data)
+                os.replace(temporary, path)
+            except OSError:  # a read-only checkout, a full disk: the run is still right, only slower next time
+                try:
+                    os.unlink(temporary)
+                except OSError:
+                    pass
+                break
+        self._new.clear()
+
+    def _create(self) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        for name, text in ((".gitignore", _GITIGNORE), ("CACHEDIR.TAG", _CACHEDIR_TAG)):
+            marker = self.root / name
+            if not marker.exists():
+                marker.write_text(text, encoding="utf-8")
+
+    # -- what a path is now --------------------------------------------------------------------
+
+    def _signature(self, kind: str, path: str) -> Any:
+        key = (kind, path)
+        if key not in self._now:
+            if kind == deps.VALUE:
+                self._now[key] = _probe_facts() if path == "probe" else None
+            else:
+                self._now[key] = deps.signature(kind, path)
+        return self._now[key]
+
+    def _hash(self, path: str) -> str | None:
+        key = ("hash", path)
+        if key not in self._now:
+            self._now[key] = _hash(path)
+        return self._now[key]  # type: ignore[no-any-return]
+
+
+class _Bucket:
+    """One bucket file: a table of inputs ([kind, path, what it was]) that entries name by
+    index, so an input many entries share (a folder searched upward, the profile) is written
+    and checked once."""
+
+    def __init__(self, table: list[list[Any]], entries: dict[str, Any]) -> None:
+        self.table = table
+        self.entries = entries
+        self._holds: list[bool | None] = [None] * len(table)
+
+    @classmethod
+    def read(cls, path: Path) -> _Bucket:
+        try:
+            with open(path, "rb") as handle:
+                data = json.loads(handle.read())
+        except (OSError, ValueError):
+            return cls([], {})
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            return cls([], {})
+        table, entries = data.get("inputs"), data.get("entries")
+        if not isinstance(table, list) or not isinstance(entries, dict):
+            return cls([], {})
+        return cls(table, entries)
+
+    def holds(self, index: int, cache: ResultCache) -> bool:
+        known = self._holds[index]
+        if known is None:
+            known = self._holds[index] = cache.holds(self.table[index])
+        return known
+
+    def merged(self, fresh: dict[str, Any]) -> bytes:
+        """This bucket with the fresh entries in, as the bytes of its file."""
+        rows: dict[tuple[Any, ...], int] = {}
+        table: list[list[Any]] = []
+        entries: dict[str, Any] = {}
+
+        def index(row: list[Any]) -> int:
+            key = (row[0], row[1], id(row[2]), row[3] if len(row) > 3 else None)
+            if key not in rows:
+                rows[key] = len(table)
+                table.append(row)
+            return rows[key]
+
+        for name, entry in self.entries.items():
+            if name not in fresh and isinstance(entry, dict):
+                try:
+                    entries[name] = {"deps": [index(self.table[i]) for i in entry["deps"]], "outcome": entry["outcome"]}
+                except (KeyError, TypeError, IndexError):
+                    continue
+        for name, entry in fresh.items():
+            entries[name] = {"deps": [index(row) for row in entry["deps"]], "outcome": entry["outcome"]}
+        return json.dumps({"format": FORMAT, "inputs": table, "entries": entries}, separators=(",", ":")).encode()
+
+
+def _hash(path: str) -> str | None:
+    try:
+        with open(path, "rb") as handle:
+            return hashlib.sha1(handle.read(HASH_LIMIT + 1)).hexdigest()
+    except OSError:
+        return None
+
+
+_PROBED: list[str] = []
+
+
+def _probe_facts() -> str:
+    """What the probe found on this machine, as the cache compares it (once per process)."""
+    if not _PROBED:
+        from recipelint.hardware.probe import probe
+
+        facts = probe().to_dict(load_gpus=True)
+        facts.pop("taken_at", None)
+        _PROBED.append(hashlib.sha1(json.dumps(facts, sort_keys=True, default=str).encode()).hexdigest())
+    return _PROBED[0]
+
+
+def _code_key() -> str:
+    """recipelint's version; from a source checkout also its files' sizes and times, so a
+    changed rule never meets an entry an older one wrote."""
+    package = Path(__file__).resolve().parent
+    if "site-packages" in package.parts:
+        return __version__
+    seen: list[str] = []
+
+    def walk(folder: str) -> None:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if entry.is_dir() and entry.name != "__pycache__":
+                    walk(entry.path)
+                elif entry.name.endswith((".py", ".json")):
+                    st = entry.stat()
+                    seen.append(f"{entry.path}:{st.st_size}:{st.st_mtime_ns}")
+
+    walk(str(package))
+    from recipelint.schemas import schema_dir
+
+    walk(str(schema_dir()))
+    return __version__ + "-" + hashlib.sha1("\n".join(sorted(seen)).encode()).hexdigest()[:16]
+
+
+def default_folder(settings: Settings) -> Path:
+    """`cache-dir` from the settings, else RECIPELINT_CACHE_DIR, else .recipelint_cache beside
+    the config in force (or in the working folder), else a user cache folder when that one
+    cannot be written."""
+    if settings.cache_dir is not None:
+        return settings.cache_dir
+    configured = os.environ.get("RECIPELINT_CACHE_DIR")
+    if configured:
+        return Path(configured)
+    project = settings.source.parent if settings.source is not None else Path(".")
+    folder = project / FOLDER_NAME
+    if folder.is_dir() or os.access(project, os.W_OK):
+        return folder
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "recipelint" / hashlib.sha1(str(project.resolve()).encode()).hexdigest()[:16]
+
+
+# -- outcomes as JSON --------------------------------------------------------------------------
+
+
+class _Unstorable(Exception):
+    """A value the JSON form cannot carry exactly: that target is simply not cached."""
+
+
+def _value(value: Any) -> Any:
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, list):
+        return {"l": [_value(v) for v in value]}
+    if isinstance(value, tuple):
+        return {"t": [_value(v) for v in value]}
+    if isinstance(value, dict) and all(isinstance(k, str) for k in value):
+        return {"d": {k: _value(v) for k, v in value.items()}}
+    raise _Unstorable(type(value).__name__)
+
+
+def _unvalue(value: Any) -> Any:
+    if not isinstance(value, dict):
+        return value
+    if "l" in value:
+        return [_unvalue(v) for v in value["l"]]
+    if "t" in value:
+        return tuple(_unvalue(v) for v in value["t"])
+    return {k: _unvalue(v) for k, v in value["d"].items()}
+
+
+def _span(span: Any) -> list[Any]:
+    return [str(span.path), *span[1:]]
+
+
+def _unspan(data: list[Any]) -> Any:
+    from recipelint.span import Span
+
+    return Span(Path(data[0]), *data[1:])
+
+
+def _error(error: Any) -> list[Any]:
+    return [str(error.path), error.reason, error.line, error.column]
+
+
+def _unerror(data: list[Any]) -> Any:
+    from recipelint.sources.files import SourceError
+
+    return SourceError(Path(data[0]), data[1], data[2], data[3])
+
+
+def _diagnostic(d: Any) -> dict[str, Any]:
+    fix = None
+    if d.fix is not None:
+        fix = [[[_span(e.span), e.content] for e in d.fix.edits], d.fix.applicability.value, d.fix.title]
+    return {
+        "c": d.code,
+        "s": int(d.severity),
+        "m": d.message,
+        "p": _span(d.span),
+        "k": d.setting,
+        "v": [_value(d.current), _value(d.suggested)],
+        "e": list(d.evidence),
+        "f": fix,
+    }
+
+
+def _undiagnostic(data: dict[str, Any]) -> Any:
+    from recipelint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
+
+    fix = None
+    if data["f"] is not None:
+        edits, applicability, title = data["f"]
+        fix = Fix(tuple(Edit(_unspan(span), content) for span, content in edits), Applicability(applicability), title)
+    current, suggested = (_unvalue(v) for v in data["v"])
+    return Diagnostic(data["c"], Severity(data["s"]), data["m"], _unspan(data["p"]), data["k"], current, suggested, data["e"], fix)
+
+
+def _encode_outcome(outcome: Outcome) -> dict[str, Any]:
+    return {
+        "errors": [_error(e) for e in outcome.errors],
+        "recipes": [
+            {
+                "found": [_diagnostic(d) for d in item.found],
+                "files": item.files,
+                "errors": [_error(e) for e in item.errors],
+                "suppressions": {
+                    str(path): [[_span(s.span), s.codes, s.reason, s.whole_file, s.standalone] for s in items]
+                    for path, items in item.suppressions.items()
+                },
+                "machine": item.machine,
+                "hardware": item.uses_hardware,
+                "judged": [[j.kind, j.label, j.why, _span(j.where) if j.where else None, j.toolkit] for j in item.judged],
+            }
+            for item in outcome.recipes
+        ],
+    }
+
+
+def _decode_outcome(data: dict[str, Any]) -> Outcome:
+    from recipelint.engine import Outcome, RecipeOutcome
+    from recipelint.hardware.report import Judged
+    from recipelint.suppression import Suppression
+
+    outcome = Outcome([_unerror(e) for e in data["errors"]])
+    for item in data["recipes"]:
+        suppressions = {
+            Path(path): [Suppression(_unspan(span), codes, reason, whole, standalone) for span, codes, reason, whole, standalone in items]
+            for path, items in item["suppressions"].items()
+        }
+        outcome.recipes.append(
+            RecipeOutcome(
+                [_undiagnostic(d) for d in item["found"]],
+                item["files"],
+                [_unerror(e) for e in item["errors"]],
+                suppressions,
+                item["machine"],
+                item["hardware"],
+                [
+                    Judged(kind, label, why, _unspan(where) if where else None, toolkit)
+                    for kind, label, why, where, toolkit in item["judged"]
+                ],
+            )
+        )
+    return outcome

@@ -1,0 +1,175 @@
+"""Checking targets on several cores, only when it pays.
+
+The run starts serially and measures. Once the targets done so far say that the ones left
+would take longer serially than `PAYS_OFF` times what forking the helpers costs, the process
+forks one helper per other CPU. The targets left go into a queue in small blocks (a block
+keeps neighbours, which share a recipe tree and its checkout, in one process); the parent and
+its helpers take blocks until it is empty, so a faster process takes more. The parent then
+reads each helper's results from a pipe and hands everything back in the targets' order. A
+small run never forks, so it is never slower than a serial one, and the report is the serial
+one byte for byte.
+
+Helpers are forked (Linux): they inherit the loaded rules and readers and everything read so
+far, and cost a millisecond or two each. Elsewhere, and with `jobs` 1, everything runs serially.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Callable, Generator
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+# Measured on a 2-core machine (bench/run.py): forking a loaded recipelint process, its exit
+# and reading its results back cost 2-4 ms.
+FORK_SECONDS = 0.004
+PAYS_OFF = 3.0  # the time saved must be this many fork costs: a win even on a noisy machine
+MIN_LEFT = 8  # fewer targets left than this are not worth a process
+BLOCK = 4  # targets a process takes from the queue at a time
+
+
+def cpus() -> int:
+    """The CPUs this process may run on (its affinity mask, not the machine's count)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def can_fork() -> bool:
+    return sys.platform == "linux" and hasattr(os, "fork")
+
+
+def run(
+    function: Callable[[Any, T], R],
+    context: Any,
+    items: list[T],
+    jobs: int = 1,
+    prepare: Callable[[list[T]], None] | None = None,
+) -> Generator[R, None, None]:
+    """function(context, item) for each item, in order; on several CPUs when it pays.
+
+    `jobs`: at most this many processes (0: one per CPU). `prepare(items left)`: runs before
+    the helpers are forked, so that what they all need is loaded once, here."""
+    workers = min(jobs or cpus(), cpus(), len(items))
+    took: list[float] = []
+    done = 0
+    while done < len(items):
+        started = time.perf_counter()
+        result = function(context, items[done])
+        took.append(time.perf_counter() - started)
+        yield result
+        done += 1
+        left = len(items) - done
+        if workers > 1 and left >= MIN_LEFT and done >= 3:
+            # The median item: a first item's imports and a first YAML's parser set-up are once per run.
+            serial = sorted(took)[done // 2] * left
+            if serial * (1 - 1 / workers) > PAYS_OFF * FORK_SECONDS * (workers - 1) and can_fork():
+                if prepare is not None:
+                    prepare(items[done:])
+                yield from _shared(function, context, items[done:], workers)
+                return
+
+
+def blocks(count: int) -> list[range]:
+    """The item indexes, in blocks of `BLOCK` (neighbours, which share a recipe tree and its
+    checkout, stay in one process)."""
+    return [range(start, min(start + BLOCK, count)) for start in range(0, count, BLOCK)]
+
+
+def _shared(function: Callable[[Any, T], R], context: Any, items: list[T], workers: int) -> Generator[R, None, None]:
+    """The parent and its helpers take blocks from one queue (a pipe of block numbers, each
+    read whole by one process) until it is empty: whoever is faster takes more."""
+    import gc
+    import pickle  # noqa: F401 - loaded once here, before the helpers need it
+
+    spans = blocks(len(items))
+    queue, feed = os.pipe()
+    os.write(feed, b"".join(number.to_bytes(4, "little") for number in range(len(spans))))
+    os.close(feed)  # an empty queue then reads as the end
+    helpers: list[tuple[int, int]] = []  # (pid, the read end of its results pipe)
+    gc.freeze()  # the helpers' collectors leave the inherited objects alone: their pages stay shared
+    try:
+        for _ in range(workers - 1):
+            read, write = os.pipe()
+            pid = os.fork()
+            if pid == 0:  # pragma: no cover - runs in the helper, which never returns
+                os.close(read)
+                _helper(function, context, items, spans, queue, write)
+            os.close(write)
+            helpers.append((pid, read))
+        results: dict[int, R] = {}
+        for number in _take(queue):
+            for index in spans[number]:
+                results[index] = function(context, items[index])
+        while helpers:
+            pid, read = helpers.pop(0)
+            for number, done in _collect(pid, read):
+                results.update(zip(spans[number], done, strict=True))
+        for index in range(len(items)):
+            yield results.pop(index)
+    finally:
+        gc.unfreeze()
+        os.close(queue)
+        for pid, read in helpers:  # interrupted: stop the helpers still running
+            _stop(pid, read)
+
+
+def _take(queue: int) -> Generator[int, None, None]:
+    """Block numbers from the queue until it is empty (four bytes each, read whole: a pipe
+    read of up to its buffer is atomic, so no block goes to two processes)."""
+    while len(record := os.read(queue, 4)) == 4:
+        yield int.from_bytes(record, "little")
+
+
+def _helper(function: Callable[[Any, T], R], context: Any, items: list[T], spans: list[range], queue: int, write: int) -> None:
+    """In the forked helper: check blocks from the queue, send the results pickled, exit
+    without cleanup (the parent's buffers and exit handlers are the parent's)."""
+    import pickle
+
+    code = 0
+    try:
+        done = [(number, [function(context, items[index]) for index in spans[number]]) for number in _take(queue)]
+        data = pickle.dumps((True, done), protocol=pickle.HIGHEST_PROTOCOL)
+    except BaseException as exc:  # noqa: BLE001 - whatever it is, the parent reports it
+        data = pickle.dumps((False, f"{type(exc).__name__}: {exc}"))
+        code = 1
+    try:
+        with os.fdopen(write, "wb") as out:
+            out.write(data)
+    finally:
+        os._exit(code)
+
+
+def _collect(pid: int, read: int) -> list[Any]:
+    import pickle
+
+    try:
+        with os.fdopen(read, "rb") as pipe:
+            data = pipe.read()
+    finally:
+        os.waitpid(pid, 0)
+    if not data:
+        raise RuntimeError("a helper process ended without its results")
+    ok, payload = pickle.loads(data)
+    if not ok:
+        raise RuntimeError(f"in a helper process: {payload}")
+    return payload  # type: ignore[no-any-return]
+
+
+def _stop(pid: int, read: int) -> None:
+    import signal
+
+    try:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    except OSError:
+        pass
+    try:
+        os.close(read)
+    except OSError:
+        pass
