@@ -128,6 +128,24 @@ def test_a_long_plain_raw_list_is_counted_without_parsing_its_json(tmp_path: Pat
     assert read(path) == reference(path, tmp_path)
 
 
+@pytest.mark.parametrize("fields", [{"duration": 2.5}, {"start": 1.0, "end": 3.5}])
+def test_a_raw_list_with_durations_sums_every_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fields: dict[str, float]) -> None:
+    path = tmp_path / "data.list"
+    with open(path, "w", encoding="utf-8") as handle:
+        for i in range(5_000):
+            handle.write(json.dumps({"key": f"IC{i:06d}", "wav": f"/data/wav/IC{i:06d}.wav", "txt": "厨房", **fields}) + "\n")
+    monkeypatch.setattr(datalist, "BLOCK", 64 * 1024)  # several blocks beyond the sample
+    item = read_data_list(path, Setting("train_data", str(path), True), tmp_path)
+    assert (item.lines, item.timed, item.seconds) == (5_000, 5_000, pytest.approx(5_000 * 2.5))
+
+
+def test_a_list_without_durations_states_none(tmp_path: Path) -> None:
+    path = tmp_path / "data.list"
+    path.write_text("".join(json.dumps({"key": f"k{i}", "wav": f"/w/{i}.wav", "txt": "end"}) + "\n" for i in range(3_000)), encoding="utf-8")
+    item = read_data_list(path, Setting("train_data", str(path), True), tmp_path)
+    assert (item.lines, item.timed, item.seconds) == (3_000, 0, 0.0)
+
+
 def test_a_remote_shard_list_keeps_exact_counts(tmp_path: Path) -> None:
     path = tmp_path / "data.list"
     rows = [f"https://host/shards/s_{i:05d}.tar" if i % 3 else f"/local/s_{i:05d}.tar.gz" for i in range(5_000)]

@@ -10,7 +10,8 @@ looked at one by one only where that can change the answer: the first lines (the
 local files are opened for their magic bytes) and blocks holding a `://`, a `z` (every
 compression suffix has one), a backslash (a JSON escape) or a lone carriage return. Any other
 block is plain local files without a compression suffix, counted by its newlines; a raw list's
-JSON lines are then never parsed.
+JSON lines are then never parsed. A raw list whose sample states durations (the loader memory
+model's mean utterance) is parsed line by line.
 """
 
 from __future__ import annotations
@@ -30,14 +31,10 @@ SAMPLE_LINES = 1024  # the first lines, read one by one: their local files are t
 BLOCK = 1 << 20
 MAX_LINE = 1 << 20  # a longer line is not a shard path: only its start is read
 _URL = re.compile(rb"://")  # re's literal search is about twice as fast as `in` here
-# A raw list's lines that state a duration ("duration", or "start" and "end") are parsed one by
-# one: the loader memory model needs the mean utterance.
-_TIMED_BYTES = re.compile(rb'"(?:duration|end)"')
+# The loader memory model needs a raw list's mean utterance: when the sample's lines state a
+# duration ("duration", or "start" and "end"), every line is parsed. A list is written by one
+# tool, so a sample without durations means a list without them (and no search of every block).
 _TIMED = re.compile(r'"(?:duration|end)"')
-
-
-def _timed(data: bytes, start: int, end: int) -> bool:
-    return _TIMED_BYTES.search(data, start, end) is not None
 
 
 def _location(line: str) -> tuple[str, float | None]:
@@ -88,6 +85,7 @@ class _Scan:
         self.base = base
         self.seen = 0  # lines so far
         self.probed = 0  # local files opened for their magic bytes
+        self.timed = False  # a line of the sample states a duration: every line is parsed
 
     def block(self, data: bytes, start: int = 0, end: int | None = None) -> None:
         """The whole lines of data[start:end], each ending in a newline (offsets: no copy of a block)."""
@@ -106,7 +104,7 @@ class _Scan:
         crs = data.count(b"\r", start, end) if data.find(b"\r", start, end) >= 0 else 0
         escaped = data.find(b"\\", start, end) >= 0
         zs = data.find(b"z", start, end) >= 0 or data.find(b"Z", start, end) >= 0
-        if escaped or zs or _timed(data, start, end) or (crs and crs != data.count(b"\r\n", start, end)) or _URL.search(data, start, end):
+        if escaped or zs or self.timed or (crs and crs != data.count(b"\r\n", start, end)) or _URL.search(data, start, end):
             self.one_by_one(data[start:end])
             return
         lines = data.count(b"\n", start, end)
@@ -127,7 +125,9 @@ class _Scan:
         self.seen += 1
         sampling = self.seen <= SAMPLE_LINES and self.probed < MAGIC_SAMPLE
         plain = "://" not in line and "z" not in line and "Z" not in line and "\\" not in line
-        if plain and not sampling and "file" in item.example and not _TIMED.search(line):
+        if self.seen <= SAMPLE_LINES and _TIMED.search(line):
+            self.timed = True
+        if plain and not sampling and "file" in item.example and not self.timed:
             item.schemes["file"] += 1  # neither remote nor compressed, whatever the JSON holds
             return
         location, seconds = _location(line)
