@@ -141,7 +141,9 @@ def test_a_raw_list_with_durations_sums_every_line(tmp_path: Path, monkeypatch: 
 
 def test_a_list_without_durations_states_none(tmp_path: Path) -> None:
     path = tmp_path / "data.list"
-    path.write_text("".join(json.dumps({"key": f"k{i}", "wav": f"/w/{i}.wav", "txt": "end"}) + "\n" for i in range(3_000)), encoding="utf-8")
+    path.write_text(
+        "".join(json.dumps({"key": f"k{i}", "wav": f"/w/{i}.wav", "txt": "end"}) + "\n" for i in range(3_000)), encoding="utf-8"
+    )
     item = read_data_list(path, Setting("train_data", str(path), True), tmp_path)
     assert (item.lines, item.timed, item.seconds) == (3_000, 0, 0.0)
 
