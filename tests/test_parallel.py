@@ -78,9 +78,12 @@ def test_run_keeps_the_order_and_measures_before_it_forks(monkeypatch: pytest.Mo
     monkeypatch.setattr(parallel, "cpus", lambda: 3)
     monkeypatch.setattr(parallel, "FORK_SECONDS", 0.0)
     seen: list[int] = []
+    parent = os.getpid()
 
     def work(context: list[int], item: int) -> tuple[int, int]:
         context.append(item)  # the parent's list: only what the parent checks lands here
+        if os.getpid() == parent:
+            time.sleep(0.01)  # a slow parent: on a loaded machine the helpers still get blocks
         return item, os.getpid()
 
     results = list(parallel.run(work, seen, list(range(60)), jobs=0))
