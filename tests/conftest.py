@@ -35,7 +35,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(skip)
 
 
-CORPUS = REPO.parent / "shared" / "corpus"
+DATA = REPO / "tests" / "data"
+CORPUS = DATA / "corpus"  # real configs of WeNet, XTuner and seven DeepSpeed users (SOURCE.md in each folder)
 # The command line caches results by default: the tests' runs keep theirs out of the checkout.
 os.environ.setdefault("RECIPELINT_CACHE_DIR", tempfile.mkdtemp(prefix="recipelint-test-cache-"))
 

@@ -29,8 +29,7 @@ EXAMPLE = REPO / "examples" / "wenet-4node-v100"
 
 def _seeds(suffix: str, extra: list[bytes]) -> list[bytes]:
     seeds = list(extra)
-    if CORPUS.is_dir():
-        seeds += [p.read_bytes() for p in sorted(CORPUS.rglob(f"*{suffix}"))[:12]]
+    seeds += [p.read_bytes() for p in sorted(CORPUS.rglob(f"*{suffix}"))[:12]]
     return seeds
 
 

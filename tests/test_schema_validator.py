@@ -25,12 +25,11 @@ def documents() -> list[tuple[str, Any]]:
             parse_yaml(FileCache().read(REPO / "examples/wenet-4node-v100/hardware-v100-node.yaml")).root.plain(),
         )
     ]
-    if CORPUS.is_dir():
-        for path in sorted(CORPUS.rglob("*")):
-            if path.suffix == ".json":
-                docs.append((SCHEMAS[".json"], json.loads(path.read_text())))
-            elif path.suffix == ".yaml":
-                docs.append((SCHEMAS[".yaml"], parse_yaml(FileCache().read(path)).root.plain()))
+    for path in sorted(CORPUS.rglob("*")):
+        if path.suffix == ".json":
+            docs.append((SCHEMAS[".json"], json.loads(path.read_text())))
+        elif path.suffix == ".yaml":
+            docs.append((SCHEMAS[".yaml"], parse_yaml(FileCache().read(path)).root.plain()))
     return docs
 
 
