@@ -20,7 +20,7 @@ from recipelint import engine
 from recipelint.cache import ResultCache
 from recipelint.hardware.profile import from_mapping
 from recipelint.settings import Resolver
-from tests.conftest import NODE, REPO, RecipeSpec
+from tests.helpers import NODE, REPO, RecipeSpec
 
 CHECKOUT = REPO / "tests" / "data" / "checkouts" / "wenet-head"
 _tick = [0]

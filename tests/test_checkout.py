@@ -21,7 +21,7 @@ from recipelint.sources import gitdir, pycode
 from recipelint.sources.checkout import Checkout, find_checkout, identify
 from recipelint.sources.files import FileCache
 from recipelint.sources.wenet import TRAIN_FLAGS
-from tests.conftest import NODE, REPO, RecipeSpec
+from tests.helpers import NODE, REPO, RecipeSpec, copy_upstream
 
 DATA = REPO / "tests" / "data" / "checkouts"
 
@@ -100,12 +100,6 @@ def recipe_in(repo: Path, spec: RecipeSpec | None = None, path_sh: str = "") -> 
     recipe.mkdir(parents=True, exist_ok=True)
     (recipe / "path.sh").write_text(path_sh)
     return (spec or RecipeSpec()).write(recipe)
-
-
-def copy_upstream(folder: str, repo: Path) -> Path:
-    """A checkout made of the real upstream files in tests/data/checkouts/<folder>."""
-    shutil.copytree(DATA / folder, repo, dirs_exist_ok=True)
-    return repo
 
 
 def lint(path: Path, hardware: dict[str, object] | None = None) -> list[Diagnostic]:
@@ -533,7 +527,7 @@ DS = ["--num_workers 4", "--prefetch 10", "--train_engine deepspeed", "--deepspe
     ],
 )
 def test_deepspeed_version_beside_the_recipe(tmp_path: Path, files: dict[str, str], fires: bool, origin: str) -> None:
-    from tests.conftest import DS_JSON
+    from tests.helpers import DS_JSON
 
     repo = tmp_path / "repo"
     write(repo, {".git/HEAD": "ref: refs/heads/main\n", **files})

@@ -9,7 +9,7 @@ import pytest
 
 from recipelint import engine
 from recipelint.hardware.profile import from_mapping
-from tests.conftest import CORPUS, NODE
+from tests.helpers import CORPUS, NODE
 
 
 def test_corpus_is_read_without_errors(capsys: pytest.CaptureFixture[str]) -> None:

@@ -14,7 +14,7 @@ from recipelint.model import Recipe
 from recipelint.rules import all_rules
 from recipelint.sources.files import FileCache
 from recipelint.sources.jsonfile import parse_json
-from tests.conftest import NODE, deepspeed_launch
+from tests.helpers import NODE, deepspeed_launch
 
 BASE: dict[str, Any] = {
     "train_micro_batch_size_per_gpu": 4,
@@ -209,14 +209,14 @@ def test_schema_is_a_valid_2020_12_schema() -> None:
 def test_schema_is_generated_from_the_builder() -> None:
     import runpy
 
-    from tests.conftest import REPO
+    from tests.helpers import REPO
 
     built = runpy.run_path(str(REPO / "tools" / "build_deepspeed_schema.py"))["schema"]
     assert json.loads((REPO / "schemas/deepspeed/ds_config.schema.json").read_text()) == built
 
 
 def test_wenet_recipe_runs_the_deepspeed_rules(tmp_path: Path) -> None:
-    from tests.conftest import DS_JSON, RecipeSpec
+    from tests.helpers import DS_JSON, RecipeSpec
 
     spec = RecipeSpec(
         flags=["--num_workers 4", "--prefetch 10", "--train_engine deepspeed", "--deepspeed_config conf/ds.json"],
@@ -230,7 +230,7 @@ def test_wenet_recipe_runs_the_deepspeed_rules(tmp_path: Path) -> None:
 
 
 def test_model_params_from_the_command_line_and_the_config(tmp_path: Path) -> None:
-    from tests.test_cli import cli
+    from tests.helpers import cli
 
     (tmp_path / "ds_config.json").write_text(json.dumps(with_(zero_optimization__offload_optimizer={"device": "cpu"})))
     (tmp_path / "node.yaml").write_text("cpus: 64\nmemory_gib: 128\ngpus: 8\ngpu_compute_capability: '9.0'\n")

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import CORPUS
+from tests.helpers import CORPUS
 
 deepspeed = pytest.importorskip("deepspeed", reason="DeepSpeed is not installed (pip install torch==2.13.0 deepspeed)")
 os.environ.setdefault("DS_ACCELERATOR", "cpu")
@@ -81,7 +81,7 @@ def recipelint_errors(path: Path) -> list[str]:
     from recipelint.rules import all_rules
     from recipelint.sources.files import FileCache
     from recipelint.sources.jsonfile import parse_json
-    from tests.conftest import deepspeed_launch
+    from tests.helpers import deepspeed_launch
 
     profile = from_mapping(dict(ONE_GPU), "oracle")
     recipe = Recipe(root=path.parent, ds_config=parse_json(FileCache().read(path)), ds_filler="none")
@@ -158,7 +158,7 @@ def _fixed_by_recipelint(path: Path, world: int) -> bytes | None:
     from recipelint.rules import all_rules
     from recipelint.sources.files import FileCache
     from recipelint.sources.jsonfile import parse_json
-    from tests.conftest import deepspeed_launch
+    from tests.helpers import deepspeed_launch
 
     profile = from_mapping({**ONE_GPU, "gpus": world}, "oracle")
     recipe = Recipe(root=path.parent, ds_config=parse_json(FileCache().read(path)), ds_filler="none")

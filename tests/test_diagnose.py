@@ -20,8 +20,7 @@ from recipelint.diagnose.reader import FileScan, Scanner
 from recipelint.diagnose.signatures import all_signatures
 from recipelint.diagnose.timeline import file_rank, progress, rank_of, timestamp
 from recipelint.hardware.profile import load_profile
-from tests.conftest import REPO
-from tests.test_cli import cli
+from tests.helpers import REPO, cli
 
 LOGS = REPO / "tests" / "data" / "logs"
 EXAMPLE = REPO / "examples" / "wenet-4node-v100"

@@ -15,7 +15,7 @@ from recipelint.diagnostics import Diagnostic
 from recipelint.hardware.profile import from_mapping, load_profile
 from recipelint.settings import Resolver
 from recipelint.sources.files import FileCache
-from tests.conftest import NODE
+from tests.helpers import NODE
 
 FIELD = Path(__file__).parent / "data" / "field"
 

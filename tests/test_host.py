@@ -18,21 +18,11 @@ from recipelint import engine, fix
 from recipelint.cli import app
 from recipelint.diagnostics import Diagnostic
 from recipelint.hardware import probe as probe_module
-from recipelint.hardware.probe import probe as real_probe
-from recipelint.hardware.profile import Hardware
 from recipelint.settings import Resolver
-from tests.conftest import NODE, RecipeSpec
-from tests.test_probe import FakeNvml, fake_root
+from tests.helpers import NODE, RecipeSpec, host
 
 # A recipe the laptop would judge badly: 4 ranks x (16 workers + 1) = 68 processes, prefetch 500.
 HEAVY = {"num_workers": "16", "prefetch": "500"}
-
-
-def host(tmp_path: Path, gpus: int | None, cpus: str = "0-1", mem_kib: int = 24 * 1024 * 1024) -> Callable[..., Hardware]:
-    """The probe of a fake machine: `cpus` online, `gpus` through a fake NVML (None: no NVML)."""
-    root = fake_root(tmp_path / "host", {}, cpus=cpus, mem_kib=mem_kib)
-    nvml = FakeNvml(gpus) if gpus is not None else FakeNvml(fail="init")
-    return lambda *args, **kwargs: real_probe(root, nvml)
 
 
 @pytest.fixture

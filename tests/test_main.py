@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from recipelint import checkcmd, cli
 from recipelint.main import CHECK_FLAGS, CHECK_VALUES, parse_check
-from tests.conftest import NODE, REPO, RecipeSpec
+from tests.helpers import NODE, REPO, RecipeSpec
 
 
 def typer_params(args: list[str], monkeypatch: pytest.MonkeyPatch) -> dict[str, Any] | None:

@@ -20,7 +20,7 @@ import pytest
 from recipelint import engine, tuner
 from recipelint.hardware.profile import fingerprint, from_mapping, load_profile, write_measured
 from recipelint.measure import MeasureError, Request, candidates, find_checkout, run_child
-from tests.conftest import REPO, RecipeSpec
+from tests.helpers import REPO, RecipeSpec
 
 EXAMPLE = REPO / "examples" / "wenet-4node-v100"
 CHECKOUT = REPO / "tests" / "data" / "wenet-checkout"

@@ -5,8 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.conftest import DATA, REPO
-from tests.test_cli import cli
+from tests.helpers import DATA, REPO, cli
 
 EXAMPLE = REPO / "examples" / "wenet-4node-v100"
 PROFILE = EXAMPLE / "hardware-v100-node.yaml"

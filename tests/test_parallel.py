@@ -14,7 +14,7 @@ import pytest
 
 from recipelint import engine, parallel
 from recipelint.settings import Resolver
-from tests.conftest import DS_JSON, NODE, REPO, RecipeSpec
+from tests.helpers import DS_JSON, NODE, REPO, RecipeSpec
 
 
 def tree(root: Path, copies: int) -> Path:

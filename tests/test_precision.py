@@ -26,9 +26,7 @@ from recipelint.hardware.profile import load_profile
 from recipelint.rules import all_rules
 from recipelint.settings import Resolver
 from recipelint.sources.files import FileCache
-from tests.test_host import host
-from tests.test_upstream_wenet import write_train_lists
-from tests.upstream import A100, DATA, UPSTREAM, clone
+from tests.helpers import A100, DATA, UPSTREAM, clone, host, write_train_lists
 
 Key = tuple[str, int, str, str]  # (file in the set, line, code, severity)
 

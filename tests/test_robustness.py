@@ -13,8 +13,7 @@ from recipelint import engine
 from recipelint.hardware.profile import from_mapping
 from recipelint.settings import Resolver
 from recipelint.sources import files as files_module
-from tests.conftest import NODE, RecipeSpec
-from tests.test_cli import cli
+from tests.helpers import NODE, RecipeSpec, cli
 
 
 def run(*paths: Path) -> engine.Result:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from recipelint.rules import all_rules
-from tests.conftest import DS_JSON, NODE, RecipeSpec, codes
+from tests.helpers import DS_JSON, NODE, RecipeSpec, codes
 
 Spec = Callable[[Path], RecipeSpec]
 

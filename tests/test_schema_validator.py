@@ -13,7 +13,7 @@ from jsonschema import Draft202012Validator
 from recipelint.schemas import _validator, load_schema
 from recipelint.sources.files import FileCache
 from recipelint.sources.yamlfile import parse_yaml
-from tests.conftest import CORPUS, REPO
+from tests.helpers import CORPUS, REPO
 
 SCHEMAS = {".yaml": "wenet/train.schema.json", ".json": "deepspeed/ds_config.schema.json"}
 

@@ -7,8 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from recipelint.diagnostics import Diagnostic
-from tests.test_cli import cli
-from tests.upstream import A100, clone, describe
+from tests.helpers import A100, cli, clone, describe
 
 
 def _findings(path: Path) -> list[Diagnostic]:

@@ -88,7 +88,7 @@ def test_shell_values_defaults_and_refs() -> None:
 
 
 def test_wenet_recipe_links_its_files(tmp_path: Path) -> None:
-    from tests.conftest import DS_JSON, RecipeSpec
+    from tests.helpers import DS_JSON, RecipeSpec
 
     spec = RecipeSpec(flags=["--num_workers ${num_workers}", "--train_engine deepspeed", "--deepspeed_config conf/ds.json"], ds=DS_JSON)
     script = spec.write(tmp_path)

@@ -11,30 +11,16 @@ import pytest
 from recipelint import engine, fix
 from recipelint.hardware.profile import from_mapping
 from recipelint.settings import Resolver
-from tests.conftest import NODE, REPO
+from tests.helpers import NODE, REPO, XTUNER_CONFIG
 
 COMMANDS = REPO / "tests" / "data" / "reference" / "xtuner-commands.md"
 HW = {**NODE, "gpus": 8, "cpus": 64}
-
-CONFIG = """from xtuner.dataset import process_hf_dataset
-max_length = 2048
-pack_to_max_length = True
-sequence_parallel_size = {sp}
-batch_size = {batch}  # per_device
-accumulative_counts = 16
-accumulative_counts *= sequence_parallel_size
-dataloader_num_workers = {workers}
-use_varlen_attn = {varlen}
-train_dataset = dict(type=process_hf_dataset, max_length=max_length, pack_to_max_length=pack_to_max_length)
-train_dataloader = dict(batch_size=batch_size, num_workers=dataloader_num_workers, dataset=train_dataset)
-env_cfg = dict(cudnn_benchmark=False, dist_cfg=dict(backend="nccl"{dist}))
-"""
 
 
 def project(
     tmp_path: Path, command: str, name: str = "cfg.py", sp: int = 1, batch: int = 1, workers: int = 0, varlen: bool = False, dist: str = ""
 ) -> Path:
-    (tmp_path / name).write_text(CONFIG.format(sp=sp, batch=batch, workers=workers, varlen=varlen, dist=dist))
+    (tmp_path / name).write_text(XTUNER_CONFIG.format(sp=sp, batch=batch, workers=workers, varlen=varlen, dist=dist))
     script = tmp_path / "train.sh"
     script.write_text("#!/bin/bash\n" + command + "\n")
     return script
@@ -186,7 +172,7 @@ def test_fix_appends_and_rewrites_launcher_and_touches_nothing_else(tmp_path: Pa
 
 def test_fix_raises_the_dist_timeout_in_the_config(tmp_path: Path) -> None:
     """XTuner v0.1.13 (no rank-0 barrier): the broadcast waits for the preprocessing (RL805)."""
-    from tests.test_checkout import copy_upstream
+    from tests.helpers import copy_upstream
 
     copy_upstream("xtuner-v0.1.13", tmp_path)
     (tmp_path / "xtuner" / "__init__.py").write_text("")
