@@ -358,3 +358,57 @@ train_dataset = dict(type=process_hf_dataset, max_length=max_length, pack_to_max
 train_dataloader = dict(batch_size=batch_size, num_workers=dataloader_num_workers, dataset=train_dataset)
 env_cfg = dict(cudnn_benchmark=False, dist_cfg=dict(backend="nccl"{dist}))
 """
+
+
+# Snapshots: each rule's full diagnostic (tests/snapshots/<CODE>.txt), compared as text.
+SNAPSHOTS = REPO / "tests" / "snapshots"
+UPDATE_SNAPSHOTS = os.environ.get("RECIPELINT_UPDATE_SNAPSHOTS") == "1"
+
+
+def _relative(path: Path, root: Path) -> str:
+    for base in (root, root.resolve()):
+        if path.is_relative_to(base):
+            return path.relative_to(base).as_posix()
+    return path.as_posix()
+
+
+def _scrub(text: str, root: Path) -> str:
+    """A message with the test's temporary folder as <tmp>: the same text on every run."""
+    for base in sorted({str(root.resolve()), str(root)}, key=len, reverse=True):
+        text = text.replace(base, "<tmp>")
+    return text
+
+
+def render_diagnostic(diagnostic: Diagnostic, root: Path) -> str:
+    """A diagnostic as a reviewer reads it: where, what, why, and the exact bytes its fix writes."""
+    span = diagnostic.span
+    where = f"{_relative(span.path, root)}:{span.line}:{span.column}-{span.end_line}:{span.end_column}"
+    lines = [f"{diagnostic.code} {diagnostic.severity} {where}", f"message: {_scrub(diagnostic.message, root)}"]
+    if diagnostic.setting is not None:
+        lines.append(f"setting: {diagnostic.setting}")
+    if diagnostic.current is not None or diagnostic.suggested is not None:
+        lines.append(f"current: {_scrub(repr(diagnostic.current), root)} suggested: {_scrub(repr(diagnostic.suggested), root)}")
+    lines += [f"evidence: {_scrub(item, root)}" for item in diagnostic.evidence]
+    if diagnostic.fix is None:
+        lines.append("fix: none")
+        return "\n".join(lines)
+    lines.append(f"fix ({diagnostic.fix.applicability.value}): {_scrub(diagnostic.fix.title, root)}")
+    for edit in diagnostic.fix.edits:
+        old = edit.span.path.read_bytes()[edit.span.start : edit.span.end].decode()
+        at = f"{_relative(edit.span.path, root)}:{edit.span.line}:{edit.span.column}-{edit.span.end_line}:{edit.span.end_column}"
+        lines.append(f"  edit {at}: {json.dumps(old)} -> {json.dumps(_scrub(edit.content, root))}")
+    return "\n".join(lines)
+
+
+def assert_snapshot(code: str, diagnostics: list[Diagnostic], root: Path) -> None:
+    """Every `code` diagnostic, rendered, equals tests/snapshots/<code>.txt (RECIPELINT_UPDATE_SNAPSHOTS=1 rewrites it)."""
+    found = sorted((d for d in diagnostics if d.code == code), key=lambda d: (str(d.span.path), d.span.start, d.message))
+    assert found, f"{code} did not fire"
+    text = "\n\n".join(render_diagnostic(d, root) for d in found) + "\n"
+    path = SNAPSHOTS / f"{code}.txt"
+    if UPDATE_SNAPSHOTS:
+        SNAPSHOTS.mkdir(exist_ok=True)
+        path.write_text(text)
+        return
+    assert path.is_file(), f"no snapshot {path.relative_to(REPO)}: run with RECIPELINT_UPDATE_SNAPSHOTS=1 and review it"
+    assert text == path.read_text(), f"{code} differs from {path.relative_to(REPO)} (RECIPELINT_UPDATE_SNAPSHOTS=1 rewrites it)"

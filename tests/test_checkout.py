@@ -21,7 +21,7 @@ from recipelint.sources import gitdir, pycode
 from recipelint.sources.checkout import Checkout, find_checkout, identify
 from recipelint.sources.files import FileCache
 from recipelint.sources.wenet import TRAIN_FLAGS
-from tests.helpers import NODE, REPO, RecipeSpec, copy_upstream
+from tests.helpers import NODE, REPO, RecipeSpec, assert_snapshot, copy_upstream
 
 DATA = REPO / "tests" / "data" / "checkouts"
 
@@ -608,7 +608,7 @@ CASES: dict[str, tuple[Callable[[Path], list[Diagnostic]], Callable[[Path], list
 
 @pytest.mark.parametrize("code", sorted(CASES))
 def test_rule_fires_and_stays_quiet(code: str, tmp_path: Path) -> None:
-    assert code in {d.code for d in CASES[code][0](tmp_path / "fire")}
+    assert_snapshot(code, CASES[code][0](tmp_path / "fire"), tmp_path)
     assert code not in {d.code for d in CASES[code][1](tmp_path / "quiet")}
 
 

@@ -14,7 +14,7 @@ from recipelint.model import Recipe
 from recipelint.rules import all_rules
 from recipelint.sources.files import FileCache
 from recipelint.sources.jsonfile import parse_json
-from tests.helpers import NODE, deepspeed_launch
+from tests.helpers import NODE, assert_snapshot, deepspeed_launch
 
 BASE: dict[str, Any] = {
     "train_micro_batch_size_per_gpu": 4,
@@ -133,7 +133,7 @@ def test_every_deepspeed_rule_has_a_case() -> None:
 @pytest.mark.parametrize("code", sorted(CASES))
 def test_fires(code: str, tmp_path: Path) -> None:
     config, _, filler, hardware, options = CASES[code]
-    assert code in {d.code for d in lint_json(tmp_path, config, filler, hardware, options)}
+    assert_snapshot(code, lint_json(tmp_path, config, filler, hardware, options), tmp_path)
 
 
 @pytest.mark.parametrize("code", sorted(CASES))

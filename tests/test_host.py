@@ -19,7 +19,7 @@ from recipelint.cli import app
 from recipelint.diagnostics import Diagnostic
 from recipelint.hardware import probe as probe_module
 from recipelint.settings import Resolver
-from tests.helpers import NODE, RecipeSpec, host
+from tests.helpers import NODE, RecipeSpec, assert_snapshot, host
 
 # A recipe the laptop would judge badly: 4 ranks x (16 workers + 1) = 68 processes, prefetch 500.
 HEAVY = {"num_workers": "16", "prefetch": "500"}
@@ -201,7 +201,7 @@ CASES: dict[str, tuple[Callable[[Path], list[Diagnostic]], Callable[[Path], list
 
 @pytest.mark.parametrize("code", sorted(CASES))
 def test_rule_fires_and_stays_quiet(code: str, tmp_path: Path) -> None:
-    assert code in {d.code for d in CASES[code][0](tmp_path)}
+    assert_snapshot(code, CASES[code][0](tmp_path), tmp_path)
     assert code not in {d.code for d in CASES[code][1](tmp_path)}
 
 

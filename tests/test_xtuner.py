@@ -11,7 +11,7 @@ import pytest
 from recipelint import engine, fix
 from recipelint.hardware.profile import from_mapping
 from recipelint.settings import Resolver
-from tests.helpers import NODE, REPO, XTUNER_CONFIG
+from tests.helpers import NODE, REPO, XTUNER_CONFIG, assert_snapshot
 
 COMMANDS = REPO / "tests" / "data" / "reference" / "xtuner-commands.md"
 HW = {**NODE, "gpus": 8, "cpus": 64}
@@ -72,7 +72,7 @@ CASES: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
 @pytest.mark.parametrize("code", sorted(CASES))
 def test_fires(code: str, tmp_path: Path) -> None:
     case = dict(CASES[code][0])
-    assert code in codes(lint(project(tmp_path, case.pop("command"), **case)))
+    assert_snapshot(code, lint(project(tmp_path, case.pop("command"), **case)), tmp_path)
 
 
 @pytest.mark.parametrize("code", sorted(CASES))
