@@ -177,7 +177,7 @@ def test_measurement_past_its_time_limit_is_stopped(tmp_path: Path) -> None:
     request = Request(tmp_path, tmp_path, {}, "shard", "data.list", 10, 1)
     sleeper = [sys.executable, "-c", "import time; print('started', flush=True); time.sleep(60)"]
     with pytest.raises(MeasureError, match="ran past its time limit"):
-        run_child(request, 1.0, lambda done, total: None, command=sleeper)
+        run_child(request, 0.5, lambda done, total: None, command=sleeper)
     broken = [sys.executable, "-c", "import sys; sys.exit('ImportError: no module named torch')"]
     with pytest.raises(MeasureError, match="no module named torch"):
         run_child(request, 10.0, lambda done, total: None, command=broken)
