@@ -16,10 +16,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--network", action="store_true", help="also run the tests marked `network` (they install from PyPI)")
 
 
-def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "network: needs the network; skipped unless --network or RECIPELINT_NETWORK=1")
-
-
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     if config.getoption("--network") or os.environ.get("RECIPELINT_NETWORK") == "1":
         return

@@ -318,6 +318,7 @@ def test_a_read_only_cache_folder_only_costs_speed(repo: Path, tmp_path: Path, m
     assert runs.folder.read_text().startswith("a file")
 
 
+@pytest.mark.slow  # four processes at once
 def test_concurrent_runs_leave_whole_files(repo: Path, tmp_path: Path) -> None:
     """Several processes writing the same cache at once: every bucket stays valid JSON, and a
     later run is still right."""
@@ -337,6 +338,7 @@ def test_concurrent_runs_leave_whole_files(repo: Path, tmp_path: Path) -> None:
     assert not list((tmp_path / "cache").rglob("*.tmp"))
 
 
+@pytest.mark.slow  # waits out the racy-time guard, three processes
 def test_the_command_line_caches_and_says_the_same(repo: Path, tmp_path: Path) -> None:
     """The real thing: files older than the racy-time guard, two runs, the same bytes; --no-cache writes nothing."""
     old = time.time() - 3600

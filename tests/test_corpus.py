@@ -11,6 +11,8 @@ from recipelint import engine
 from recipelint.hardware.profile import from_mapping
 from tests.helpers import CORPUS, NODE
 
+pytestmark = pytest.mark.slow  # every corpus file, checked and fixed
+
 
 def test_corpus_is_read_without_errors(capsys: pytest.CaptureFixture[str]) -> None:
     profile = from_mapping(dict(NODE), "profile test")

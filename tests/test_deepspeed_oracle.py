@@ -20,6 +20,7 @@ import pytest
 
 from tests.helpers import CORPUS
 
+pytestmark = pytest.mark.slow  # DeepSpeed itself judges every corpus config and its mutations
 deepspeed = pytest.importorskip("deepspeed", reason="DeepSpeed is not installed (pip install torch==2.13.0 deepspeed)")
 os.environ.setdefault("DS_ACCELERATOR", "cpu")
 

@@ -165,6 +165,7 @@ def peak(size: int) -> tuple[int, Scanner]:
         tracemalloc.stop()
 
 
+@pytest.mark.slow  # scans 28 MiB of generated log
 def test_memory_does_not_grow_with_the_log(monkeypatch: pytest.MonkeyPatch) -> None:
     """A log six times longer costs no more memory: what is kept is bounded by the chunk, the
     context ring, the kept hits per pattern and the error-line deque (bench/diagnose_memory.py

@@ -11,6 +11,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -19,6 +20,8 @@ from recipelint.hardware.profile import from_mapping
 from recipelint.settings import Resolver
 from recipelint.sources.files import FileCache
 from tests.helpers import CORPUS, DS_JSON, NODE, REPO, RUN_SH, TRAIN_YAML, XTUNER_CONFIG, RecipeSpec
+
+pytestmark = pytest.mark.slow  # generated inputs through the whole pipeline
 
 EXAMPLES = int(os.environ.get("RECIPELINT_FUZZ_EXAMPLES", "40"))
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), derandomize=EXAMPLES <= 100)

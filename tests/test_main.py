@@ -108,6 +108,7 @@ TOKENS = [
 ]
 
 
+@pytest.mark.slow  # 300 generated command lines through typer
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from(TOKENS), max_size=7))
 def test_the_fast_parser_never_disagrees_with_typer(args: list[str]) -> None:

@@ -108,6 +108,7 @@ def test_an_error_in_a_helper_is_reported_not_lost(monkeypatch: pytest.MonkeyPat
         list(parallel.run(work, None, list(range(60)), jobs=2))
 
 
+@pytest.mark.slow  # five runs of 30 recipes
 def test_command_line_jobs_do_not_change_a_byte(tmp_path: Path) -> None:
     profile = tree(tmp_path / "t", 30)
     env = {**os.environ, "PYTHONPATH": str(REPO)}

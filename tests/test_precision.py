@@ -28,6 +28,8 @@ from recipelint.settings import Resolver
 from recipelint.sources.files import FileCache
 from tests.helpers import A100, DATA, UPSTREAM, clone, host, write_train_lists
 
+pytestmark = pytest.mark.slow  # four real-file sets, each checked twice
+
 Key = tuple[str, int, str, str]  # (file in the set, line, code, severity)
 
 RL601 = "train.py at HEAD rejects the flag ('unrecognized arguments'): the recipe was not updated for WeNet 3"

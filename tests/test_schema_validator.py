@@ -105,6 +105,7 @@ def trees(keys: list[str]) -> st.SearchStrategy[Any]:
 DOCUMENTS = {schema: st.dictionaries(st.sampled_from(keys), trees(keys), max_size=5) for schema, keys in KEYS.items()}
 
 
+@pytest.mark.slow  # 300 generated documents
 @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 @given(st.sampled_from(sorted(KEYS)).flatmap(lambda schema: st.tuples(st.just(schema), DOCUMENTS[schema])))
 def test_generated_verdicts_match_jsonschema(case: tuple[str, Any]) -> None:

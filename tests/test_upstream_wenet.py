@@ -18,6 +18,8 @@ import pytest
 from recipelint.report import show
 from tests.helpers import TRAIN_LISTS, clone, describe, item, items, write_train_lists
 
+pytestmark = pytest.mark.slow  # every upstream WeNet recipe
+
 # Scripts that fix their own device list: ranks per node from CUDA_VISIBLE_DEVICES (or one
 # plain python process), not from the hardware.
 WRITTEN_RANKS = {
