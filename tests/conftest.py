@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -30,7 +31,7 @@ os.environ.setdefault("RECIPELINT_CACHE_DIR", tempfile.mkdtemp(prefix="recipelin
 
 
 @pytest.fixture
-def recipe(tmp_path: Path):  # type: ignore[no-untyped-def]
+def recipe(tmp_path: Path) -> Callable[[RecipeSpec | None], list[Diagnostic]]:
     """Write a recipe from a RecipeSpec and lint it: `recipe(spec)` -> diagnostics."""
 
     def build(spec: RecipeSpec | None = None) -> list[Diagnostic]:

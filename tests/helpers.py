@@ -208,7 +208,7 @@ def fake_root(tmp_path: Path, cgroup: dict[str, str], cpus: str = "0-95", mem_ki
 
 class FakeNvml:
     def __init__(self, count: int = 2, fail: str | None = None) -> None:
-        self.count, self.fail, self.calls = count, fail, []
+        self.count, self.fail, self.calls = count, fail, list[str]()
 
     def nvmlInit(self) -> None:
         self.calls.append("init")

@@ -144,13 +144,13 @@ def test_real_upstream_train_py_at_two_pinned_commits(tmp_path: Path) -> None:
     head = recipe_in(copy_upstream("wenet-head", tmp_path / "head"), spec)
     on_old = {d.setting: d for d in found(lint(old), "RL601")}
     on_head = {d.setting: d for d in found(lint(head), "RL601")}
-    assert sorted(on_old) == ["timeout", "train_engine"]
+    assert sorted(k or "" for k in on_old) == ["timeout", "train_engine"]
     assert f"(WeNet checkout {(tmp_path / 'old').resolve()} (v2.2.1, 2023-05-25)) has no --timeout" in on_old["timeout"].message
-    assert sorted(on_head) == ["gpu", "symbol_table"]
+    assert sorted(k or "" for k in on_head) == ["gpu", "symbol_table"]
     assert on_head["gpu"].message.startswith("--gpu was removed in WeNet 3 (the GPU comes from LOCAL_RANK under torchrun)")
     # Without a checkout the baked-in HEAD table judges, and the evidence says so.
     alone = found(lint(RecipeSpec(flags=[*FLAGS, "--gpu 0"]).write(tmp_path / "alone")), "RL601")
-    assert sorted(d.setting for d in alone) == ["gpu", "symbol_table"]
+    assert sorted(d.setting or "" for d in alone) == ["gpu", "symbol_table"]
     assert alone[0].evidence == [
         "flags from recipelint's table of train.py at WeNet HEAD 015469960d (no WeNet checkout found beside the recipe)"
     ]
@@ -356,10 +356,10 @@ def test_patterns_on_real_files(folder: str, pattern: str, hits: list[tuple[str,
 
 def test_dataset_keys_of_real_files() -> None:
     def keys(folder: str) -> dict[str, set[str]]:
-        reads = pycode.dataset_keys(
-            pycode.parse_python(DATA / folder / "wenet/dataset/dataset.py"),
-            pycode.parse_python(DATA / folder / "wenet/dataset/processor.py"),
-        )  # type: ignore[arg-type]
+        dataset = pycode.parse_python(DATA / folder / "wenet/dataset/dataset.py")
+        processor = pycode.parse_python(DATA / folder / "wenet/dataset/processor.py")
+        assert dataset is not None and processor is not None
+        reads = pycode.dataset_keys(dataset, processor)
         assert reads is not None and not any(r.open for r in reads.values())
         return {block: r.keys for block, r in reads.items()}
 
@@ -375,7 +375,7 @@ def test_rl701_judges_dataset_conf_by_the_checkout(tmp_path: Path) -> None:
     spec = RecipeSpec(yaml_extra="my_fork_key: 1\n")
     spec = replace(spec, batch="    batch_type: static\n    batch_size: 16\n  list_shuffle: false")
     old = {d.setting: d for d in found(lint(recipe_in(copy_upstream("wenet-v2.2.1", tmp_path / "old"), spec)), "RL701")}
-    assert sorted(old) == ["dataset_conf.list_shuffle", "my_fork_key"]
+    assert sorted(k or "" for k in old) == ["dataset_conf.list_shuffle", "my_fork_key"]
     assert (
         old["dataset_conf.list_shuffle"].message == "unknown key 'dataset_conf.list_shuffle': the WeNet this recipe runs does not read it"
     )
@@ -436,7 +436,7 @@ def test_prefetch_500_of_old_recipes_dated_by_git(tmp_path: Path) -> None:
     write(repo, {".git/HEAD": "56c0e8e2120bc011a540d67644c6a932576e013c\n", "wenet/bin/train.py": HEAD_TRAIN_PY})
     spec = RecipeSpec(variables={"num_workers": "4", "prefetch": "500"}, data_type="raw")
     bugs = {d.setting: d for d in found(lint(recipe_in(repo, spec), FOUR_GPUS), "RL901")}
-    assert sorted(bugs) == ["wenet-recipe-prefetch-500", "wenet-step-save-default"]
+    assert sorted(k or "" for k in bugs) == ["wenet-recipe-prefetch-500", "wenet-step-save-default"]
     prefetch = bugs["wenet-recipe-prefetch-500"]
     assert prefetch.span.path.name == "run.sh" and "#2486" in prefetch.message and "first in v3.1.0" in prefetch.message
     assert any("by version: WeNet 2023-12-19" in e for e in prefetch.evidence)

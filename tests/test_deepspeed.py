@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from recipelint import engine, versions
+from recipelint.diagnostics import Diagnostic
 from recipelint.hardware.profile import from_mapping
 from recipelint.model import Recipe
 from recipelint.rules import all_rules
@@ -46,14 +47,14 @@ def lint_json(
     from recipelint.context import Context
 
     ctx = Context(recipe, lambda: profile, dict(options or {}))
-    found = []
+    found: list[Diagnostic] = []
     for rule in all_rules().values():
         found.extend(d for d in rule.check(ctx) if d is not None)
     return found
 
 
 def with_(**changes: Any) -> dict[str, Any]:
-    config = json.loads(json.dumps(BASE))
+    config: dict[str, Any] = json.loads(json.dumps(BASE))
     for dotted, value in changes.items():
         node = config
         *parents, leaf = dotted.split("__")
@@ -180,7 +181,10 @@ def test_batch_triple_accepts(config: dict[str, Any], tmp_path: Path) -> None:
 
 def test_auto_depends_on_who_launches(tmp_path: Path) -> None:
     config = with_(train_micro_batch_size_per_gpu="auto", zero_optimization__stage3_max_live_parameters="auto")
-    codes = lambda filler: sorted(d.setting for d in lint_json(tmp_path, config, filler) if d.code == "RL416")  # noqa: E731
+
+    def codes(filler: str) -> list[str]:
+        return sorted(d.setting or "" for d in lint_json(tmp_path, config, filler) if d.code == "RL416")
+
     assert codes("none") == ["train_micro_batch_size_per_gpu", "zero_optimization.stage3_max_live_parameters"]
     assert codes("hf") == ["zero_optimization.stage3_max_live_parameters"]
     assert codes("xtuner") == ["zero_optimization.stage3_max_live_parameters"]
@@ -261,7 +265,7 @@ def test_other_launches_check_their_json(tmp_path: Path, command: str, filler_co
     (tmp_path / "train.sh").write_text(command + "\n")
     profile = from_mapping({**NODE, "gpus": 8}, "p")
     found = engine.check([tmp_path / "train.sh"], lambda: profile).diagnostics
-    auto = sorted(d.setting for d in found if d.code == "RL416")
+    auto = sorted(d.setting or "" for d in found if d.code == "RL416")
     if filler_code is None:  # Hugging Face fills gradient_clipping, not stage3_max_live_parameters
         assert auto == ["zero_optimization.stage3_max_live_parameters"]
     else:  # nothing fills under plain DeepSpeed; Accelerate raises for any "auto" it has no value for

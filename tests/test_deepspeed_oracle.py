@@ -24,7 +24,7 @@ pytestmark = pytest.mark.slow  # DeepSpeed itself judges every corpus config and
 deepspeed = pytest.importorskip("deepspeed", reason="DeepSpeed is not installed (pip install torch==2.13.0 deepspeed)")
 os.environ.setdefault("DS_ACCELERATOR", "cpu")
 
-ONE_GPU = {
+ONE_GPU: dict[str, Any] = {
     "cpus": 16,
     "memory_gib": 256,
     "shm_gib": 64,
@@ -47,7 +47,7 @@ def mutations(config: dict[str, Any]) -> dict[str, Any]:
         "gradient_accumulation_steps": 3,
     }
     out["no-batch"] = {k: v for k, v in config.items() if k not in ("train_batch_size", "train_micro_batch_size_per_gpu")}
-    zero = config.get("zero_optimization") if isinstance(config.get("zero_optimization"), dict) else {}
+    zero: dict[str, Any] = config["zero_optimization"] if isinstance(config.get("zero_optimization"), dict) else {}
     out["zero-extra-key"] = {**config, "zero_optimization": {**zero, "stage3_prefetch_bucket": 1}}
     out["zero-stage-4"] = {**config, "zero_optimization": {**zero, "stage": 4}}
     out["offload-upper-case"] = {**config, "zero_optimization": {**zero, "stage": 3, "offload_param": {"device": "CPU"}}}
@@ -76,7 +76,7 @@ def deepspeed_verdict(path: Path) -> str | None:
 
 def recipelint_errors(path: Path) -> list[str]:
     from recipelint.context import Context
-    from recipelint.diagnostics import Severity
+    from recipelint.diagnostics import Diagnostic, Severity
     from recipelint.hardware.profile import from_mapping
     from recipelint.model import Recipe
     from recipelint.rules import all_rules
@@ -88,7 +88,7 @@ def recipelint_errors(path: Path) -> list[str]:
     recipe = Recipe(root=path.parent, ds_config=parse_json(FileCache().read(path)), ds_filler="none")
     recipe.launch = deepspeed_launch(int(ONE_GPU["gpus"]))  # DeepSpeedConfig is read on one process
     ctx = Context(recipe, lambda: profile, {"deepspeed-version": deepspeed.__version__})
-    found = []
+    found: list[Diagnostic] = []
     for rule in all_rules().values():
         found.extend(d for d in rule.check(ctx) if d is not None and d.severity is Severity.ERROR and d.code not in ENGINE_TIME)
     return [f"{d.code} {d.message}" for d in found]
@@ -222,7 +222,7 @@ def test_removed_optimizers_are_not_supported_by_the_installed_deepspeed(name: s
     path = tmp_path / "ds.json"
     path.write_text(json.dumps({"train_micro_batch_size_per_gpu": 1, "optimizer": {"type": name, "params": {"lr": 1e-4}}}))
     config = DeepSpeedConfig(str(path))
-    supported = DeepSpeedEngine._is_supported_optimizer(None, config.optimizer_name)  # type: ignore[arg-type]
+    supported = DeepSpeedEngine._is_supported_optimizer(None, config.optimizer_name)
     from recipelint.context import Context
     from recipelint.hardware.profile import from_mapping
     from recipelint.model import Recipe

@@ -19,6 +19,7 @@ from recipelint.cli import app
 from recipelint.diagnostics import Diagnostic
 from recipelint.hardware import probe as probe_module
 from recipelint.settings import Resolver
+from recipelint.sources.files import FileCache
 from tests.helpers import NODE, RecipeSpec, assert_snapshot, host
 
 # A recipe the laptop would judge badly: 4 ranks x (16 workers + 1) = 68 processes, prefetch 500.
@@ -75,9 +76,11 @@ def test_no_hardware_derived_fix_from_a_host_that_is_not_the_node(tmp_path: Path
     probed(None)
     for name, variables in (("heavy", dict(HEAVY)), ("no-prefetch", {"num_workers": "16"})):
         script = RecipeSpec(variables=variables).write(tmp_path / name)
-        outcome = fix.fix_paths(
-            lambda files, at=script: engine.check([at], files=files, resolver=Resolver(isolated=True)).diagnostics, unsafe=True
-        )
+
+        def run(files: FileCache, at: Path = script) -> list[Diagnostic]:
+            return engine.check([at], files=files, resolver=Resolver(isolated=True)).diagnostics
+
+        outcome = fix.fix_paths(run, unsafe=True)
         assert outcome.changed == {}, name
     # A recipe bug stays a finding: prefetch=500 assigned and never passed (info: no node to judge it on);
     # its fix passes the recipe's own variable, nothing derived from this host.
@@ -186,12 +189,12 @@ def _laptop(root: Path) -> list[Diagnostic]:
     """RL004's fire and quiet cases, on a fake GPU-less laptop (the probe is replaced for the call)."""
     original = probe_module.probe
     gpus = 4 if root.name == "quiet" else None
-    probe_module.probe = host(root, gpus, "0-15")  # type: ignore[assignment]
+    probe_module.probe = host(root, gpus, "0-15")
     try:
         RecipeSpec().write(root / "r")
         return engine.check([root / "r"], resolver=Resolver(isolated=True)).diagnostics
     finally:
-        probe_module.probe = original  # type: ignore[assignment]
+        probe_module.probe = original
 
 
 CASES: dict[str, tuple[Callable[[Path], list[Diagnostic]], Callable[[Path], list[Diagnostic]]]] = {

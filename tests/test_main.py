@@ -35,7 +35,9 @@ def typer_params(args: list[str], monkeypatch: pytest.MonkeyPatch) -> dict[str, 
 
 def test_the_option_table_is_the_typer_definition() -> None:
     command = typer.main.get_command(cli.app).commands["check"]  # type: ignore[attr-defined]
-    flags, values, arguments = {}, {}, []
+    flags: dict[str, str] = {}
+    values: dict[str, str] = {}
+    arguments: list[str] = []
     for param in command.params:
         if param.param_type_name == "argument":
             arguments.append(param.name)
@@ -116,10 +118,11 @@ def test_the_fast_parser_never_disagrees_with_typer(args: list[str]) -> None:
     if fast is None:
         return  # typer handles it, usage errors and help included
     with pytest.MonkeyPatch.context() as monkeypatch:
-        assert _nan_free(fast) == _nan_free(typer_params(args, monkeypatch))
+        typed = typer_params(args, monkeypatch)
+        assert typed is not None and _nan_free(fast) == _nan_free(typed)
 
 
-def _nan_free(params: dict[str, object]) -> dict[str, object]:
+def _nan_free(params: dict[str, Any]) -> dict[str, Any]:
     """NaN equals nothing, itself included: `--model-params nan` is compared as text."""
     return {k: "nan" if isinstance(v, float) and v != v else v for k, v in params.items()}
 

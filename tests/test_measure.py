@@ -14,6 +14,7 @@ import sys
 import tarfile
 import wave
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -109,7 +110,7 @@ def test_measured_facts_replace_the_estimates(tmp_path: Path) -> None:
     # estimates: cpus 8 // 4 ranks = 2 workers; (12 GiB / 4 - 2 x 1.38 GB) // (2 x 30.1 MB pinned and heap) = 7
     assert (before["RL102"].suggested, before["RL103"].suggested) == (2, 7)
     assert "formula: ranks_per_node x num_workers <= usable CPUs" in before["RL102"].evidence
-    measured = {
+    measured: dict[str, Any] = {
         "source": "recipelint tune --measure (test)",
         "dataset_conf": dataset_conf_key(root),
         "cores": 2,

@@ -39,9 +39,12 @@ def test_a_pool_gives_the_serial_report(tmp_path: Path, monkeypatch: pytest.Monk
     if not parallel.can_fork():
         pytest.skip("worker processes are forked (Linux)")
     profile = tree(tmp_path / "t", 24)
-    check = lambda jobs: engine.check(  # noqa: E731
-        [tmp_path / "t"], engine.ProfileLoader(profile), resolver=Resolver(isolated=True), keep_recipes=False, jobs=jobs
-    )
+
+    def check(jobs: int) -> engine.Result:
+        return engine.check(
+            [tmp_path / "t"], engine.ProfileLoader(profile), resolver=Resolver(isolated=True), keep_recipes=False, jobs=jobs
+        )
+
     serial = check(1)
     started: list[int] = []
     real = parallel._shared

@@ -6,10 +6,11 @@ from dataclasses import replace
 from pathlib import Path
 
 from recipelint import tuner
+from recipelint.diagnostics import Diagnostic
 from tests.helpers import NODE, RecipeSpec
 
 
-def by_code(diagnostics, code):  # type: ignore[no-untyped-def]
+def by_code(diagnostics: list[Diagnostic], code: str) -> Diagnostic:
     return next(d for d in diagnostics if d.code == code)
 
 
@@ -125,7 +126,7 @@ def test_suggested_values(tmp_path: Path, recipe) -> None:  # type: ignore[no-un
     assert found.message == "4 ranks x 4 workers = 16 worker processes per node, but only 12 CPUs are usable"
     assert found.suggested == 3
     # prefetch 10 would scale to 7, but stays at 10: below the sort burst (500 / 16 = 32) workers stall each other
-    assert [e.content for e in found.fix.edits] == ["3"]
+    assert found.fix is not None and [e.content for e in found.fix.edits] == ["3"]
     assert "formula: ranks_per_node x num_workers <= usable CPUs" in found.evidence
     assert "RL102" not in {d.code for d in recipe(replace(RecipeSpec(), hardware={**NODE, "cpus": 16}))}  # 4 x 4 = 16 fits
 

@@ -99,7 +99,10 @@ def test_varlen_batch_and_gpu_name(tmp_path: Path) -> None:
 def _blocks() -> list[tuple[str, str]]:
     text = COMMANDS.read_text()
     blocks = re.findall(r"^(\d+)\. .*?\n\n```\n(.*?)```", text, re.S | re.M)
-    strip = lambda b: re.sub(r"^(\s*)(\$ |\(DIST\) |\(SLURM\) )", lambda m: m.group(1) + " " * len(m.group(2)), b, flags=re.M)  # noqa: E731
+
+    def strip(block: str) -> str:
+        return re.sub(r"^(\s*)(\$ |\(DIST\) |\(SLURM\) )", lambda m: m.group(1) + " " * len(m.group(2)), block, flags=re.M)
+
     return [(num, strip(block)) for num, block in blocks]
 
 
@@ -123,10 +126,8 @@ def test_every_documented_command_parses_and_correct_ones_pass() -> None:
 @pytest.mark.parametrize("drop", ["PORT", "ADDR", "NODE_RANK"])
 def test_multinode_commands_without_port_or_addr_are_flagged(drop: str) -> None:
     multi = [
-        (num, block)
-        for num, block in _blocks()
-        if re.search(r"NNODES=(\d+)", block) and int(re.search(r"NNODES=(\d+)", block).group(1)) > 1 and num != "71"
-    ]  # type: ignore[union-attr]
+        (num, block) for num, block in _blocks() if (nodes := re.search(r"NNODES=(\d+)", block)) and int(nodes.group(1)) > 1 and num != "71"
+    ]
     assert len(multi) >= 7
     for num, block in multi:
         broken = re.sub(rf"\b{drop}=\S+ ", "", block)
