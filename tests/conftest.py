@@ -1,4 +1,4 @@
-"""Options, markers and fixtures; what the tests share lives in tests/helpers.py."""
+"""Command-line options and fixtures; what the tests share lives in tests/helpers.py, markers in pyproject.toml."""
 
 from __future__ import annotations
 

@@ -75,14 +75,21 @@ def test_a_small_run_never_starts_a_pool(tmp_path: Path, monkeypatch: pytest.Mon
     assert result.parsed >= 6
 
 
-def test_run_keeps_the_order_and_measures_before_it_forks(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_run_keeps_the_order_and_measures_before_it_forks(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     if not parallel.can_fork():
         pytest.skip("helper processes are forked (Linux)")
     monkeypatch.setattr(parallel, "cpus", lambda: 3)
     monkeypatch.setattr(parallel, "FORK_SECONDS", 0.0)
     seen: list[int] = []
+    parent, helper_ran = os.getpid(), tmp_path / "helper-ran"
 
     def work(context: list[int], item: int) -> tuple[int, int]:
+        if os.getpid() != parent:
+            helper_ran.touch()
+        elif item >= 3:  # forked by now: on a busy machine the parent alone could empty the queue first
+            deadline = time.monotonic() + 10
+            while not helper_ran.exists() and time.monotonic() < deadline:
+                time.sleep(0.001)
         context.append(item)  # the parent's list: only what the parent checks lands here
         return item, os.getpid()
 
