@@ -20,7 +20,7 @@ from recipelint import engine
 from recipelint.cache import ResultCache
 from recipelint.hardware.profile import from_mapping
 from recipelint.settings import Resolver
-from tests.conftest import NODE, REPO, RecipeSpec
+from tests.helpers import NODE, REPO, RecipeSpec
 
 CHECKOUT = REPO / "tests" / "data" / "checkouts" / "wenet-head"
 _tick = [0]
@@ -318,6 +318,7 @@ def test_a_read_only_cache_folder_only_costs_speed(repo: Path, tmp_path: Path, m
     assert runs.folder.read_text().startswith("a file")
 
 
+@pytest.mark.slow  # four processes at once
 def test_concurrent_runs_leave_whole_files(repo: Path, tmp_path: Path) -> None:
     """Several processes writing the same cache at once: every bucket stays valid JSON, and a
     later run is still right."""
@@ -337,12 +338,13 @@ def test_concurrent_runs_leave_whole_files(repo: Path, tmp_path: Path) -> None:
     assert not list((tmp_path / "cache").rglob("*.tmp"))
 
 
+@pytest.mark.slow  # waits out the racy-time guard, three processes
 def test_the_command_line_caches_and_says_the_same(repo: Path, tmp_path: Path) -> None:
     """The real thing: files older than the racy-time guard, two runs, the same bytes; --no-cache writes nothing."""
     old = time.time() - 3600
     for path in repo.rglob("*"):
         os.utime(path, (old, old))
-    time.sleep(cache_module.RACY_SECONDS + 0.2)  # the ctime the utime just set must age too
+    aged = time.time() + cache_module.RACY_SECONDS + 0.2  # the ctime the utime just set must age too
     env = {**os.environ, "RECIPELINT_CACHE_DIR": str(tmp_path / "cli-cache")}
 
     def cli(*extra: str) -> subprocess.CompletedProcess[str]:
@@ -359,8 +361,9 @@ def test_the_command_line_caches_and_says_the_same(repo: Path, tmp_path: Path) -
         ]
         return subprocess.run(argv, capture_output=True, text=True, env=env, timeout=120)
 
-    plain = cli("--no-cache")
+    plain = cli("--no-cache")  # stores nothing: it need not wait for the files to age
     assert not (tmp_path / "cli-cache").exists()
+    time.sleep(max(0.0, aged - time.time()))
     cold, warm = cli(), cli()
     assert (
         (cold.returncode, cold.stdout, cold.stderr)

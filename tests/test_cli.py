@@ -10,18 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import NODE, REPO, RecipeSpec
-
-
-def cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "recipelint", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env={**os.environ, **(env or {})},
-        timeout=60,
-    )
+from tests.helpers import NODE, REPO, RecipeSpec, cli
 
 
 def profile(tmp_path: Path, **changes: object) -> Path:

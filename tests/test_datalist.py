@@ -20,7 +20,7 @@ from recipelint.sources.datalist import read_data_list
 
 def reference(path: Path, base: Path) -> tuple[int, Counter[str], Counter[str], dict[str, str]]:
     """Every line as WeNet's TextLineDataPipe reads it (text mode), each one classified in full."""
-    lines, schemes, compression, example = 0, Counter[str](), Counter[str](), {}
+    lines, schemes, compression, example = 0, Counter[str](), Counter[str](), dict[str, str]()
     probed = 0
     with open(path, encoding="utf-8", errors="replace") as handle:
         for number, raw in enumerate(handle, 1):
@@ -118,13 +118,13 @@ def test_a_long_plain_raw_list_is_counted_without_parsing_its_json(tmp_path: Pat
         calls["loads"] += 1
         return real(text)
 
-    monkeypatch.setattr(datalist.json, "loads", counting)
+    monkeypatch.setattr(json, "loads", counting)  # the module datalist reads with
     monkeypatch.setattr(datalist, "BLOCK", 64 * 1024)  # several blocks
     lines, schemes, compression, example = read(path)
     assert (lines, schemes, compression) == (30_000, Counter(file=30_000), Counter())
     assert example == {"file": "/data/wav/IC000000.wav"}
     assert calls["loads"] == datalist.MAGIC_SAMPLE  # the lines whose local file is opened for its magic bytes
-    monkeypatch.setattr(datalist.json, "loads", real)
+    monkeypatch.setattr(json, "loads", real)
     assert read(path) == reference(path, tmp_path)
 
 

@@ -9,12 +9,13 @@ from typing import Any
 import pytest
 
 from recipelint import engine, versions
+from recipelint.diagnostics import Diagnostic
 from recipelint.hardware.profile import from_mapping
 from recipelint.model import Recipe
 from recipelint.rules import all_rules
 from recipelint.sources.files import FileCache
 from recipelint.sources.jsonfile import parse_json
-from tests.conftest import NODE, deepspeed_launch
+from tests.helpers import NODE, assert_snapshot, deepspeed_launch
 
 BASE: dict[str, Any] = {
     "train_micro_batch_size_per_gpu": 4,
@@ -46,14 +47,14 @@ def lint_json(
     from recipelint.context import Context
 
     ctx = Context(recipe, lambda: profile, dict(options or {}))
-    found = []
+    found: list[Diagnostic] = []
     for rule in all_rules().values():
         found.extend(d for d in rule.check(ctx) if d is not None)
     return found
 
 
 def with_(**changes: Any) -> dict[str, Any]:
-    config = json.loads(json.dumps(BASE))
+    config: dict[str, Any] = json.loads(json.dumps(BASE))
     for dotted, value in changes.items():
         node = config
         *parents, leaf = dotted.split("__")
@@ -133,7 +134,7 @@ def test_every_deepspeed_rule_has_a_case() -> None:
 @pytest.mark.parametrize("code", sorted(CASES))
 def test_fires(code: str, tmp_path: Path) -> None:
     config, _, filler, hardware, options = CASES[code]
-    assert code in {d.code for d in lint_json(tmp_path, config, filler, hardware, options)}
+    assert_snapshot(code, lint_json(tmp_path, config, filler, hardware, options), tmp_path)
 
 
 @pytest.mark.parametrize("code", sorted(CASES))
@@ -180,7 +181,10 @@ def test_batch_triple_accepts(config: dict[str, Any], tmp_path: Path) -> None:
 
 def test_auto_depends_on_who_launches(tmp_path: Path) -> None:
     config = with_(train_micro_batch_size_per_gpu="auto", zero_optimization__stage3_max_live_parameters="auto")
-    codes = lambda filler: sorted(d.setting for d in lint_json(tmp_path, config, filler) if d.code == "RL416")  # noqa: E731
+
+    def codes(filler: str) -> list[str]:
+        return sorted(d.setting or "" for d in lint_json(tmp_path, config, filler) if d.code == "RL416")
+
     assert codes("none") == ["train_micro_batch_size_per_gpu", "zero_optimization.stage3_max_live_parameters"]
     assert codes("hf") == ["zero_optimization.stage3_max_live_parameters"]
     assert codes("xtuner") == ["zero_optimization.stage3_max_live_parameters"]
@@ -209,14 +213,14 @@ def test_schema_is_a_valid_2020_12_schema() -> None:
 def test_schema_is_generated_from_the_builder() -> None:
     import runpy
 
-    from tests.conftest import REPO
+    from tests.helpers import REPO
 
     built = runpy.run_path(str(REPO / "tools" / "build_deepspeed_schema.py"))["schema"]
     assert json.loads((REPO / "schemas/deepspeed/ds_config.schema.json").read_text()) == built
 
 
 def test_wenet_recipe_runs_the_deepspeed_rules(tmp_path: Path) -> None:
-    from tests.conftest import DS_JSON, RecipeSpec
+    from tests.helpers import DS_JSON, RecipeSpec
 
     spec = RecipeSpec(
         flags=["--num_workers 4", "--prefetch 10", "--train_engine deepspeed", "--deepspeed_config conf/ds.json"],
@@ -230,7 +234,7 @@ def test_wenet_recipe_runs_the_deepspeed_rules(tmp_path: Path) -> None:
 
 
 def test_model_params_from_the_command_line_and_the_config(tmp_path: Path) -> None:
-    from tests.test_cli import cli
+    from tests.helpers import cli
 
     (tmp_path / "ds_config.json").write_text(json.dumps(with_(zero_optimization__offload_optimizer={"device": "cpu"})))
     (tmp_path / "node.yaml").write_text("cpus: 64\nmemory_gib: 128\ngpus: 8\ngpu_compute_capability: '9.0'\n")
@@ -261,7 +265,7 @@ def test_other_launches_check_their_json(tmp_path: Path, command: str, filler_co
     (tmp_path / "train.sh").write_text(command + "\n")
     profile = from_mapping({**NODE, "gpus": 8}, "p")
     found = engine.check([tmp_path / "train.sh"], lambda: profile).diagnostics
-    auto = sorted(d.setting for d in found if d.code == "RL416")
+    auto = sorted(d.setting or "" for d in found if d.code == "RL416")
     if filler_code is None:  # Hugging Face fills gradient_clipping, not stage3_max_live_parameters
         assert auto == ["zero_optimization.stage3_max_live_parameters"]
     else:  # nothing fills under plain DeepSpeed; Accelerate raises for any "auto" it has no value for

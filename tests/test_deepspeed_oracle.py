@@ -18,12 +18,13 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import CORPUS
+from tests.helpers import CORPUS
 
+pytestmark = pytest.mark.slow  # DeepSpeed itself judges every corpus config and its mutations
 deepspeed = pytest.importorskip("deepspeed", reason="DeepSpeed is not installed (pip install torch==2.13.0 deepspeed)")
 os.environ.setdefault("DS_ACCELERATOR", "cpu")
 
-ONE_GPU = {
+ONE_GPU: dict[str, Any] = {
     "cpus": 16,
     "memory_gib": 256,
     "shm_gib": 64,
@@ -46,7 +47,7 @@ def mutations(config: dict[str, Any]) -> dict[str, Any]:
         "gradient_accumulation_steps": 3,
     }
     out["no-batch"] = {k: v for k, v in config.items() if k not in ("train_batch_size", "train_micro_batch_size_per_gpu")}
-    zero = config.get("zero_optimization") if isinstance(config.get("zero_optimization"), dict) else {}
+    zero: dict[str, Any] = config["zero_optimization"] if isinstance(config.get("zero_optimization"), dict) else {}
     out["zero-extra-key"] = {**config, "zero_optimization": {**zero, "stage3_prefetch_bucket": 1}}
     out["zero-stage-4"] = {**config, "zero_optimization": {**zero, "stage": 4}}
     out["offload-upper-case"] = {**config, "zero_optimization": {**zero, "stage": 3, "offload_param": {"device": "CPU"}}}
@@ -75,25 +76,24 @@ def deepspeed_verdict(path: Path) -> str | None:
 
 def recipelint_errors(path: Path) -> list[str]:
     from recipelint.context import Context
-    from recipelint.diagnostics import Severity
+    from recipelint.diagnostics import Diagnostic, Severity
     from recipelint.hardware.profile import from_mapping
     from recipelint.model import Recipe
     from recipelint.rules import all_rules
     from recipelint.sources.files import FileCache
     from recipelint.sources.jsonfile import parse_json
-    from tests.conftest import deepspeed_launch
+    from tests.helpers import deepspeed_launch
 
     profile = from_mapping(dict(ONE_GPU), "oracle")
     recipe = Recipe(root=path.parent, ds_config=parse_json(FileCache().read(path)), ds_filler="none")
     recipe.launch = deepspeed_launch(int(ONE_GPU["gpus"]))  # DeepSpeedConfig is read on one process
     ctx = Context(recipe, lambda: profile, {"deepspeed-version": deepspeed.__version__})
-    found = []
+    found: list[Diagnostic] = []
     for rule in all_rules().values():
         found.extend(d for d in rule.check(ctx) if d is not None and d.severity is Severity.ERROR and d.code not in ENGINE_TIME)
     return [f"{d.code} {d.message}" for d in found]
 
 
-@pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpus is not beside this checkout")
 def test_recipelint_rejects_everything_deepspeed_rejects(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     cases: list[tuple[str, Path]] = []
     for source in sorted(CORPUS.rglob("*.json")):
@@ -159,7 +159,7 @@ def _fixed_by_recipelint(path: Path, world: int) -> bytes | None:
     from recipelint.rules import all_rules
     from recipelint.sources.files import FileCache
     from recipelint.sources.jsonfile import parse_json
-    from tests.conftest import deepspeed_launch
+    from tests.helpers import deepspeed_launch
 
     profile = from_mapping({**ONE_GPU, "gpus": world}, "oracle")
     recipe = Recipe(root=path.parent, ds_config=parse_json(FileCache().read(path)), ds_filler="none")
@@ -179,16 +179,15 @@ def test_batch_triple_fix_passes_deepspeeds_assertion(
     # DeepSpeedConfig asks the process group for the rank before it reads the mpu's size; there is none here.
     monkeypatch.setattr(ds_config.dist, "get_rank", lambda *args, **kwargs: 0)
     cases = list(BROKEN_TRIPLES)
-    if CORPUS.is_dir():
-        for source in sorted(CORPUS.rglob("*.json")):
-            try:
-                config = json.loads(source.read_text(encoding="utf-8"))
-            except ValueError:
-                continue
-            auto = isinstance(config, dict) and any(v == "auto" for v in config.values())
-            if isinstance(config, dict) and not auto and deepspeed_verdict(source) is None:  # configs DeepSpeed accepts as they are
-                for world in (7, 16):
-                    cases.append((mutations(config)["batch-mismatch"], world))
+    for source in sorted(CORPUS.rglob("*.json")):
+        try:
+            config = json.loads(source.read_text(encoding="utf-8"))
+        except ValueError:
+            continue
+        auto = isinstance(config, dict) and any(v == "auto" for v in config.values())
+        if isinstance(config, dict) and not auto and deepspeed_verdict(source) is None:  # configs DeepSpeed accepts as they are
+            for world in (7, 16):
+                cases.append((mutations(config)["batch-mismatch"], world))
     failed, passed = [], 0
     for number, (config, world) in enumerate(cases):
         path = tmp_path / f"{number}.json"
@@ -223,7 +222,7 @@ def test_removed_optimizers_are_not_supported_by_the_installed_deepspeed(name: s
     path = tmp_path / "ds.json"
     path.write_text(json.dumps({"train_micro_batch_size_per_gpu": 1, "optimizer": {"type": name, "params": {"lr": 1e-4}}}))
     config = DeepSpeedConfig(str(path))
-    supported = DeepSpeedEngine._is_supported_optimizer(None, config.optimizer_name)  # type: ignore[arg-type]
+    supported = DeepSpeedEngine._is_supported_optimizer(None, config.optimizer_name)
     from recipelint.context import Context
     from recipelint.hardware.profile import from_mapping
     from recipelint.model import Recipe

@@ -20,8 +20,7 @@ from recipelint.diagnose.reader import FileScan, Scanner
 from recipelint.diagnose.signatures import all_signatures
 from recipelint.diagnose.timeline import file_rank, progress, rank_of, timestamp
 from recipelint.hardware.profile import load_profile
-from tests.conftest import REPO
-from tests.test_cli import cli
+from tests.helpers import REPO, cli
 
 LOGS = REPO / "tests" / "data" / "logs"
 EXAMPLE = REPO / "examples" / "wenet-4node-v100"
@@ -166,6 +165,7 @@ def peak(size: int) -> tuple[int, Scanner]:
         tracemalloc.stop()
 
 
+@pytest.mark.slow  # scans 28 MiB of generated log
 def test_memory_does_not_grow_with_the_log(monkeypatch: pytest.MonkeyPatch) -> None:
     """A log six times longer costs no more memory: what is kept is bounded by the chunk, the
     context ring, the kept hits per pattern and the error-line deque (bench/diagnose_memory.py
@@ -414,9 +414,7 @@ def test_github_concise_and_sarif_formats() -> None:
 
 
 def test_sarif_validates_against_the_official_schema() -> None:
-    schema_path = REPO.parent / "shared" / "schemas" / "sarif-2.1.0.json"
-    if not schema_path.is_file():
-        pytest.skip("../shared/schemas is not beside this checkout")
+    schema_path = REPO / "tests" / "data" / "schemas" / "sarif-2.1.0.json"
     from jsonschema import Draft7Validator
 
     log = REPO / "tests" / "data" / "diagnose" / "wenet-4node-v100" / "node0.log"

@@ -8,7 +8,7 @@ import pytest
 
 from recipelint.diagnose import Report, diagnose
 from recipelint.diagnose.signatures import all_signatures
-from tests.conftest import REPO
+from tests.helpers import REPO
 
 LOGS = REPO / "tests" / "data" / "logs"
 

@@ -13,8 +13,7 @@ from recipelint.diagnose import Report, diagnose
 from recipelint.diagnose.command import run
 from recipelint.hardware.profile import load_profile
 from recipelint.settings import Resolver
-from tests.conftest import REPO
-from tests.test_cli import cli
+from tests.helpers import REPO, cli
 
 DATA = REPO / "tests" / "data" / "diagnose"
 EXAMPLE = REPO / "examples" / "wenet-4node-v100"

@@ -6,7 +6,7 @@ import pytest
 
 from recipelint.docs import rules_markdown
 from recipelint.rules import all_rules
-from tests.conftest import REPO
+from tests.helpers import REPO
 
 SECTIONS = ("## What it does", "## Why is this bad", "## Example", "## Fix", "## Fix safety")
 

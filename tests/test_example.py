@@ -7,7 +7,7 @@ from pathlib import Path
 
 from recipelint import engine, fix
 from recipelint.hardware.profile import load_profile
-from tests.conftest import REPO
+from tests.helpers import REPO
 
 EXAMPLE = REPO / "examples" / "wenet-4node-v100"
 

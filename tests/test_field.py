@@ -15,7 +15,7 @@ from recipelint.diagnostics import Diagnostic
 from recipelint.hardware.profile import from_mapping, load_profile
 from recipelint.settings import Resolver
 from recipelint.sources.files import FileCache
-from tests.conftest import NODE
+from tests.helpers import NODE
 
 FIELD = Path(__file__).parent / "data" / "field"
 
@@ -77,7 +77,10 @@ def test_batch_triple_on_7_gpus(tmp_path: Path) -> None:  # OpenRLHF #346
 
 def test_auto_on_bare_aliases(tmp_path: Path) -> None:  # axolotl #2964
     found = only(lint("alias-auto-axolotl", "bad"), "RL416")
-    assert sorted(d.setting for d in found) == ["zero_optimization.param_persistence_threshold", "zero_optimization.prefetch_bucket_size"]
+    assert sorted(d.setting or "" for d in found) == [
+        "zero_optimization.param_persistence_threshold",
+        "zero_optimization.prefetch_bucket_size",
+    ]
     assert all("not found in kwargs" in d.message for d in found)
     assert fixed("alias-auto-axolotl", tmp_path) == {"zero3_bf16.json": (FIELD / "alias-auto-axolotl/good/zero3_bf16.json").read_bytes()}
     assert only(lint("alias-auto-axolotl", "good"), "RL416") == []

@@ -12,7 +12,7 @@ from recipelint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severit
 from recipelint.hardware.profile import from_mapping
 from recipelint.sources.files import FileCache, SourceError
 from recipelint.span import SourceText
-from tests.conftest import NODE, RecipeSpec
+from tests.helpers import NODE, RecipeSpec
 
 
 def run_fix(paths: list[Path], hardware: dict, unsafe: bool = False) -> fix.FixOutcome:  # type: ignore[type-arg]

@@ -11,6 +11,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -18,8 +19,9 @@ from recipelint import engine, fix
 from recipelint.hardware.profile import from_mapping
 from recipelint.settings import Resolver
 from recipelint.sources.files import FileCache
-from tests.conftest import CORPUS, DS_JSON, NODE, REPO, RUN_SH, TRAIN_YAML, RecipeSpec
-from tests.test_xtuner import CONFIG
+from tests.helpers import CORPUS, DS_JSON, NODE, REPO, RUN_SH, TRAIN_YAML, XTUNER_CONFIG, RecipeSpec
+
+pytestmark = pytest.mark.slow  # generated inputs through the whole pipeline
 
 EXAMPLES = int(os.environ.get("RECIPELINT_FUZZ_EXAMPLES", "40"))
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), derandomize=EXAMPLES <= 100)
@@ -29,8 +31,7 @@ EXAMPLE = REPO / "examples" / "wenet-4node-v100"
 
 def _seeds(suffix: str, extra: list[bytes]) -> list[bytes]:
     seeds = list(extra)
-    if CORPUS.is_dir():
-        seeds += [p.read_bytes() for p in sorted(CORPUS.rglob(f"*{suffix}"))[:12]]
+    seeds += [p.read_bytes() for p in sorted(CORPUS.rglob(f"*{suffix}"))[:12]]
     return seeds
 
 
@@ -60,7 +61,7 @@ SEEDS = {
         ).encode(),
         b"NPROC_PER_NODE=8 NNODES=2 xtuner train cfg.py --deepspeed ds.json\nsrun --nodes=2 xtuner train cfg.py --launcher=slurm\n",
     ],
-    ".py": [CONFIG.format(sp=2, batch=1, workers=4, varlen=False, dist="").encode()],
+    ".py": [XTUNER_CONFIG.format(sp=2, batch=1, workers=4, varlen=False, dist="").encode()],
     ".md": [b"# Train\n\n```bash\n$ NPROC_PER_NODE=8 NNODES=2 PORT=1 xtuner train cfg.py\n```\n"],
 }
 NOISE = st.binary(min_size=0, max_size=12) | st.sampled_from(

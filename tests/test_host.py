@@ -18,21 +18,12 @@ from recipelint import engine, fix
 from recipelint.cli import app
 from recipelint.diagnostics import Diagnostic
 from recipelint.hardware import probe as probe_module
-from recipelint.hardware.probe import probe as real_probe
-from recipelint.hardware.profile import Hardware
 from recipelint.settings import Resolver
-from tests.conftest import NODE, RecipeSpec
-from tests.test_probe import FakeNvml, fake_root
+from recipelint.sources.files import FileCache
+from tests.helpers import NODE, RecipeSpec, assert_snapshot, host
 
 # A recipe the laptop would judge badly: 4 ranks x (16 workers + 1) = 68 processes, prefetch 500.
 HEAVY = {"num_workers": "16", "prefetch": "500"}
-
-
-def host(tmp_path: Path, gpus: int | None, cpus: str = "0-1", mem_kib: int = 24 * 1024 * 1024) -> Callable[..., Hardware]:
-    """The probe of a fake machine: `cpus` online, `gpus` through a fake NVML (None: no NVML)."""
-    root = fake_root(tmp_path / "host", {}, cpus=cpus, mem_kib=mem_kib)
-    nvml = FakeNvml(gpus) if gpus is not None else FakeNvml(fail="init")
-    return lambda *args, **kwargs: real_probe(root, nvml)
 
 
 @pytest.fixture
@@ -85,9 +76,11 @@ def test_no_hardware_derived_fix_from_a_host_that_is_not_the_node(tmp_path: Path
     probed(None)
     for name, variables in (("heavy", dict(HEAVY)), ("no-prefetch", {"num_workers": "16"})):
         script = RecipeSpec(variables=variables).write(tmp_path / name)
-        outcome = fix.fix_paths(
-            lambda files, at=script: engine.check([at], files=files, resolver=Resolver(isolated=True)).diagnostics, unsafe=True
-        )
+
+        def run(files: FileCache, at: Path = script) -> list[Diagnostic]:
+            return engine.check([at], files=files, resolver=Resolver(isolated=True)).diagnostics
+
+        outcome = fix.fix_paths(run, unsafe=True)
         assert outcome.changed == {}, name
     # A recipe bug stays a finding: prefetch=500 assigned and never passed (info: no node to judge it on);
     # its fix passes the recipe's own variable, nothing derived from this host.
@@ -196,12 +189,12 @@ def _laptop(root: Path) -> list[Diagnostic]:
     """RL004's fire and quiet cases, on a fake GPU-less laptop (the probe is replaced for the call)."""
     original = probe_module.probe
     gpus = 4 if root.name == "quiet" else None
-    probe_module.probe = host(root, gpus, "0-15")  # type: ignore[assignment]
+    probe_module.probe = host(root, gpus, "0-15")
     try:
         RecipeSpec().write(root / "r")
         return engine.check([root / "r"], resolver=Resolver(isolated=True)).diagnostics
     finally:
-        probe_module.probe = original  # type: ignore[assignment]
+        probe_module.probe = original
 
 
 CASES: dict[str, tuple[Callable[[Path], list[Diagnostic]], Callable[[Path], list[Diagnostic]]]] = {
@@ -211,7 +204,7 @@ CASES: dict[str, tuple[Callable[[Path], list[Diagnostic]], Callable[[Path], list
 
 @pytest.mark.parametrize("code", sorted(CASES))
 def test_rule_fires_and_stays_quiet(code: str, tmp_path: Path) -> None:
-    assert code in {d.code for d in CASES[code][0](tmp_path)}
+    assert_snapshot(code, CASES[code][0](tmp_path), tmp_path)
     assert code not in {d.code for d in CASES[code][1](tmp_path)}
 
 

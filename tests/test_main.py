@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from recipelint import checkcmd, cli
 from recipelint.main import CHECK_FLAGS, CHECK_VALUES, parse_check
-from tests.conftest import NODE, REPO, RecipeSpec
+from tests.helpers import NODE, REPO, RecipeSpec
 
 
 def typer_params(args: list[str], monkeypatch: pytest.MonkeyPatch) -> dict[str, Any] | None:
@@ -35,7 +35,9 @@ def typer_params(args: list[str], monkeypatch: pytest.MonkeyPatch) -> dict[str, 
 
 def test_the_option_table_is_the_typer_definition() -> None:
     command = typer.main.get_command(cli.app).commands["check"]  # type: ignore[attr-defined]
-    flags, values, arguments = {}, {}, []
+    flags: dict[str, str] = {}
+    values: dict[str, str] = {}
+    arguments: list[str] = []
     for param in command.params:
         if param.param_type_name == "argument":
             arguments.append(param.name)
@@ -108,6 +110,7 @@ TOKENS = [
 ]
 
 
+@pytest.mark.slow  # 300 generated command lines through typer
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from(TOKENS), max_size=7))
 def test_the_fast_parser_never_disagrees_with_typer(args: list[str]) -> None:
@@ -115,10 +118,11 @@ def test_the_fast_parser_never_disagrees_with_typer(args: list[str]) -> None:
     if fast is None:
         return  # typer handles it, usage errors and help included
     with pytest.MonkeyPatch.context() as monkeypatch:
-        assert _nan_free(fast) == _nan_free(typer_params(args, monkeypatch))
+        typed = typer_params(args, monkeypatch)
+        assert typed is not None and _nan_free(fast) == _nan_free(typed)
 
 
-def _nan_free(params: dict[str, object]) -> dict[str, object]:
+def _nan_free(params: dict[str, Any]) -> dict[str, Any]:
     """NaN equals nothing, itself included: `--model-params nan` is compared as text."""
     return {k: "nan" if isinstance(v, float) and v != v else v for k, v in params.items()}
 
@@ -146,11 +150,36 @@ def test_output_is_byte_identical_to_the_typer_command(tmp_path: Path) -> None:
         ["check", "r", "--show-settings"],
         ["check", "r", "--hardware", str(node), "--format", "sarif", "--exit-zero"],
     ]
-    for args in cases:
-        fast = run("recipelint.main", args, tmp_path)
-        slow = run("recipelint.cli", args, tmp_path)
-        assert fast == slow, args
-        assert fast[0] in (1, 2) or "--show-settings" in args or "--exit-zero" in args
+    fast, slow = run_all("recipelint.main", cases, tmp_path), run_all("recipelint.cli", cases, tmp_path)
+    for args, fast_result, slow_result in zip(cases, fast, slow, strict=True):
+        assert fast_result == slow_result, args
+        assert fast_result[0] in (1, 2) or "--show-settings" in args or "--exit-zero" in args
+
+
+RUN_ALL = """
+import contextlib, io, json, sys
+from {entry} import main
+results = []
+for args in {cases!r}:
+    sys.argv = ["recipelint", *args]
+    out, err, code = io.StringIO(), io.StringIO(), 0
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            main()
+        except SystemExit as exit_:
+            code = exit_.code if isinstance(exit_.code, int) else int(exit_.code is not None)
+    results.append([code, out.getvalue(), err.getvalue()])
+print(json.dumps(results))
+"""
+
+
+def run_all(entry: str, cases: list[list[str]], cwd: Path) -> list[tuple[int, str, str]]:
+    """`run` for several argument lists in one process: one interpreter start instead of one per case."""
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    code = RUN_ALL.format(entry=entry, cases=cases)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=cwd, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return [(result[0], result[1], result[2]) for result in json.loads(done.stdout)]
 
 
 def test_the_fast_path_imports_neither_typer_nor_readers_it_does_not_need(tmp_path: Path) -> None:

@@ -49,4 +49,5 @@ def test_crlf_and_prompts_keep_columns(tmp_path: Path) -> None:
     (recipe,) = engine.load_target(engine.Target("markdown", doc), FileCache())
     assert recipe.launch is not None
     assert (recipe.launch.command.span.line, recipe.launch.command.span.column) == (4, 3)
-    assert recipe.args["deepspeed"].span.column == 33  # "$ " blanked, not removed
+    deepspeed = recipe.args["deepspeed"].span
+    assert deepspeed is not None and deepspeed.column == 33  # "$ " blanked, not removed

@@ -14,13 +14,14 @@ import sys
 import tarfile
 import wave
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from recipelint import engine, tuner
 from recipelint.hardware.profile import fingerprint, from_mapping, load_profile, write_measured
 from recipelint.measure import MeasureError, Request, candidates, find_checkout, run_child
-from tests.conftest import REPO, RecipeSpec
+from tests.helpers import REPO, RecipeSpec
 
 EXAMPLE = REPO / "examples" / "wenet-4node-v100"
 CHECKOUT = REPO / "tests" / "data" / "wenet-checkout"
@@ -109,7 +110,7 @@ def test_measured_facts_replace_the_estimates(tmp_path: Path) -> None:
     # estimates: cpus 8 // 4 ranks = 2 workers; (12 GiB / 4 - 2 x 1.38 GB) // (2 x 30.1 MB pinned and heap) = 7
     assert (before["RL102"].suggested, before["RL103"].suggested) == (2, 7)
     assert "formula: ranks_per_node x num_workers <= usable CPUs" in before["RL102"].evidence
-    measured = {
+    measured: dict[str, Any] = {
         "source": "recipelint tune --measure (test)",
         "dataset_conf": dataset_conf_key(root),
         "cores": 2,
@@ -177,7 +178,7 @@ def test_measurement_past_its_time_limit_is_stopped(tmp_path: Path) -> None:
     request = Request(tmp_path, tmp_path, {}, "shard", "data.list", 10, 1)
     sleeper = [sys.executable, "-c", "import time; print('started', flush=True); time.sleep(60)"]
     with pytest.raises(MeasureError, match="ran past its time limit"):
-        run_child(request, 1.0, lambda done, total: None, command=sleeper)
+        run_child(request, 0.5, lambda done, total: None, command=sleeper)
     broken = [sys.executable, "-c", "import sys; sys.exit('ImportError: no module named torch')"]
     with pytest.raises(MeasureError, match="no module named torch"):
         run_child(request, 10.0, lambda done, total: None, command=broken)

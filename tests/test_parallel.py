@@ -14,7 +14,7 @@ import pytest
 
 from recipelint import engine, parallel
 from recipelint.settings import Resolver
-from tests.conftest import DS_JSON, NODE, REPO, RecipeSpec
+from tests.helpers import DS_JSON, NODE, REPO, RecipeSpec
 
 
 def tree(root: Path, copies: int) -> Path:
@@ -39,9 +39,12 @@ def test_a_pool_gives_the_serial_report(tmp_path: Path, monkeypatch: pytest.Monk
     if not parallel.can_fork():
         pytest.skip("worker processes are forked (Linux)")
     profile = tree(tmp_path / "t", 24)
-    check = lambda jobs: engine.check(  # noqa: E731
-        [tmp_path / "t"], engine.ProfileLoader(profile), resolver=Resolver(isolated=True), keep_recipes=False, jobs=jobs
-    )
+
+    def check(jobs: int) -> engine.Result:
+        return engine.check(
+            [tmp_path / "t"], engine.ProfileLoader(profile), resolver=Resolver(isolated=True), keep_recipes=False, jobs=jobs
+        )
+
     serial = check(1)
     started: list[int] = []
     real = parallel._shared
@@ -72,18 +75,22 @@ def test_a_small_run_never_starts_a_pool(tmp_path: Path, monkeypatch: pytest.Mon
     assert result.parsed >= 6
 
 
-def test_run_keeps_the_order_and_measures_before_it_forks(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_run_keeps_the_order_and_measures_before_it_forks(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     if not parallel.can_fork():
         pytest.skip("helper processes are forked (Linux)")
     monkeypatch.setattr(parallel, "cpus", lambda: 3)
     monkeypatch.setattr(parallel, "FORK_SECONDS", 0.0)
     seen: list[int] = []
-    parent = os.getpid()
+    parent, helper_ran = os.getpid(), tmp_path / "helper-ran"
 
     def work(context: list[int], item: int) -> tuple[int, int]:
+        if os.getpid() != parent:
+            helper_ran.touch()
+        elif item >= 3:  # forked by now: on a busy machine the parent alone could empty the queue first
+            deadline = time.monotonic() + 10
+            while not helper_ran.exists() and time.monotonic() < deadline:
+                time.sleep(0.001)
         context.append(item)  # the parent's list: only what the parent checks lands here
-        if os.getpid() == parent:
-            time.sleep(0.01)  # a slow parent: on a loaded machine the helpers still get blocks
         return item, os.getpid()
 
     results = list(parallel.run(work, seen, list(range(60)), jobs=0))
@@ -111,6 +118,7 @@ def test_an_error_in_a_helper_is_reported_not_lost(monkeypatch: pytest.MonkeyPat
         list(parallel.run(work, None, list(range(60)), jobs=2))
 
 
+@pytest.mark.slow  # five runs of 30 recipes
 def test_command_line_jobs_do_not_change_a_byte(tmp_path: Path) -> None:
     profile = tree(tmp_path / "t", 30)
     env = {**os.environ, "PYTHONPATH": str(REPO)}

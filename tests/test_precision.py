@@ -26,9 +26,9 @@ from recipelint.hardware.profile import load_profile
 from recipelint.rules import all_rules
 from recipelint.settings import Resolver
 from recipelint.sources.files import FileCache
-from tests.test_host import host
-from tests.test_upstream_wenet import write_train_lists
-from tests.upstream import A100, DATA, UPSTREAM, clone
+from tests.helpers import A100, DATA, UPSTREAM, clone, host, write_train_lists
+
+pytestmark = pytest.mark.slow  # four real-file sets, each checked twice
 
 Key = tuple[str, int, str, str]  # (file in the set, line, code, severity)
 
@@ -294,10 +294,10 @@ def test_xtuner_docs_exit_0_without_hardware(sets: dict[str, tuple[Path, list[Pa
     assert {d.code for d in result.diagnostics} == {"RL004", "RL809"}
 
 
-def test_fix_on_a_laptop_changes_no_hardware_derived_value(tmp_path: Path, laptop: None) -> None:
-    """`fix --write` without --hardware: only what the recipe alone shows is rewritten."""
-    root = clone("wenet", tmp_path)
-    write_train_lists(root)
+def test_fix_on_a_laptop_changes_no_hardware_derived_value(sets: dict[str, tuple[Path, list[Path]]], laptop: None) -> None:
+    """`fix --write` without --hardware: only what the recipe alone shows is rewritten (fix_paths
+    computes the new contents; nothing is written, so the module's copy serves)."""
+    root = sets["wenet"][0]
     outcome = fix.fix_paths(
         lambda files: engine.check([root / "examples"], files=files, resolver=Resolver(isolated=True)).diagnostics, unsafe=False
     )

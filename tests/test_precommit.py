@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import NODE, REPO, RecipeSpec
+from tests.helpers import NODE, REPO, RecipeSpec
 
 # pre-commit installs the hook from this checkout with pip, which needs a package index.
 pytestmark = [pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed"), pytest.mark.network]
@@ -104,7 +104,7 @@ def test_fix_hook_rewrites_and_pre_commit_reports_the_change(hook_repo: Path, tm
 def test_hooks_pass_on_xtuner_docs(hook_repo: Path, tmp_path: Path) -> None:
     """XTuner's own Markdown docs, on a machine without a GPU and no profile configured: every
     finding is info (RL809 for configs given by name, RL004 for the host), so both hooks pass."""
-    from tests.upstream import UPSTREAM
+    from tests.helpers import UPSTREAM
 
     root = tmp_path / "xtuner"
     shutil.copytree(UPSTREAM / "xtuner", root)

@@ -3,27 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
-from types import SimpleNamespace
 
 from recipelint.hardware.probe import probe, probe_gpus
 from recipelint.hardware.profile import dump_profile, load_profile
-from tests.conftest import RecipeSpec, lint
-
-
-def fake_root(tmp_path: Path, cgroup: dict[str, str], cpus: str = "0-95", mem_kib: int = 512 * 1024 * 1024) -> Path:
-    root = tmp_path / "root"
-    files = {
-        "proc/self/cgroup": "0::/job\n",
-        "proc/self/status": f"Name:\tpython\nCpus_allowed_list:\t{cpus}\n",
-        "proc/meminfo": f"MemTotal:       {mem_kib} kB\n",
-        **{f"sys/fs/cgroup/job/{k}": v for k, v in cgroup.items()},
-    }
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    (root / "dev/shm").mkdir(parents=True)
-    return root
+from tests.helpers import FakeNvml, RecipeSpec, fake_root, lint
 
 
 def test_cgroup_v2_quota_wins_over_affinity(tmp_path: Path) -> None:
@@ -68,44 +51,6 @@ def test_infiniband_and_interfaces(tmp_path: Path) -> None:
     assert hw.value("interfaces") == {"eth0": "up", "eth1": "down", "ib0": "up"}
     (port / "state").write_text("1: DOWN\n")
     assert probe(root).value("inter_node_network") == "ethernet"
-
-
-class FakeNvml:
-    def __init__(self, count: int = 2, fail: str | None = None) -> None:
-        self.count, self.fail, self.calls = count, fail, []
-
-    def nvmlInit(self) -> None:
-        self.calls.append("init")
-        if self.fail == "init":
-            raise RuntimeError("NVML Shared Library Not Found")
-
-    def nvmlShutdown(self) -> None:
-        self.calls.append("shutdown")
-
-    def nvmlDeviceGetCount(self) -> int:
-        if self.fail == "count":
-            raise RuntimeError("Insufficient Permissions")
-        return self.count
-
-    def nvmlDeviceGetHandleByIndex(self, i: int) -> int:
-        return i
-
-    def nvmlDeviceGetName(self, h: int) -> bytes:
-        return b"Tesla V100-SXM2-32GB"
-
-    def nvmlDeviceGetMemoryInfo(self, h: int) -> SimpleNamespace:
-        return SimpleNamespace(total=32 * 1024**3)
-
-    def nvmlDeviceGetCudaComputeCapability(self, h: int) -> tuple[int, int]:
-        return (7, 0)
-
-    def nvmlSystemGetDriverVersion(self) -> str:
-        return "550.54.15"
-
-    def nvmlDeviceGetNvLinkState(self, h: int, link: int) -> int:
-        if link >= 6:
-            raise RuntimeError("not supported")
-        return 1
 
 
 def test_fake_nvml(monkeypatch) -> None:  # type: ignore[no-untyped-def]
@@ -204,7 +149,7 @@ def test_merge_takes_the_weakest_node_and_reports_differences(tmp_path: Path) ->
 
 
 def test_probe_merge_cli_writes_a_valid_profile(tmp_path: Path) -> None:
-    from tests.test_cli import cli
+    from tests.helpers import cli
 
     for name, cpus in (("a.yaml", 96), ("b.yaml", 48)):
         (tmp_path / name).write_text(f"cpus: {cpus}\nmemory_gib: 256\ngpus: 8\n")

@@ -4,22 +4,20 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from recipelint import engine
-from recipelint.hardware.profile import from_mapping
 from recipelint.settings import Resolver, load_settings
 from recipelint.sources.files import SourceError
-from tests.conftest import NODE, RecipeSpec, codes
-from tests.test_cli import cli
+from tests.helpers import NODE, RecipeSpec, check_with, cli, codes
 
 SMALL = {**NODE, "cpus": 12}  # RL102 fires on the default recipe
 
 
-def run(root: Path, hardware: dict | None = None, **kwargs) -> engine.Result:  # type: ignore[no-untyped-def,type-arg]
-    profile = from_mapping(dict(hardware or SMALL), "profile test")
-    return engine.check([root], lambda: profile, **kwargs)
+def run(root: Path, hardware: dict[str, Any] | None = None, **kwargs: Any) -> engine.Result:
+    return check_with(root, hardware or SMALL, **kwargs)
 
 
 def recipe_with(tmp_path: Path, config: str, name: str = "recipelint.toml", **spec: object) -> Path:

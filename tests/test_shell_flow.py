@@ -8,8 +8,7 @@ from recipelint.sources.files import FileCache
 from recipelint.sources.markdown import code_blocks
 from recipelint.sources.shell import ShellScript, Word, parse_shell
 from recipelint.span import SourceText
-from tests.conftest import RecipeSpec, lint
-from tests.upstream import UPSTREAM
+from tests.helpers import UPSTREAM, RecipeSpec, lint
 
 
 def script(text: str, path: Path = Path("run.sh")) -> ShellScript:

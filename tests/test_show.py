@@ -7,8 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from recipelint.diagnostics import Diagnostic
-from tests.test_cli import cli
-from tests.upstream import A100, clone, describe
+from tests.helpers import A100, assert_snapshot, cli, clone, describe
 
 
 def _findings(path: Path) -> list[Diagnostic]:
@@ -33,7 +32,7 @@ def test_cases_fire_and_stay_quiet(tmp_path: Path) -> None:
     for code, (fire, quiet) in CASES.items():
         fired = [f for f in _findings(fire(tmp_path / code / "fire")) if f.code == code]
         assert len(fired) == 1, code
-        assert fired[0].message and fired[0].span.line >= 1
+        assert_snapshot(code, fired, tmp_path)
         assert [f.code for f in _findings(quiet(tmp_path / code / "quiet")) if f.code == code] == [], code
 
 

@@ -6,17 +6,18 @@ from dataclasses import replace
 from pathlib import Path
 
 from recipelint import tuner
-from tests.conftest import NODE, RecipeSpec
+from recipelint.diagnostics import Diagnostic
+from tests.helpers import NODE, RecipeSpec
 
 
-def by_code(diagnostics, code):  # type: ignore[no-untyped-def]
+def by_code(diagnostics: list[Diagnostic], code: str) -> Diagnostic:
     return next(d for d in diagnostics if d.code == code)
 
 
 def _example_model() -> tuner.LoaderModel:
     from recipelint.sources.yamlfile import parse_yaml
     from recipelint.span import SourceText
-    from tests.conftest import REPO
+    from tests.helpers import REPO
 
     path = REPO / "examples" / "wenet-4node-v100" / "conf" / "train.yaml"
     model = tuner.loader_model(parse_yaml(SourceText(path, path.read_bytes())).root)
@@ -125,7 +126,7 @@ def test_suggested_values(tmp_path: Path, recipe) -> None:  # type: ignore[no-un
     assert found.message == "4 ranks x 4 workers = 16 worker processes per node, but only 12 CPUs are usable"
     assert found.suggested == 3
     # prefetch 10 would scale to 7, but stays at 10: below the sort burst (500 / 16 = 32) workers stall each other
-    assert [e.content for e in found.fix.edits] == ["3"]
+    assert found.fix is not None and [e.content for e in found.fix.edits] == ["3"]
     assert "formula: ranks_per_node x num_workers <= usable CPUs" in found.evidence
     assert "RL102" not in {d.code for d in recipe(replace(RecipeSpec(), hardware={**NODE, "cpus": 16}))}  # 4 x 4 = 16 fits
 
@@ -162,19 +163,19 @@ def test_memory_with_pin_memory_uses_ram(tmp_path: Path, recipe) -> None:  # typ
 
 def test_deepspeed_version_changes_the_timeout_suggestion(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     from recipelint import versions
-    from tests.conftest import DS_JSON
+    from tests.helpers import DS_JSON
 
     monkeypatch.setattr(versions, "installed", lambda package: None)
-    from tests.test_settings import run
+    from tests.helpers import check_with
 
     flags = ["--num_workers 4", "--prefetch 10", "--train_engine deepspeed", "--deepspeed_config conf/ds.json"]
     root = tmp_path / "r"
     RecipeSpec(flags=flags, ds=DS_JSON, nodes=2, rendezvous="head:29400").write(root)
     ethernet = {**NODE, "inter_node_network": "ethernet"}
-    newest = [d for d in run(root, ethernet).diagnostics if d.code == "RL301"]
+    newest = [d for d in check_with(root, ethernet).diagnostics if d.code == "RL301"]
     assert newest[0].suggested == 300 and "10 min for newest deepspeed release known (0.19.8)" in " ".join(newest[0].evidence)
     (root / "recipelint.toml").write_text('deepspeed-version = "0.19.5"\n')
-    older = [d for d in run(root, ethernet).diagnostics if d.code == "RL301"]
+    older = [d for d in check_with(root, ethernet).diagnostics if d.code == "RL301"]
     assert older[0].suggested == 1200
 
 

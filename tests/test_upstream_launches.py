@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from recipelint.report import show
-from tests.upstream import UPSTREAM, clone, describe, item, items
+from tests.helpers import UPSTREAM, clone, describe, item, items
 
 # A line that runs `xtuner train`: not a mention in a sentence (`xtuner train` in backticks),
 # not a shell comment.

@@ -16,37 +16,10 @@ from pathlib import Path
 import pytest
 
 from recipelint.report import show
-from tests.upstream import clone, describe, item, items, write_lines
+from tests.helpers import TRAIN_LISTS, clone, describe, item, items, write_train_lists
 
-STAND_IN = 1000
-# recipe folder -> (train list the launch names, relative to the folder; lines)
-TRAIN_LISTS: dict[str, tuple[str, int]] = {
-    "aishell/NST": ("data/train/data_aishell.list", STAND_IN),
-    "aishell/paraformer": ("data/train/data.list", 121),
-    "aishell/rnnt": ("data/train/data.list", STAND_IN),
-    "aishell/s0": ("data/train/data.list", STAND_IN),
-    "aishell/whisper": ("data/train/data.list", 121),
-    "aishell2/rnnt": ("data/train/data.list", STAND_IN),
-    "aishell2/s0": ("data/train/data.list", STAND_IN),
-    "aishell4/s0": ("data/aishell4_train/data.list", 60),
-    "chime4/s0": ("data/chime4/train/data.list", STAND_IN),
-    "commonvoice/fr": ("data/train/data.list", STAND_IN),
-    "csj/s0": ("data/train/data.list", STAND_IN),
-    "gigaspeech/s0": ("data/train_xl/data.list", 8283),
-    "hkust/s0": ("raw_wav_bpe/train_nodev/data.list", STAND_IN),
-    "librispeech/rnnt": ("data/train_960/data.list", STAND_IN),
-    "librispeech/s0": ("data/train_960/data.list", STAND_IN),
-    "multi_cn/s0": ("data_bpe/train/data.list", STAND_IN),
-    "openasr2021/s0": ("data/train_sp/data.list", STAND_IN),
-    "swbd/s0": ("raw_wav/train_nodup/data.list", STAND_IN),
-    "tedlium3/s0": ("raw_wav/train/data.list", STAND_IN),
-    "timit/s0": ("data/train/data.list", STAND_IN),
-    "vkw2021/s0": ("data/train/data.list", STAND_IN),
-    "wenetspeech/paraformer": ("data/train_l-aishell4/data.list", STAND_IN),
-    "wenetspeech/s0": ("data/train_l/data.list", STAND_IN),
-    "wenetspeech/whisper": ("data/train_l/data.list", STAND_IN),
-    "wsj/s0": ("data/train_si284/data.list", STAND_IN),
-}
+pytestmark = pytest.mark.slow  # every upstream WeNet recipe
+
 # Scripts that fix their own device list: ranks per node from CUDA_VISIBLE_DEVICES (or one
 # plain python process), not from the hardware.
 WRITTEN_RANKS = {
@@ -60,25 +33,6 @@ WRITTEN_RANKS = {
     "timit/s0/run.sh": 1,
     "wsj/s0/run.sh": 1,
 }
-SHARD_LISTS = {
-    "aishell/paraformer",
-    "aishell/whisper",
-    "aishell4/s0",
-    "gigaspeech/s0",
-    "swbd/s0",
-    "wenetspeech/paraformer",
-    "wenetspeech/s0",
-    "wenetspeech/whisper",
-}
-
-
-def write_train_lists(root: Path) -> None:
-    """The data lists the recipes' earlier stages would write, with the line counts above."""
-    for folder, (name, lines) in TRAIN_LISTS.items():
-        if folder in SHARD_LISTS:
-            write_lines(root / "examples" / folder / name, lines, lambda i: f"/data/shards/shards_{i:09d}.tar")
-        else:
-            write_lines(root / "examples" / folder / name, lines, lambda i: f'{{"key": "U{i}", "wav": "/data/wav/U{i}.wav", "txt": "x"}}')
 
 
 @pytest.fixture(scope="module")
