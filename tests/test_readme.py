@@ -85,6 +85,18 @@ def test_readme_test_command_is_the_one_ci_runs() -> None:
     assert readme[-1] == "python -m pytest" and any("pip install" in line and "[test]" in line for line in readme)
 
 
+def test_rule_codes_named_in_the_docs_exist() -> None:
+    rules_page = (REPO / "docs" / "rules.md").read_text(encoding="utf-8")
+    known = set(re.findall(r"^## (RL\d{3}) ", rules_page, re.M))
+    assert len(known) > 50, "docs/rules.md lists no rules: regenerate it with python -m recipelint.docs"
+    unknown = {
+        page.relative_to(REPO).as_posix(): sorted(set(re.findall(r"\bRL\d{3}\b", page.read_text(encoding="utf-8"))) - known)
+        for page in DOCS
+        if page.name != "rules.md"
+    }
+    assert {page: codes for page, codes in unknown.items() if codes} == {}
+
+
 def test_the_link_checker_sees_broken_links(tmp_path: Path) -> None:
     page = tmp_path / "page.md"
     (tmp_path / "there.md").write_text("# A `title`: here\n\n## Twice\n\n## Twice\n", encoding="utf-8")
