@@ -14,9 +14,10 @@ from typing import TYPE_CHECKING, NoReturn, Optional
 
 if TYPE_CHECKING:
     from recipelint.cache import ResultCache
-    from recipelint.engine import ProfileLoader, Result
+    from recipelint.engine import Result
+    from recipelint.hardware.machines import ProfileLoader
+    from recipelint.parse.files import FileCache, SourceError
     from recipelint.settings import Resolver, Settings
-    from recipelint.sources.files import FileCache, SourceError
 
 _ANSI = r"\033\[[;?0-9]*[a-zA-Z]"  # click's pattern: styles are dropped when the stream is not a terminal
 
@@ -50,7 +51,7 @@ def fail(message: str) -> NoReturn:
 def report_crash(exc: Exception) -> int:
     """One line for an exception that escaped a command, and the exit code (2); the traceback
     only with RECIPELINT_DEBUG set."""
-    from recipelint.sources.files import SourceError
+    from recipelint.parse.files import SourceError
 
     if isinstance(exc, SourceError):  # bad input found late (a lazily loaded profile): still one line
         print(f"recipelint: error: {exc}", file=sys.stderr)
@@ -73,7 +74,7 @@ def hardware_loader(path: Optional[Path]) -> ProfileLoader | None:
         return None
     if str(path) != "host" and not path.is_file():
         fail(f"{path}: no such hardware profile (`--hardware host` judges this machine)")
-    from recipelint.engine import ProfileLoader
+    from recipelint.hardware.machines import ProfileLoader
 
     return ProfileLoader(path)
 
@@ -104,7 +105,7 @@ def run_check(
 ) -> int:
     """Check recipes and print the report; the exit code."""
     from recipelint import engine
-    from recipelint.sources.files import FileCache, SourceError
+    from recipelint.parse.files import FileCache, SourceError
 
     targets = paths or ([] if command is not None else [Path(".")])
     settings = resolver(config, isolated)
@@ -145,8 +146,8 @@ def run_check(
 
 def _run_settings(settings: Resolver) -> Settings:
     """The settings of the run itself (jobs, cache-dir): those in force for the working folder."""
+    from recipelint.parse.files import SourceError
     from recipelint.settings import Settings
-    from recipelint.sources.files import SourceError
 
     try:
         return settings.for_path(Path("."))

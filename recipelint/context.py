@@ -11,7 +11,7 @@ from recipelint import tuner, versions
 from recipelint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
 from recipelint.hardware.profile import Fact, Hardware
 from recipelint.model import Recipe, Setting, setting_source
-from recipelint.span import Span
+from recipelint.parse.span import Span
 
 
 @dataclass
@@ -20,6 +20,8 @@ class Context:
     hardware_loader: Callable[[], Hardware]
     options: dict[str, Any] = field(default_factory=dict)
     facts_used: list[str] = field(default_factory=list)  # hardware facts the rules asked for, for `show`
+    # Unknown facts RL001 already named: shared by the recipes of one target (the run keeps one per fact).
+    said: set[str] = field(default_factory=set)
 
     @cached_property
     def hardware(self) -> Hardware:
@@ -97,7 +99,7 @@ class Context:
     @cached_property
     def packages(self) -> dict[str, tuple[str, str]]:
         """Package versions beside the recipe: a virtual environment in its repository, requirements pins."""
-        from recipelint.sources.checkout import packages_beside
+        from recipelint.parse.checkout import packages_beside
 
         return packages_beside(self.recipe.root)
 

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from recipelint.diagnostics import Applicability, Diagnostic, Edit
-from recipelint.sources.files import FileCache, SourceError, read_bytes
-from recipelint.span import SourceText
+from recipelint.parse.files import FileCache, SourceError, read_bytes
+from recipelint.parse.span import SourceText
 
 MAX_PASSES = 8
 
@@ -66,9 +66,9 @@ def apply_edits(data: bytes, edits: list[Edit]) -> bytes:
 
 def reparse(path: Path, data: bytes, before: bytes) -> None:
     """Raise SourceError if the edited file no longer parses (or, for shell, parses worse)."""
-    from recipelint.sources.jsonfile import parse_json
-    from recipelint.sources.shell import parse_shell
-    from recipelint.sources.yamlfile import parse_yaml
+    from recipelint.parse.jsonfile import parse_json
+    from recipelint.parse.shell import parse_shell
+    from recipelint.parse.yamlfile import parse_yaml
 
     text = SourceText(path, data)
     if path.suffix in (".yaml", ".yml"):
@@ -76,7 +76,7 @@ def reparse(path: Path, data: bytes, before: bytes) -> None:
     elif path.suffix == ".json":
         parse_json(text)
     elif path.suffix == ".py":
-        from recipelint.sources.pyconfig import parse_pyconfig
+        from recipelint.parse.pyconfig import parse_pyconfig
 
         parse_pyconfig(text)
     elif path.suffix == ".sh":

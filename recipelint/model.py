@@ -8,13 +8,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from recipelint.sources.files import FileCache, SourceError
-from recipelint.sources.shell import Command, ShellScript, Word
-from recipelint.sources.tree import Document
-from recipelint.span import SourceText, Span
+from recipelint.parse.files import FileCache, SourceError
+from recipelint.parse.shell import Command, ShellScript, Word
+from recipelint.parse.span import SourceText, Span
+from recipelint.parse.tree import Document
 
 if TYPE_CHECKING:
-    from recipelint.sources.checkout import Checkout
+    from recipelint.parse.checkout import Checkout
 
 
 @dataclass
@@ -136,7 +136,7 @@ class Recipe:
     # Who replaces "auto" in the DeepSpeed JSON before DeepSpeed reads it: "none" (WeNet, a plain
     # deepspeed launch), "hf", "accelerate", "xtuner", or "unknown" for a JSON linted alone.
     ds_filler: str = "unknown"
-    pyconfig: Any = None  # an XTuner/mmengine Python config (recipelint.sources.pyconfig.PyConfig)
+    pyconfig: Any = None  # an XTuner/mmengine Python config (recipelint.parse.pyconfig.PyConfig)
     # The WeNet/XTuner code the launch runs, with how it was found and its version (checkout.facts()).
     checkout: Checkout | None = None
     notes: list[Note] = field(default_factory=list)  # provenance and unknowns, for `recipelint show`

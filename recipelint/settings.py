@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from recipelint.diagnostics import Severity
-from recipelint.sources.files import SourceError
+from recipelint.parse.files import SourceError
 
 SEVERITIES = {"info": Severity.INFO, "warning": Severity.WARNING, "error": Severity.ERROR}
 KNOWN_KEYS = (

@@ -184,9 +184,9 @@ def deepspeed_launch(gpus: int, nodes: int = 1) -> Any:
     """A `deepspeed --num_nodes N --num_gpus G train.py` launch, read from memory (nothing is
     written beside the config): the data-parallel size a DeepSpeed JSON is judged at (a JSON no
     launch names has none)."""
-    from recipelint.sources.launchers import parse_deepspeed_launcher
-    from recipelint.sources.shell import parse_shell
-    from recipelint.span import SourceText
+    from recipelint.parse.shell import parse_shell
+    from recipelint.parse.span import SourceText
+    from recipelint.toolkits.launchers import parse_deepspeed_launcher
 
     line = f"deepspeed --num_nodes {nodes} --num_gpus {gpus} train.py --deepspeed ds.json\n"
     script = parse_shell(SourceText(Path("<launch>"), line.encode()))

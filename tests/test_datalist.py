@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from recipelint.model import Setting
-from recipelint.sources import datalist
-from recipelint.sources.datalist import read_data_list
+from recipelint.toolkits.wenet import datalist
+from recipelint.toolkits.wenet.datalist import read_data_list
 
 
 def reference(path: Path, base: Path) -> tuple[int, Counter[str], Counter[str], dict[str, str]]:

@@ -11,9 +11,9 @@ import pytest
 from recipelint import engine, versions
 from recipelint.hardware.profile import from_mapping
 from recipelint.model import Recipe
+from recipelint.parse.files import FileCache
+from recipelint.parse.jsonfile import parse_json
 from recipelint.rules import all_rules
-from recipelint.sources.files import FileCache
-from recipelint.sources.jsonfile import parse_json
 from tests.conftest import NODE, deepspeed_launch
 
 BASE: dict[str, Any] = {

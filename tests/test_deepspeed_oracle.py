@@ -78,9 +78,9 @@ def recipelint_errors(path: Path) -> list[str]:
     from recipelint.diagnostics import Severity
     from recipelint.hardware.profile import from_mapping
     from recipelint.model import Recipe
+    from recipelint.parse.files import FileCache
+    from recipelint.parse.jsonfile import parse_json
     from recipelint.rules import all_rules
-    from recipelint.sources.files import FileCache
-    from recipelint.sources.jsonfile import parse_json
     from tests.conftest import deepspeed_launch
 
     profile = from_mapping(dict(ONE_GPU), "oracle")
@@ -156,9 +156,9 @@ def _fixed_by_recipelint(path: Path, world: int) -> bytes | None:
     from recipelint.fix import apply_edits
     from recipelint.hardware.profile import from_mapping
     from recipelint.model import Recipe
+    from recipelint.parse.files import FileCache
+    from recipelint.parse.jsonfile import parse_json
     from recipelint.rules import all_rules
-    from recipelint.sources.files import FileCache
-    from recipelint.sources.jsonfile import parse_json
     from tests.conftest import deepspeed_launch
 
     profile = from_mapping({**ONE_GPU, "gpus": world}, "oracle")
@@ -227,9 +227,9 @@ def test_removed_optimizers_are_not_supported_by_the_installed_deepspeed(name: s
     from recipelint.context import Context
     from recipelint.hardware.profile import from_mapping
     from recipelint.model import Recipe
+    from recipelint.parse.files import FileCache
+    from recipelint.parse.jsonfile import parse_json
     from recipelint.rules import all_rules
-    from recipelint.sources.files import FileCache
-    from recipelint.sources.jsonfile import parse_json
 
     recipe = Recipe(root=tmp_path, ds_config=parse_json(FileCache().read(path)), ds_filler="none")
     ctx = Context(recipe, lambda: from_mapping(dict(ONE_GPU), "oracle"), {"deepspeed-version": deepspeed.__version__})

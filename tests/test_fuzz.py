@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 
 from recipelint import engine, fix
 from recipelint.hardware.profile import from_mapping
+from recipelint.parse.files import FileCache
 from recipelint.settings import Resolver
-from recipelint.sources.files import FileCache
 from tests.conftest import CORPUS, DS_JSON, NODE, REPO, RUN_SH, TRAIN_YAML, RecipeSpec
 from tests.test_xtuner import CONFIG
 

@@ -130,8 +130,8 @@ def test_the_engine_names_the_unknown_fact_rule_by_its_code() -> None:
 
 
 def test_jobs_and_cache_dir_settings(tmp_path: Path) -> None:
+    from recipelint.parse.files import SourceError
     from recipelint.settings import load_settings
-    from recipelint.sources.files import SourceError
 
     config = tmp_path / "recipelint.toml"
     config.write_text('jobs = 3\ncache-dir = "build/cache"\n')

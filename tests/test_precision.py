@@ -23,9 +23,9 @@ from recipelint import engine, fix
 from recipelint.diagnostics import Diagnostic, Severity
 from recipelint.hardware import probe as probe_module
 from recipelint.hardware.profile import load_profile
+from recipelint.parse.files import FileCache
 from recipelint.rules import all_rules
 from recipelint.settings import Resolver
-from recipelint.sources.files import FileCache
 from tests.test_host import host
 from tests.test_upstream_wenet import write_train_lists
 from tests.upstream import A100, DATA, UPSTREAM, clone

@@ -9,8 +9,8 @@ import pytest
 
 from recipelint import engine
 from recipelint.hardware.profile import from_mapping
+from recipelint.parse.files import SourceError
 from recipelint.settings import Resolver, load_settings
-from recipelint.sources.files import SourceError
 from tests.conftest import NODE, RecipeSpec, codes
 from tests.test_cli import cli
 

@@ -8,8 +8,8 @@ from typing import Any
 
 from recipelint import engine
 from recipelint.hardware.profile import load_profile
+from recipelint.parse.files import FileCache
 from recipelint.report import show
-from recipelint.sources.files import FileCache
 
 DATA = Path(__file__).resolve().parent / "data"
 UPSTREAM = DATA / "upstream"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from recipelint.diagnose import Finding, Report, other_error_lines, to_json, unknown_lines
 from recipelint.diagnose.reader import LogLine
 from recipelint.diagnostics import Applicability
-from recipelint.sources.files import FileCache
+from recipelint.parse.files import FileCache
 
 STATUS = {
     "found": "found in the recipe",

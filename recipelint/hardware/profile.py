@@ -64,7 +64,6 @@ class Hardware:
     taken_at: str | None = None
     differs: list[str] = field(default_factory=list)  # merged cluster profiles: facts that vary by node
     gpu_loader: Callable[[], dict[str, Fact]] | None = None
-    reported: set[str] = field(default_factory=set)  # unknown facts already reported in this run
     # Why this machine's facts are hidden from the rules (the probed host is not the training node).
     not_node: str | None = None
     # Who chose this machine: "--hardware node.yaml", "hardware in recipelint.toml", "--hardware host";
@@ -129,10 +128,10 @@ def fingerprint(dataset_conf: Any) -> str:
 
 def load_profile(path: Path) -> Hardware:
     """Read and validate a profile file (YAML or JSON); raises SourceError on bad input."""
+    from recipelint.parse.files import FileCache, SourceError
+    from recipelint.parse.jsonfile import parse_json
+    from recipelint.parse.yamlfile import parse_yaml
     from recipelint.schemas import validate
-    from recipelint.sources.files import FileCache, SourceError
-    from recipelint.sources.jsonfile import parse_json
-    from recipelint.sources.yamlfile import parse_yaml
 
     source = FileCache().read(path)
     document = parse_json(source) if path.suffix == ".json" else parse_yaml(source)

@@ -8,7 +8,7 @@ from typing import Any
 from recipelint.diagnostics import Diagnostic
 from recipelint.hardware.profile import Hardware
 from recipelint.hardware.report import Judged, summary_json
-from recipelint.sources.files import SourceError
+from recipelint.parse.files import SourceError
 
 
 def _jsonable(value: Any) -> Any:

@@ -9,8 +9,8 @@ from typing import Any
 
 from recipelint import __version__
 from recipelint.diagnostics import Diagnostic, Severity
+from recipelint.parse.span import Span
 from recipelint.rules import all_rules
-from recipelint.span import Span
 
 LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
 

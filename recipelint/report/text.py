@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from recipelint.diagnostics import Applicability, Diagnostic, Severity
-from recipelint.sources.files import FileCache, SourceError
+from recipelint.parse.files import FileCache, SourceError
 
 
 def _source_line(files: FileCache, diagnostic: Diagnostic) -> list[str]:

@@ -8,9 +8,9 @@ from pathlib import Path
 from recipelint import knownissues
 from recipelint.context import Context
 from recipelint.knownissues import KnownIssue, Status
+from recipelint.parse.checkout import repository_top
+from recipelint.parse.span import Span
 from recipelint.rules.known._triggers import Hit, evaluate
-from recipelint.sources.checkout import repository_top
-from recipelint.span import Span
 
 
 def affected(ctx: Context) -> Iterator[tuple[KnownIssue, Status, Hit]]:

@@ -24,6 +24,7 @@ from collections.abc import Iterator
 
 from recipelint.context import Context
 from recipelint.diagnostics import Diagnostic, Severity
+from recipelint.model import Setting
 
 CODE = "RL001"
 NAME = "hardware-fact-unknown"
@@ -33,6 +34,26 @@ SOURCE = "the probe's or profile's own record of what it could not establish"
 
 
 def check(ctx: Context) -> Iterator[Diagnostic | None]:
-    # Emitted by the rules that need a fact (recipelint.rules._util.hardware_unknown), so it
-    # sits on the setting whose check was skipped; this module carries its code and docs.
+    # Produced where a rule finds its fact unknown (hardware_unknown below), so it sits on the
+    # setting whose check was skipped; the runner keeps one per fact and machine for the run.
     return iter(())
+
+
+def hardware_unknown(ctx: Context, code: str, fact: str, setting: Setting) -> Diagnostic | None:
+    """Say once per fact, as info, that a rule could not run because the fact is unknown.
+
+    Nothing when the host is not the training node: RL004 says that once for every fact."""
+    if ctx.hardware.not_node is not None:
+        return None
+    said = ctx.said  # shared by the recipes of one target; the runner keeps one per fact and machine
+    if fact in said:
+        return None
+    said.add(fact)
+    reason = ctx.fact(fact).reason or "unknown"
+    return ctx.diagnostic(
+        CODE,
+        Severity.INFO,
+        f"{fact} is unknown ({reason}); {code} and other rules that need it are skipped (pass --hardware PROFILE)",
+        setting.span,
+        setting=fact,
+    )
