@@ -12,22 +12,25 @@ from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn, Optional
 
+from recipelint.report import REPORTERS
+
 if TYPE_CHECKING:
     from recipelint.cache import ResultCache
-    from recipelint.engine import Result
     from recipelint.hardware.machines import ProfileLoader
-    from recipelint.parse.files import FileCache, SourceError
+    from recipelint.parse.files import SourceError
     from recipelint.settings import Resolver, Settings
 
 _ANSI = r"\033\[[;?0-9]*[a-zA-Z]"  # click's pattern: styles are dropped when the stream is not a terminal
 
 
-class Format(str, Enum):
-    text = "text"
-    concise = "concise"
-    json = "json"
-    sarif = "sarif"
-    github = "github"
+if TYPE_CHECKING:
+
+    class Format(str, Enum):
+        """`--format`: one member per registered reporter."""
+
+else:
+    Format = Enum("Format", {name: name for name in REPORTERS}, type=str, module=__name__)
+    Format.__doc__ = "`--format`: one member per registered reporter."
 
 
 def echo(message: str = "", err: bool = False, nl: bool = True) -> None:
@@ -118,7 +121,9 @@ def run_check(
             fail(str(error))
         echo(json.dumps(shown, indent=2))
         return 0
-    fmt = output_format or (Format.github if os.environ.get("GITHUB_ACTIONS") == "true" else Format.text)
+    fmt = output_format or Format("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
+    if statistics and fmt.value in ("text", "concise"):
+        fmt = Format("statistics")
     files = FileCache()
     result = engine.check(
         targets,
@@ -132,8 +137,10 @@ def run_check(
         jobs=_jobs(settings, jobs),
         cache=None if no_cache else _cache(settings),
     )
-    report = _render(result, files, fmt, statistics)
-    if fmt is not Format.json:
+    from recipelint.report import reporter
+
+    report = reporter(fmt.value)(result)
+    if fmt.value != "json":
         print_errors(result.errors)
     if output_file is not None:
         output_file.write_text(report + "\n", encoding="utf-8")
@@ -166,32 +173,3 @@ def _cache(settings: Resolver) -> ResultCache:
     from recipelint.cache import ResultCache, default_folder
 
     return ResultCache(default_folder(_run_settings(settings)))
-
-
-def _render(result: Result, files: FileCache, fmt: Format, statistics: bool) -> str:
-    from recipelint.report import text
-
-    if fmt is Format.json:
-        from recipelint.report import jsonout
-
-        return jsonout.render(result.diagnostics, result.errors, result.hardware, result.judged)
-    if fmt is Format.sarif:
-        from recipelint.report import sarif
-
-        return sarif.render(result.diagnostics)
-    if fmt is Format.github:
-        from recipelint.report import github
-
-        return github.render(result.diagnostics)
-    if statistics:
-        from recipelint.report import statistics as stats
-
-        return stats.render(result.diagnostics)
-    body = text.render(result.diagnostics, files, concise=fmt is Format.concise)
-    head = body.rstrip("\n") + ("\n" if fmt is Format.text else "") + "\n" if body.strip() else ""
-    report = head + text.summary(result.diagnostics, len(result.errors))
-    if fmt is Format.text:
-        from recipelint.hardware.report import summary_line
-
-        report = summary_line(result.judged, result.hardware) + "\n\n" + report
-    return report

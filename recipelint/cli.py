@@ -199,7 +199,7 @@ def diagnose(
 
     if write and not fix:
         _fail("--write applies fixes: use it with --fix")
-    fmt = output_format or (Format.github if os.environ.get("GITHUB_ACTIONS") == "true" else Format.text)
+    fmt = output_format or Format("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
     code = run(paths, _hardware(hardware), _resolver(config, isolated), fmt.value, output_file, fix, write, unsafe_fixes, _write_or_diff)
     raise typer.Exit(code)
 

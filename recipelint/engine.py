@@ -54,6 +54,7 @@ class Result:
         return self.hardware_loader() if self.hardware_loader is not None else None
 
     judged: list[Judged] = field(default_factory=list)  # which machine each recipe was judged against, and why
+    sources: FileCache | None = field(default=None, repr=False)  # the run's file cache: reporters quote lines from it
 
 
 def run_rules(
@@ -208,7 +209,7 @@ def check(
     deps.new_run()
     files = files or FileCache()
     resolver = resolver or Resolver()
-    result = Result()
+    result = Result(sources=files)
     keep = keep_recipes or observe is not None
     if keep or select is not None:
         jobs, cache = 1, None

@@ -23,16 +23,16 @@ def render(report: Report, fmt: str, files: FileCache) -> str:
     if fmt == "github":
         from recipelint.report import github
 
-        return github.render(diagnostics)
+        return github.workflow_commands(diagnostics)
     if fmt == "sarif":
         from recipelint.diagnose.signatures import all_signatures
         from recipelint.report import sarif
 
-        return sarif.render(diagnostics, all_signatures())
+        return sarif.document(diagnostics, all_signatures())
     if fmt == "concise":
         from recipelint.report import text
 
-        return "\n".join(filter(None, [text.render(diagnostics, files, concise=True).rstrip("\n"), summary(report)]))
+        return "\n".join(filter(None, [text.findings(diagnostics, files, concise=True).rstrip("\n"), summary(report)]))
     return text_report(report, files)
 
 
@@ -53,7 +53,7 @@ def text_report(report: Report, files: FileCache) -> str:
     if report.fixes:
         out.append("The fix, as `recipelint check` reports it:")
         out.append("")
-        out.append(text.render(report.fixes, files).rstrip("\n"))
+        out.append(text.findings(report.fixes, files).rstrip("\n"))
         out.append("")
     out.append(summary(report))
     return "\n".join(out)

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 class DeepSpeed:
     name = "deepspeed"
     suffixes: tuple[str, ...] = ()
-    rules: tuple[str, ...] = "recipelint.toolkits.deepspeed.rules",
+    rules: tuple[str, ...] = ("recipelint.toolkits.deepspeed.rules",)
 
     def claims(self, target: Target, script: ShellScript | None) -> float:
         if target.kind == "json":

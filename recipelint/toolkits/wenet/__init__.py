@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 class WeNet:
     name = "wenet"
     suffixes: tuple[str, ...] = ()
-    rules: tuple[str, ...] = "recipelint.toolkits.wenet.rules",
+    rules: tuple[str, ...] = ("recipelint.toolkits.wenet.rules",)
 
     def claims(self, target: Target, script: ShellScript | None) -> float:
         if target.kind == "yaml":
