@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from recipelint.parse.files import FileCache, SourceError
 from recipelint.parse.shell import Command, ShellScript, Word
@@ -15,6 +15,14 @@ from recipelint.parse.tree import Document
 
 if TYPE_CHECKING:
     from recipelint.parse.checkout import Checkout
+    from recipelint.parse.pyconfig import PyConfig
+
+
+class Payload(Protocol):
+    """A toolkit's own reading of a file: anything that says which source it read."""
+
+    @property
+    def source(self) -> SourceText: ...
 
 
 @dataclass
@@ -136,7 +144,8 @@ class Recipe:
     # Who replaces "auto" in the DeepSpeed JSON before DeepSpeed reads it: "none" (WeNet, a plain
     # deepspeed launch), "hf", "accelerate", "xtuner", or "unknown" for a JSON linted alone.
     ds_filler: str = "unknown"
-    pyconfig: Any = None  # an XTuner/mmengine Python config (recipelint.parse.pyconfig.PyConfig)
+    pyconfig: PyConfig | None = None  # an XTuner/mmengine Python config, read with ast
+    payload: Payload | None = None  # what a toolkit without a field here read (its rules know its type)
     # The WeNet/XTuner code the launch runs, with how it was found and its version (checkout.facts()).
     checkout: Checkout | None = None
     notes: list[Note] = field(default_factory=list)  # provenance and unknowns, for `recipelint show`
@@ -203,6 +212,7 @@ class Recipe:
         for doc in (self.config, self.ds_config):
             if doc is not None:
                 paths.append(doc.path)
-        if self.pyconfig is not None:
-            paths.append(self.pyconfig.source.path)
+        for read in (self.pyconfig, self.payload):
+            if read is not None:
+                paths.append(read.source.path)
         return paths

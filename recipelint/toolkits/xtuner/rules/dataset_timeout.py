@@ -129,7 +129,7 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
 def _pg_timeout(ctx: Context) -> tuple[int, str] | None:
     """The default process group's timeout (seconds) and where it comes from; None: set at run time."""
     config = ctx.recipe.pyconfig
-    dist_timeout = config.get("env_cfg.dist_cfg.timeout")
+    dist_timeout = config.get("env_cfg.dist_cfg.timeout") if config is not None else None
     if dist_timeout is not None and isinstance(dist_timeout.value, (int, float)):
         return int(dist_timeout.value), "env_cfg.dist_cfg.timeout"
     if ctx.recipe.args.get("cfg-options.env_cfg.dist_cfg.timeout") is not None:
@@ -147,7 +147,7 @@ def _in_memory_broadcast(ctx: Context, launch: Launch, default: int, default_ori
     """Info: LLaVADataset builds its table in memory, so the broadcast after the barrier pickles and
     sends the whole processed dataset, not Arrow file paths, under the process-group timeout."""
     config = ctx.recipe.pyconfig
-    if not (IN_MEMORY_DATASETS & config.calls):
+    if config is None or not (IN_MEMORY_DATASETS & config.calls):
         return
     setting = env(launch, "XTUNER_DATASET_TIMEOUT")
     minutes = (setting.as_int() if setting is not None else None) or default
