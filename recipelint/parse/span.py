@@ -29,6 +29,15 @@ class Span(NamedTuple):
         """The empty span just past this one: where an edit inserts text after a word."""
         return Span(self.path, self.end, self.end, self.end_line, self.end_column, self.end_line, self.end_column)
 
+    def to(self, other: Span) -> Span:
+        """From this span's start to the other's end (a flag and its value, as one edit)."""
+        return Span(self.path, self.start, other.end, self.line, self.column, other.end_line, other.end_column)
+
+    def with_blank_before(self) -> Span:
+        """This span and the one blank that separates it from the word before: what removing a
+        shell word (or words) deletes, so the line keeps single spacing."""
+        return Span(self.path, self.start - 1, self.end, self.line, max(self.column - 1, 1), self.end_line, self.end_column)
+
 
 @dataclass
 class SourceText:
@@ -133,6 +142,35 @@ class SourceText:
             return Span(path, start, end, line + 1, start - first + 1, end_line + 1, end - end_first + 1)
 
         return between
+
+    def assignment_name(self, value: Span, name: str) -> Span | None:
+        """The span of `name` in `name=value` written just before the value; None when the
+        bytes before the value are not `name=`."""
+        start = value.start - len(name) - 1
+        if start < 0 or self.data[start : value.start] != f"{name}=".encode():
+            return None
+        return self.span(start, start + len(name))
+
+    def prefix_assignment(self, value: Span, name: str) -> Span | None:
+        """`name=value` written before a command, with the blanks after it: what removing the
+        assignment deletes. None when the bytes before the value are not `name=`."""
+        named = self.assignment_name(value, name)
+        if named is None:
+            return None
+        end = value.end
+        while end < len(self.data) and self.data[end : end + 1] in (b" ", b"\t"):
+            end += 1
+        return self.span(named.start, end)
+
+    def before_closing(self, span: Span) -> tuple[Span, str] | None:
+        """The empty span just inside the closing `)` or `}` that ends `span`, and that bracket
+        (where an edit adds an entry to a call or a dict); None when it ends otherwise."""
+        close = span.end - 1
+        bracket = self.data[close : close + 1]
+        if bracket not in (b")", b"}"):
+            return None
+        line, column = self.position(close)
+        return Span(self.path, close, close, line, column, line, column), bracket.decode()
 
     def line_text(self, line: int) -> str:
         start = self._line_starts[line - 1]

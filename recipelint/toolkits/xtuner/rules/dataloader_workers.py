@@ -28,6 +28,7 @@ from collections.abc import Iterator
 from recipelint import tuner
 from recipelint.context import Context
 from recipelint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
+from recipelint.rules._util import oversubscribed
 from recipelint.toolkits.xtuner.rules._x import xtuner_launch
 
 CODE = "RL807"
@@ -58,7 +59,7 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
         yield ctx.diagnostic(
             CODE,
             SEVERITY,
-            f"{ranks} ranks x ({workers} workers + 1) = {ranks * (workers + 1)} processes per node, but only {cpus} CPUs are usable",
+            oversubscribed(ranks, workers, cpus, with_trainer=True),
             value.span,
             setting=name,
             current=workers,

@@ -196,11 +196,10 @@ def _timeout_fix(config: Any, seconds: int) -> Fix | None:
     dist_cfg = config.get("env_cfg.dist_cfg")
     if dist_cfg is None or not isinstance(dist_cfg.value, dict) or "timeout" in dist_cfg.value:
         return None
-    close = dist_cfg.span.end - 1  # before the ')' of dict(...)
-    source = config.source
-    if source.data[close : close + 1] not in (b")", b"}"):
+    inside = config.source.before_closing(dist_cfg.span)  # before the ')' of dict(...) or the '}'
+    if inside is None:
         return None
-    text = f", timeout={seconds}" if source.data[close : close + 1] == b")" else f', "timeout": {seconds}'
-    line, column = source.position(close)
-    edit = Edit(Span(source.path, close, close, line, column, line, column), text)
+    place, bracket = inside
+    text = f", timeout={seconds}" if bracket == ")" else f', "timeout": {seconds}'
+    edit = Edit(place, text)
     return Fix((edit,), Applicability.SAFE, f"set env_cfg.dist_cfg.timeout={seconds}")

@@ -27,7 +27,6 @@ from collections.abc import Iterator
 
 from recipelint.context import Context
 from recipelint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
-from recipelint.parse.span import Span
 from recipelint.toolkits.xtuner.rules._x import launcher_arg, multi_process, xtuner_launch
 
 CODE = "RL802"
@@ -44,16 +43,7 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
         return
     fix = None
     if current.flag is not None and current.span is not None:
-        start = current.flag
-        removal = Span(
-            start.path,
-            start.start - 1,
-            current.span.end,
-            start.line,
-            max(start.column - 1, 1),
-            current.span.end_line,
-            current.span.end_column,
-        )
+        removal = current.flag.to(current.span).with_blank_before()
         fix = Fix((Edit(removal, ""),), Applicability.SAFE, "remove --launcher pytorch")
     yield ctx.diagnostic(
         CODE,

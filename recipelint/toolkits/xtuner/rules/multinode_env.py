@@ -55,13 +55,8 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
         setting = env(launch, old)
         if setting is not None and new in missing:
             word = setting.word
-            name_span = None
-            if word is not None:
-                source = ctx.recipe.script.source if ctx.recipe.script else None
-                if source is not None:
-                    start = word.span.start - len(old) - 1
-                    if source.data[start : word.span.start] == f"{old}=".encode():
-                        name_span = source.span(start, start + len(old))
+            source = ctx.recipe.script.source if ctx.recipe.script else None
+            name_span = source.assignment_name(word.span, old) if word is not None and source is not None else None
             fix = Fix((Edit(name_span, new),), Applicability.SAFE, f"rename {old} to {new}") if name_span else None
             renamed.append(new)
             yield ctx.diagnostic(

@@ -54,14 +54,7 @@ def _prefix_span(ctx: Context, name: str, setting: Setting) -> Span | None:
     launch = ctx.recipe.launch
     if script is None or launch is None or setting.word is None or name not in launch.command.env:
         return None
-    data = script.source.data
-    start = setting.word.span.start - len(name) - 1
-    if start < 0 or data[start : setting.word.span.start] != f"{name}=".encode():
-        return None
-    end = setting.word.span.end
-    while end < len(data) and data[end : end + 1] in (b" ", b"\t"):
-        end += 1
-    return script.source.span(start, end)
+    return script.source.prefix_assignment(setting.word.span, name)
 
 
 def check(ctx: Context) -> Iterator[Diagnostic | None]:

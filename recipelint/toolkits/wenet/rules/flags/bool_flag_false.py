@@ -50,15 +50,7 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
         fix = None
         flag_word = _flag_word(ctx, name)
         if flag.default is False and flag_word is not None and setting.span is not None:
-            removal = Span(
-                flag_word.path,
-                flag_word.start,
-                setting.span.end,
-                flag_word.line,
-                flag_word.column,
-                setting.span.end_line,
-                setting.span.end_column,
-            )
+            removal = flag_word.to(setting.span)
             fix = Fix((Edit(removal, ""),), Applicability.UNSAFE, f"remove --{name} {setting.value}")
         default = "off" if flag.default is False else "on, and cannot be turned off from the command line"
         yield ctx.diagnostic(

@@ -36,6 +36,7 @@ from collections.abc import Iterator
 
 from recipelint.context import Context
 from recipelint.diagnostics import Diagnostic, Severity
+from recipelint.rules._util import oversubscribed
 from recipelint.rules.meta.unknown_fact import hardware_unknown
 
 CODE = "RL102"
@@ -60,7 +61,7 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
         return
     setting = recipe.arg("num_workers")
     if cap[1].startswith("formula"):
-        message = f"{ranks} ranks x {workers} workers = {ranks * workers} worker processes per node, but only {cpus.value} CPUs are usable"
+        message = oversubscribed(ranks, workers, cpus.value, with_trainer=False)
     else:
         message = (
             f"num_workers {workers} is past the measured throughput plateau: {cap[0]} worker(s) reach within 10 % of the best batches/s"
