@@ -11,6 +11,7 @@ import ast
 import operator
 import re
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -85,52 +86,62 @@ class _Reader:
         span = self.span(node)
         if isinstance(node, ast.Constant):
             return PyValue(node.value, span, literal=True)
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-            inner = self.evaluate(node.operand)
-            if isinstance(inner.value, (int, float)) and not isinstance(inner.value, bool):
-                return PyValue(-inner.value, span, literal=inner.literal)
+        read = _READERS.get(type(node))
+        return read(self, node, span) if read is not None else PyValue(UNKNOWN, span)
+
+    def _negative(self, node: ast.UnaryOp, span: Span) -> PyValue:
+        if not isinstance(node.op, ast.USub):
             return PyValue(UNKNOWN, span)
-        if isinstance(node, ast.Name):
-            found = self.config.names.get(node.id)
-            if found is None:
-                return PyValue(UNKNOWN, span, node.id)
-            return PyValue(found.value, found.span, node.id, found.literal)
-        if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
-            left, right = self.evaluate(node.left), self.evaluate(node.right)
-            numbers = all(isinstance(v.value, (int, float)) and not isinstance(v.value, bool) for v in (left, right))
-            if numbers:
-                try:
-                    if isinstance(node.op, ast.Pow) and abs(right.value) > 64:
-                        raise OverflowError
-                    return PyValue(_BINOPS[type(node.op)](left.value, right.value), span)
-                except (ArithmeticError, ValueError):
-                    pass
+        inner = self.evaluate(node.operand)
+        if isinstance(inner.value, (int, float)) and not isinstance(inner.value, bool):
+            return PyValue(-inner.value, span, literal=inner.literal)
+        return PyValue(UNKNOWN, span)
+
+    def _name(self, node: ast.Name, span: Span) -> PyValue:
+        found = self.config.names.get(node.id)
+        if found is None:
+            return PyValue(UNKNOWN, span, node.id)
+        return PyValue(found.value, found.span, node.id, found.literal)
+
+    def _binop(self, node: ast.BinOp, span: Span) -> PyValue:
+        if type(node.op) not in _BINOPS:
             return PyValue(UNKNOWN, span)
-        if isinstance(node, ast.Call):
-            name = node.func.id if isinstance(node.func, ast.Name) else node.func.attr if isinstance(node.func, ast.Attribute) else None
-            if name:
-                self.config.calls.add(name)
-            if name == "dict" and not node.args:
-                return PyValue({kw.arg: self.evaluate(kw.value) for kw in node.keywords if kw.arg}, span)
-            for kw in node.keywords:  # remember what is called inside, e.g. type=process_hf_dataset
-                self.evaluate(kw.value)
-            return PyValue(UNKNOWN, span)
-        if isinstance(node, ast.Dict):
-            out = {}
-            for key, value in zip(node.keys, node.values, strict=True):
-                if isinstance(key, ast.Constant) and isinstance(key.value, str):
-                    out[key.value] = self.evaluate(value)
-            return PyValue(out, span)
-        if isinstance(node, (ast.List, ast.Tuple)):
-            items = [self.evaluate(e) for e in node.elts]
-            plain = [i.value for i in items]
-            return PyValue(UNKNOWN if any(v is UNKNOWN for v in plain) else plain, span)
-        if isinstance(node, ast.IfExp):
-            self.evaluate(node.body)
-            self.evaluate(node.orelse)
-            return PyValue(UNKNOWN, span)
-        if isinstance(node, ast.Attribute):
-            return PyValue(UNKNOWN, span)
+        left, right = self.evaluate(node.left), self.evaluate(node.right)
+        numbers = all(isinstance(v.value, (int, float)) and not isinstance(v.value, bool) for v in (left, right))
+        if numbers:
+            try:
+                if isinstance(node.op, ast.Pow) and abs(right.value) > 64:
+                    raise OverflowError
+                return PyValue(_BINOPS[type(node.op)](left.value, right.value), span)
+            except (ArithmeticError, ValueError):
+                pass
+        return PyValue(UNKNOWN, span)
+
+    def _call(self, node: ast.Call, span: Span) -> PyValue:
+        name = node.func.id if isinstance(node.func, ast.Name) else node.func.attr if isinstance(node.func, ast.Attribute) else None
+        if name:
+            self.config.calls.add(name)
+        if name == "dict" and not node.args:
+            return PyValue({kw.arg: self.evaluate(kw.value) for kw in node.keywords if kw.arg}, span)
+        for kw in node.keywords:  # remember what is called inside, e.g. type=process_hf_dataset
+            self.evaluate(kw.value)
+        return PyValue(UNKNOWN, span)
+
+    def _dict(self, node: ast.Dict, span: Span) -> PyValue:
+        out = {}
+        for key, value in zip(node.keys, node.values, strict=True):
+            if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                out[key.value] = self.evaluate(value)
+        return PyValue(out, span)
+
+    def _sequence(self, node: ast.List | ast.Tuple, span: Span) -> PyValue:
+        items = [self.evaluate(e) for e in node.elts]
+        plain = [i.value for i in items]
+        return PyValue(UNKNOWN if any(v is UNKNOWN for v in plain) else plain, span)
+
+    def _branches(self, node: ast.IfExp, span: Span) -> PyValue:
+        self.evaluate(node.body)  # for the calls inside
+        self.evaluate(node.orelse)
         return PyValue(UNKNOWN, span)
 
     def visit(self, tree: ast.Module) -> None:
@@ -174,3 +185,16 @@ def parse_pyconfig(source: SourceText) -> PyConfig:
     reader = _Reader(source)
     reader.visit(tree)
     return reader.config
+
+
+# How each kind of expression is read; any other (an attribute, a comprehension) is unknown.
+_READERS: dict[type[ast.expr], Callable[[Any, Any, Span], PyValue]] = {
+    ast.UnaryOp: _Reader._negative,
+    ast.Name: _Reader._name,
+    ast.BinOp: _Reader._binop,
+    ast.Call: _Reader._call,
+    ast.Dict: _Reader._dict,
+    ast.List: _Reader._sequence,
+    ast.Tuple: _Reader._sequence,
+    ast.IfExp: _Reader._branches,
+}

@@ -131,6 +131,17 @@ def _match_flag(name: str, flags: dict[str, Flag]) -> str | None:
     return candidates[0] if len(candidates) == 1 else None
 
 
+def _option(word: Word) -> tuple[str, Word | None] | None:
+    """A word that names a flag: the flag as written and its `=value` word, if any."""
+    if word.conditional:
+        return None  # ${checkpoint:+--checkpoint $checkpoint}: absent unless set at run time
+    if word.option is not None:
+        return word.option
+    if (word.value or word.text).startswith("--"):
+        return (word.value or word.text), None
+    return None
+
+
 def _parse_train_args(recipe: Recipe, script: ShellScript, command: Command, index: int) -> None:
     flags, _ = train_flags(recipe)
     words = command.words[index + 1 :]
@@ -138,14 +149,10 @@ def _parse_train_args(recipe: Recipe, script: ShellScript, command: Command, ind
     while i < len(words):
         word = words[i]
         i += 1
-        if word.conditional:
-            continue  # ${checkpoint:+--checkpoint $checkpoint}: absent unless set at run time
-        if word.option is not None:
-            raw_name, value_word = word.option
-        elif (word.value or word.text).startswith("--"):
-            raw_name, value_word = (word.value or word.text), None
-        else:
+        option = _option(word)
+        if option is None:
             continue
+        raw_name, value_word = option
         name = raw_name.lstrip("-")
         flag_name = _match_flag(name, flags)
         if flag_name is None:
