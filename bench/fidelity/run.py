@@ -27,7 +27,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 sys.path.insert(0, str(REPO))
 
-from recipelint import tuner# noqa: E402
+from recipelint import tuner  # noqa: E402
 from recipelint.parse.yamlfile import parse_yaml  # noqa: E402
 from recipelint.parse.span import SourceText  # noqa: E402
 

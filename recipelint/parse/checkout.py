@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from recipelint import deps
 from recipelint.deps import Memo
@@ -22,6 +22,9 @@ from recipelint.parse import pycode
 from recipelint.parse.files import FileCache, SourceError
 from recipelint.parse.shell import ShellScript, parse_shell
 from recipelint.parse.span import Span
+
+if TYPE_CHECKING:
+    from recipelint.knownissues import KnownIssue
 
 TOOLKITS = {"wenet": "WeNet", "xtuner": "XTuner"}
 VENV_NAMES = (".venv", "venv", "env", ".env")
@@ -493,3 +496,33 @@ def recipe_facts(toolkit: str, checkout: Checkout | None, root: Path) -> list[tu
         if name == "deepspeed":
             rows.append(("deepspeed version", version, where))
     return rows
+
+
+# -- a checkout against the known-issue table ---------------------------------------------------
+
+
+def _and(a: bool | None, b: bool | None) -> bool | None:
+    if a is False or b is False:
+        return False
+    return None if a is None or b is None else True
+
+
+@dataclass(frozen=True)
+class Status:
+    affected: bool | None  # None: the checkout cannot be placed against this issue
+    how: str  # "code pattern ... in wenet/dataset/processor.py" or "commit date 2023-12-20"
+    where: tuple[Span, ...] = ()  # the pattern's places in the checkout
+
+
+def issue_status(issue: KnownIssue, checkout: Checkout) -> Status:
+    """Whether the checkout has the bug: its code when the pattern's file is there, else its version."""
+    if issue.pattern:
+        hits = checkout.pattern(issue.pattern)
+        if hits is not None:
+            words = issue.pattern_text or issue.pattern
+            return Status(bool(hits), f"{'found' if hits else 'not found'} in the code: {words}", tuple(hits))
+    since = True if issue.introduced is None else checkout.at_least(issue.introduced.release, issue.introduced.date)
+    fixed = False if issue.fixed is None else checkout.at_least(issue.fixed.release, issue.fixed.date)
+    affected = _and(since, None if fixed is None else not fixed)
+    placed = checkout.version or checkout.date or "unknown version"
+    return Status(affected, f"by version: {checkout.name} {placed} ({checkout.version_source or checkout.date_source})")

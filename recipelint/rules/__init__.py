@@ -68,7 +68,8 @@ def _from_module(module: ModuleType, family: str, package: ModuleType) -> Rule:
     )
 
 
-_RULES: dict[str, Rule] | None = None
+# The rules of the registry as it was when they were found (a toolkit registered later is seen).
+_RULES: tuple[tuple[int, ...], dict[str, Rule]] | None = None
 
 
 def _rule_modules(name: str, family: str) -> Iterator[tuple[ModuleType, str, ModuleType]]:
@@ -102,7 +103,10 @@ def _sources() -> Iterator[tuple[str, str]]:
 def all_rules() -> dict[str, Rule]:
     """Every rule, by code: the shared families here and the registered toolkits' rules."""
     global _RULES
-    if _RULES is None:
+    from recipelint.toolkits import REGISTRY
+
+    key = tuple(id(toolkit) for toolkit in REGISTRY)
+    if _RULES is None or _RULES[0] != key:
         found: dict[str, Rule] = {}
         for name, family in _sources():
             for module, module_family, package in _rule_modules(name, family):
@@ -110,11 +114,5 @@ def all_rules() -> dict[str, Rule]:
                 if rule.code in found:
                     raise RuntimeError(f"rule code {rule.code} is defined twice")
                 found[rule.code] = rule
-        _RULES = dict(sorted(found.items()))
-    return _RULES
-
-
-def forget() -> None:
-    """Find the rules again on next use (a toolkit was registered or removed)."""
-    global _RULES
-    _RULES = None
+        _RULES = key, dict(sorted(found.items()))
+    return _RULES[1]

@@ -117,12 +117,8 @@ def load_target(target: Target, files: FileCache) -> list[Recipe]:
 @contextmanager
 def registered(toolkit: Toolkit) -> Iterator[Toolkit]:
     """Register a toolkit for the length of a `with` block (tests, plugins trying themselves out)."""
-    from recipelint import rules
-
     REGISTRY.append(toolkit)
-    rules.forget()
     try:
         yield toolkit
     finally:
         REGISTRY.remove(toolkit)
-        rules.forget()

@@ -31,7 +31,7 @@ from recipelint.diagnostics import Diagnostic, Severity
 
 if TYPE_CHECKING:
     from recipelint.context import Context
-    from recipelint.suppression import Suppression
+    from recipelint.parse.suppressions import Suppression
 
 CODE = "RL002"
 NAME = "suppression-unused"

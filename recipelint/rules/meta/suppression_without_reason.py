@@ -29,7 +29,7 @@ from recipelint.diagnostics import Diagnostic, Severity
 
 if TYPE_CHECKING:
     from recipelint.context import Context
-    from recipelint.suppression import Suppression
+    from recipelint.parse.suppressions import Suppression
 
 CODE = "RL003"
 NAME = "suppression-without-reason"

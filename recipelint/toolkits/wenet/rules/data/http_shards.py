@@ -34,6 +34,7 @@ from collections.abc import Iterator
 from recipelint import knownissues
 from recipelint.context import Context
 from recipelint.diagnostics import Diagnostic, Severity
+from recipelint.parse.checkout import issue_status
 
 CODE = "RL203"
 NAME = "http-shards"
@@ -53,7 +54,7 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
         return
     judged = ["WeNet v3.0.0 to HEAD open shards with tarfile mode 'r:*' (#2301; PR #2509 unmerged)"]
     if recipe.checkout is not None:
-        status = knownissues.status(knownissues.by_id("wenet-http-shards-seek-mode"), recipe.checkout)
+        status = issue_status(knownissues.by_id("wenet-http-shards-seek-mode"), recipe.checkout)
         if status.affected is False:
             return  # this checkout streams tars ('r|*'), which a wget pipe can serve
         where = f" at {status.where[0]}" if status.where else ""
