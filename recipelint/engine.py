@@ -66,17 +66,9 @@ def run_rules(
 def make_context(
     recipe: Recipe, hardware: Callable[[], Hardware], settings: Settings | None = None, said: set[str] | None = None
 ) -> Context:
-    from recipelint.context import Context
+    from recipelint.context import Context, Options
 
-    options = (
-        {
-            "deepspeed-version": settings.deepspeed_version,
-            "model-params": settings.model_params,
-            "mean-utterance-seconds": settings.mean_utterance_seconds,
-        }
-        if settings
-        else {}
-    )
+    options = Options(settings.deepspeed_version, settings.model_params, settings.mean_utterance_seconds) if settings else Options()
     return Context(recipe, hardware, options, said=said if said is not None else set())
 
 

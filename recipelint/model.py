@@ -204,6 +204,10 @@ class Recipe:
     def arg(self, name: str) -> Setting:
         return self.args.get(name) or Setting(name, None, False)
 
+    def env(self, name: str) -> Setting | None:
+        """An environment variable the launch sets (in the script or on its command line)."""
+        return self.launch.env.get(name) if self.launch is not None else None
+
     @property
     def files(self) -> list[Path]:
         paths: list[Path] = []

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from recipelint.context import Context
+from recipelint.context import Context, Options
 from recipelint.diagnostics import Diagnostic
 from recipelint.hardware.profile import Hardware
 from recipelint.parse.files import FileCache, SourceError
@@ -126,7 +126,7 @@ def build_scene(
     said: set[str] = set()  # RL001 once per fact for the whole scene
     for recipe in result.recipes:
         where = recipe.script.source.path if recipe.script is not None else recipe.root
-        options = {"deepspeed-version": _version(resolver, where)}
+        options = Options(deepspeed_version=_version(resolver, where))
         scene.contexts.append(Context(recipe, loader, options, said=said))
     return scene
 

@@ -19,7 +19,7 @@ def ds_document(ctx: Context) -> Document | None:
 
 
 def target_version(ctx: Context) -> tuple[tuple[int, ...], str]:
-    version, origin = versions.target("deepspeed", ctx.options.get("deepspeed-version"), ctx.packages)
+    version, origin = versions.target("deepspeed", ctx.options.deepspeed_version, ctx.packages)
     return versions.parse(version), origin
 
 

@@ -44,7 +44,7 @@ BUFFER_FACTOR = 1.5
 
 def check(ctx: Context) -> Iterator[Diagnostic | None]:
     doc = ds_document(ctx)
-    params = ctx.options.get("model-params")
+    params = ctx.options.model_params
     if doc is None or not params:
         return
     zero = doc.root.get("zero_optimization")

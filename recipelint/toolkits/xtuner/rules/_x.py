@@ -11,10 +11,6 @@ def xtuner_launch(ctx: Context) -> Launch | None:
     return launch if ctx.recipe.toolkit == "xtuner" and launch is not None else None
 
 
-def env(launch: Launch, name: str) -> Setting | None:
-    return launch.env.get(name)
-
-
 def multi_process(launch: Launch) -> bool:
     """More than one training process: NPROC_PER_NODE or NNODES set to anything but 1."""
     for name in ("NPROC_PER_NODE", "NNODES"):

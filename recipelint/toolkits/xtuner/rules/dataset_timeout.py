@@ -55,7 +55,7 @@ from recipelint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severit
 from recipelint.model import Launch
 from recipelint.parse.checkout import version_key
 from recipelint.parse.span import Span
-from recipelint.toolkits.xtuner.rules._x import env, multi_process, xtuner_launch
+from recipelint.toolkits.xtuner.rules._x import multi_process, xtuner_launch
 
 CODE = "RL805"
 NAME = "xtuner-dataset-timeout"
@@ -149,7 +149,7 @@ def _in_memory_broadcast(ctx: Context, launch: Launch, default: int, default_ori
     config = ctx.recipe.pyconfig
     if config is None or not (IN_MEMORY_DATASETS & config.calls):
         return
-    setting = env(launch, "XTUNER_DATASET_TIMEOUT")
+    setting = launch.env.get("XTUNER_DATASET_TIMEOUT")
     minutes = (setting.as_int() if setting is not None else None) or default
     timeout = _pg_timeout(ctx)
     if timeout is None or minutes > SECONDS_LIKE or timeout[0] >= minutes * 60:
@@ -175,7 +175,7 @@ def _in_memory_broadcast(ctx: Context, launch: Launch, default: int, default_ori
 
 
 def _seconds_like(ctx: Context, launch: Launch) -> Iterator[Diagnostic | None]:
-    setting = env(launch, "XTUNER_DATASET_TIMEOUT")
+    setting = launch.env.get("XTUNER_DATASET_TIMEOUT")
     minutes = setting.as_int() if setting is not None else None
     if setting is None or minutes is None or minutes <= SECONDS_LIKE:
         return

@@ -28,7 +28,7 @@ from collections.abc import Iterator
 
 from recipelint.context import Context
 from recipelint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
-from recipelint.toolkits.xtuner.rules._x import env, nodes, xtuner_launch
+from recipelint.toolkits.xtuner.rules._x import nodes, xtuner_launch
 
 CODE = "RL804"
 NAME = "xtuner-multinode-env"
@@ -49,10 +49,10 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
     count = nodes(launch)
     if count is not None and count < 2:
         return
-    missing = [name for name in ("NODE_RANK", "ADDR", "PORT") if env(launch, name) is None]
+    missing = [name for name in ("NODE_RANK", "ADDR", "PORT") if launch.env.get(name) is None]
     renamed = []
     for old, new in (("MASTER_ADDR", "ADDR"), ("MASTER_PORT", "PORT")):
-        setting = env(launch, old)
+        setting = launch.env.get(old)
         if setting is not None and new in missing:
             word = setting.word
             source = ctx.recipe.script.source if ctx.recipe.script else None
@@ -70,7 +70,7 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
             )
     missing = [name for name in missing if name not in renamed]
     if missing:
-        nnodes = env(launch, "NNODES")
+        nnodes = launch.env.get("NNODES")
         yield ctx.diagnostic(
             CODE,
             SEVERITY,

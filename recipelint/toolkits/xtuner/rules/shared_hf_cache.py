@@ -28,7 +28,7 @@ from collections.abc import Iterator
 
 from recipelint.context import Context
 from recipelint.diagnostics import Diagnostic, Severity
-from recipelint.toolkits.xtuner.rules._x import env, nodes, xtuner_launch
+from recipelint.toolkits.xtuner.rules._x import nodes, xtuner_launch
 
 CODE = "RL806"
 NAME = "xtuner-shared-hf-cache"
@@ -45,7 +45,7 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
     count = nodes(launch)
     if count is not None and count < 2:
         return
-    if env(launch, "HF_DATASETS_CACHE") is not None or env(launch, "HF_HOME") is not None:
+    if launch.env.get("HF_DATASETS_CACHE") is not None or launch.env.get("HF_HOME") is not None:
         return
     yield ctx.diagnostic(
         CODE,

@@ -38,7 +38,7 @@ from recipelint.context import Context
 from recipelint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
 from recipelint.model import Setting
 from recipelint.parse.span import Span
-from recipelint.toolkits.xtuner.rules._x import env, launcher_arg, xtuner_launch
+from recipelint.toolkits.xtuner.rules._x import launcher_arg, xtuner_launch
 
 CODE = "RL810"
 NAME = "xtuner-slurm-env-conflict"
@@ -65,7 +65,7 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
     version, origin = versions.target("xtuner")
     old = versions.parse(version) < FIXED_IN
     for name in ("NPROC_PER_NODE", "NNODES"):
-        setting = env(launch, name)
+        setting = launch.env.get(name)
         if setting is None:
             continue
         span = _prefix_span(ctx, name, setting)
