@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from recipelint.rules import Rule
     from recipelint.suppression import Suppression
 
-UNKNOWN_FACT = "RL001"  # recipelint.rules.meta.unknown_fact.CODE: said once per fact and hardware in a run
+UNKNOWN_FACT = "RL001"  # recipelint.rulekit.unknown_fact.CODE: said once per fact and hardware in a run
 
 
 @dataclass

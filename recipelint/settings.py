@@ -130,7 +130,7 @@ def load_settings(path: Path) -> Settings:
 
 
 def _parse(data: dict[str, Any], path: Path) -> Settings:
-    from recipelint.rules._util import closest
+    from recipelint.rulekit import closest
 
     for key in data:
         if key not in KNOWN_KEYS:

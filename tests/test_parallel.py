@@ -124,7 +124,7 @@ def test_command_line_jobs_do_not_change_a_byte(tmp_path: Path) -> None:
 
 
 def test_the_engine_names_the_unknown_fact_rule_by_its_code() -> None:
-    from recipelint.rules.meta import unknown_fact
+    from recipelint.rulekit import unknown_fact
 
     assert engine.UNKNOWN_FACT == unknown_fact.CODE
 

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from recipelint import deps
 from recipelint.deps import Memo
@@ -16,7 +16,17 @@ if TYPE_CHECKING:
     from recipelint.hardware.profile import Hardware
     from recipelint.hardware.report import Judged
     from recipelint.model import Recipe
-    from recipelint.settings import Settings
+
+
+class Chooser(Protocol):
+    """What picks a file's machine (recipelint.settings.Settings): its `hardware` profile, and the
+    config file that names it."""
+
+    @property
+    def hardware(self) -> Path | None: ...
+
+    @property
+    def source(self) -> Path | None: ...
 
 
 class Machine:
@@ -81,7 +91,7 @@ class Machines:
         if self.override is not None:
             self._machines[None] = Machine(self.override, probe=getattr(self.override, "host", False))
 
-    def loader(self, settings: Settings) -> Machine:
+    def loader(self, settings: Chooser) -> Machine:
         key = None if self.override is not None else settings.hardware
         if key not in self._machines:
             where = settings.source.name if settings.source is not None else "the settings"

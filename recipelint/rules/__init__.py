@@ -95,6 +95,7 @@ def _sources() -> Iterator[tuple[str, str]]:
     for family in pkgutil.iter_modules(__path__):
         if family.ispkg:
             yield f"{__name__}.{family.name}", family.name
+    yield "recipelint.rulekit.unknown_fact", "meta"  # RL001 sits below the toolkits, whose rules produce it
     for toolkit in REGISTRY:
         for name in toolkit.rules:
             yield name, toolkit.name

@@ -28,7 +28,7 @@ from collections.abc import Iterator
 from recipelint.context import Context
 from recipelint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
 from recipelint.model import Setting
-from recipelint.rules.meta.unknown_fact import hardware_unknown
+from recipelint.rulekit.unknown_fact import hardware_unknown
 from recipelint.toolkits.deepspeed.rules._ds import bf16_block, ds_document, enabled
 
 CODE = "RL417"

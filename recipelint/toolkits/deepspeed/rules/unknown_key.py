@@ -35,7 +35,7 @@ from collections.abc import Iterator
 from recipelint.context import Context
 from recipelint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
 from recipelint.parse.tree import Node
-from recipelint.rules._util import closest
+from recipelint.rulekit import closest
 from recipelint.toolkits.deepspeed.knowledge import schema_node
 from recipelint.toolkits.deepspeed.rules._ds import ds_document, target_version
 from recipelint.versions import parse

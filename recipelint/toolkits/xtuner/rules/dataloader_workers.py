@@ -28,7 +28,7 @@ from collections.abc import Iterator
 from recipelint import tuner
 from recipelint.context import Context
 from recipelint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
-from recipelint.rules._util import oversubscribed
+from recipelint.rulekit import oversubscribed
 from recipelint.toolkits.xtuner.rules._x import xtuner_launch
 
 CODE = "RL807"

@@ -36,7 +36,7 @@ from collections.abc import Iterator
 from recipelint.context import Context
 from recipelint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
 from recipelint.parse.tree import Node
-from recipelint.rules._util import closest
+from recipelint.rulekit import closest
 from recipelint.toolkits.wenet.rules.config._wenet import SCHEMA_SOURCE, known_keys, wenet_config
 
 CODE = "RL701"

@@ -33,7 +33,7 @@ from collections.abc import Iterator
 
 from recipelint.context import Context
 from recipelint.diagnostics import Diagnostic, Severity
-from recipelint.rules._util import closest
+from recipelint.rulekit import closest
 from recipelint.toolkits.wenet.frontend import REMOVED_FLAGS, TRAIN_FLAGS, train_flags
 
 CODE = "RL601"

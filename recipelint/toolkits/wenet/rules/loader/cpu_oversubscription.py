@@ -36,8 +36,8 @@ from collections.abc import Iterator
 
 from recipelint.context import Context
 from recipelint.diagnostics import Diagnostic, Severity
-from recipelint.rules._util import oversubscribed
-from recipelint.rules.meta.unknown_fact import hardware_unknown
+from recipelint.rulekit import oversubscribed
+from recipelint.rulekit.unknown_fact import hardware_unknown
 
 CODE = "RL102"
 NAME = "cpu-oversubscription"

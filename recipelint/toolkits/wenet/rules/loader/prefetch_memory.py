@@ -47,8 +47,8 @@ from collections.abc import Iterator
 from recipelint import tuner
 from recipelint.context import Context
 from recipelint.diagnostics import Diagnostic, Severity
-from recipelint.rules._util import gib
-from recipelint.rules.meta.unknown_fact import hardware_unknown
+from recipelint.rulekit import gib
+from recipelint.rulekit.unknown_fact import hardware_unknown
 
 CODE = "RL103"
 NAME = "prefetch-memory"

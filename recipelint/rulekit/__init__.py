@@ -1,4 +1,5 @@
-"""Small helpers the rules share."""
+"""What rule modules share, below the toolkits and the shared rule families: the wording helpers
+here, and RL001 (`unknown_fact`), which every rule that needs a hardware fact produces."""
 
 from __future__ import annotations
 
