@@ -254,7 +254,7 @@ class Context:
             return Edit(setting.edit_span, text)
         launch = self.recipe.launch
         if not setting.given and launch is not None and self.recipe.script is not None:
-            return Edit(launch.script.span.after(), f" --{setting.name} {text}")
+            return Edit(launch.flag_point(after_script=True), f" --{setting.name} {text}")
         return None
 
     def diagnostic(

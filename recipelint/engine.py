@@ -17,6 +17,7 @@ from recipelint import deps
 from recipelint.discovery import discover, missing
 from recipelint.hardware.machines import Machines, ProfileLoader
 from recipelint.parse.files import FileCache, SourceError
+from recipelint.rulekit import unknown_fact
 from recipelint.settings import Resolver, Settings
 from recipelint.suppression import apply, settings_for, suppression_findings
 from recipelint.toolkits import Target, load_target
@@ -34,7 +35,7 @@ if TYPE_CHECKING:
     from recipelint.rules import Rule
     from recipelint.suppression import Suppression
 
-UNKNOWN_FACT = "RL001"  # recipelint.rulekit.unknown_fact.CODE: said once per fact and hardware in a run
+UNKNOWN_FACT = unknown_fact.CODE
 
 
 @dataclass
@@ -340,13 +341,7 @@ def _gather(
             result.files += item.files
             result.errors.extend(item.errors)
             result.judged.extend(item.judged)
-            found = []
-            for diagnostic in item.found:
-                if diagnostic.code == UNKNOWN_FACT:
-                    if (item.machine, diagnostic.setting) in said:
-                        continue
-                    said.add((item.machine, diagnostic.setting))
-                found.append(diagnostic)
+            found = unknown_fact.once_per_run(item.found, item.machine, said)
             for path, items in item.suppressions.items():
                 suppressions.setdefault(path, items)
             kept = apply(found, resolver, suppressions)

@@ -106,7 +106,12 @@ class Launch:
     nproc_per_node: Setting
     rendezvous: Setting  # host:port the nodes meet at
     env: dict[str, Setting] = field(default_factory=dict)
-    args_end: int = 0  # byte offset just after the last word of the command (where a flag is appended)
+
+    def flag_point(self, after_script: bool = False) -> Span:
+        """Where a flag added to the launch goes: just past the command's last word, or just past
+        the training script (`train.py --new_flag 4 ...`: ahead of the line continuations a long
+        WeNet launch is written with)."""
+        return (self.script if after_script else self.command.words[-1]).span.after()
 
 
 @dataclass

@@ -20,11 +20,14 @@ No fix.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING
 
-from recipelint.context import Context
 from recipelint.diagnostics import Diagnostic, Severity
-from recipelint.model import Setting
+
+if TYPE_CHECKING:  # the runner imports this module on every run, the cache's too: keep it light
+    from recipelint.context import Context
+    from recipelint.model import Setting
 
 CODE = "RL001"
 NAME = "hardware-fact-unknown"
@@ -57,3 +60,16 @@ def hardware_unknown(ctx: Context, code: str, fact: str, setting: Setting) -> Di
         setting.span,
         setting=fact,
     )
+
+
+def once_per_run(found: Iterable[Diagnostic], machine: str, said: set[tuple[str, str | None]]) -> list[Diagnostic]:
+    """The findings of one recipe with RL001 kept once per fact and machine for the whole run:
+    each target says it as if it were the first (`said` holds what the run kept so far)."""
+    kept = []
+    for diagnostic in found:
+        if diagnostic.code == CODE:
+            if (machine, diagnostic.setting) in said:
+                continue
+            said.add((machine, diagnostic.setting))
+        kept.append(diagnostic)
+    return kept

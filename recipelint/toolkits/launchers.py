@@ -144,7 +144,7 @@ def parse_torchrun(script: ShellScript, command: Command, index: int) -> Launch:
         port = options.get("master_port")
         value = f"{address.value if address else '127.0.0.1'}:{port.value if port else 29500}"
         rendezvous = Setting("master_addr", value, address is not None, (address or command.words[0]).span)
-    return Launch(launcher, command, words[index], nnodes, per_node, rendezvous, launch_env(script, command), words[-1].span.end)
+    return Launch(launcher, command, words[index], nnodes, per_node, rendezvous, launch_env(script, command))
 
 
 def parse_deepspeed_launcher(script: ShellScript, command: Command, index: int) -> Launch:
@@ -174,7 +174,7 @@ def parse_deepspeed_launcher(script: ShellScript, command: Command, index: int) 
         address is not None,
         (address or words[0]).span,
     )
-    return Launch("deepspeed", command, words[index], nodes, per_node, rendezvous, launch_env(script, command), words[-1].span.end)
+    return Launch("deepspeed", command, words[index], nodes, per_node, rendezvous, launch_env(script, command))
 
 
 def parse_srun(script: ShellScript, command: Command, index: int, program: int | None = None) -> Launch:
@@ -194,7 +194,7 @@ def parse_srun(script: ShellScript, command: Command, index: int, program: int |
         per_node = setting_from_word("--ntasks", total, script, at)
         per_node.value = count // node_count if count is not None and nodes.value is not None else None
     rendezvous = Setting("MASTER_ADDR", "(first host of SLURM_NODELIST):29500", False, words[0].span)
-    return Launch("srun", command, words[index], nodes, per_node, rendezvous, launch_env(script, command), words[-1].span.end)
+    return Launch("srun", command, words[index], nodes, per_node, rendezvous, launch_env(script, command))
 
 
 def parse_mpirun(script: ShellScript, command: Command, index: int) -> Launch:
@@ -215,7 +215,7 @@ def parse_mpirun(script: ShellScript, command: Command, index: int) -> Launch:
         per_node.value = to_int(total.value)
         nodes = Setting("nodes", 1, False, words[0].span)
     rendezvous = Setting("MASTER_ADDR", "(set by the MPI launcher)", False, words[0].span)
-    return Launch("mpirun", command, words[index], nodes, per_node, rendezvous, launch_env(script, command), words[-1].span.end)
+    return Launch("mpirun", command, words[index], nodes, per_node, rendezvous, launch_env(script, command))
 
 
 def _count(name: str, word: Word | None, script: ShellScript, at: int, command: Command) -> Setting:

@@ -142,9 +142,7 @@ def _unknown_launcher(script: ShellScript, command: Command, launcher: int, inde
     per_node = Setting("nproc_per_node", None, True, word.span, None, word.ref, word)
     nodes = Setting("nnodes", 1, False, word.span)
     rendezvous = Setting("master_addr", None, False, word.span)
-    return Launch(
-        word.text, command, command.words[index], nodes, per_node, rendezvous, launch_env(script, command), command.words[-1].span.end
-    )
+    return Launch(word.text, command, command.words[index], nodes, per_node, rendezvous, launch_env(script, command))
 
 
 def load_ds_launches(script: ShellScript, files: FileCache, root: Path) -> list[Recipe]:

@@ -103,7 +103,6 @@ def _xtuner_cli(script: ShellScript, command: Command, index: int, srun: dict[st
         envto_int("NPROC_PER_NODE"),
         rendezvous,
         env,
-        command.words[-1].span.end,
     )
 
 

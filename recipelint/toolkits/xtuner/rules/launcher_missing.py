@@ -45,7 +45,7 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
     current = launcher_arg(ctx)
     if current is not None and current.value == "pytorch":
         return
-    point = launch.command.words[-1].span.after()
+    point = launch.flag_point()
     if current is not None and current.edit_span is not None:
         edit = Edit(current.edit_span, "pytorch")
     else:

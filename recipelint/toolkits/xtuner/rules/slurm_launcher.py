@@ -62,7 +62,7 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
         return
     if current is not None and current.value == "slurm":
         return
-    point = launch.command.words[-1].span.after()
+    point = launch.flag_point()
     edit = Edit(current.edit_span, "slurm") if current is not None and current.edit_span is not None else Edit(point, " --launcher slurm")
     yield ctx.diagnostic(
         CODE,

@@ -60,7 +60,7 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
     lowered = plan.prefetch is not None and plan.prefetch < default
     variable = script.assignment("prefetch", before=launch.command.span.start)
     if variable is not None:
-        point = launch.script.span.after()
+        point = launch.flag_point(after_script=True)
         plan_text = f"; the loader plan for this node is {plan.prefetch}" if lowered else ""
         yield ctx.diagnostic(
             CODE,
