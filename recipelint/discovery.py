@@ -14,6 +14,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from recipelint.parse import KINDS, kind_of
 from recipelint.parse.files import FileCache, SourceError
 from recipelint.toolkits import Target, suffixes
 
@@ -27,7 +28,7 @@ SEARCH_LEVELS = 4
 
 
 def is_script(path: Path) -> bool:
-    return path.suffix == ".sh"
+    return kind_of(path) == "script"
 
 
 def _mmengine_config(path: Path) -> bool:
@@ -68,7 +69,7 @@ def _walk(directory: Path) -> Iterable[tuple[str, str]]:
             yield current, name
 
 
-_KINDS = {".yaml": "yaml", ".yml": "yaml", ".json": "json", ".md": "markdown", ".py": "python"}
+_KINDS = {suffix: kind for suffix, kind in KINDS.items() if kind != "script"}  # run scripts are found first
 
 
 def _script_naming(config: Path, files: FileCache, cache: Any = None, folders: dict[Path, Path] | None = None) -> Path | None:

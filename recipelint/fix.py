@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from recipelint.diagnostics import Applicability, Diagnostic, Edit
+from recipelint.parse import kind_of
 from recipelint.parse.files import FileCache, SourceError, read_bytes
 from recipelint.parse.span import SourceText
 
@@ -71,15 +72,16 @@ def reparse(path: Path, data: bytes, before: bytes) -> None:
     from recipelint.parse.yamlfile import parse_yaml
 
     text = SourceText(path, data)
-    if path.suffix in (".yaml", ".yml"):
+    kind = kind_of(path)
+    if kind == "yaml":
         parse_yaml(text)
-    elif path.suffix == ".json":
+    elif kind == "json":
         parse_json(text)
-    elif path.suffix == ".py":
+    elif kind == "python":
         from recipelint.parse.pyconfig import parse_pyconfig
 
         parse_pyconfig(text)
-    elif path.suffix == ".sh":
+    elif kind == "script":
         if parse_shell(text).error_count > parse_shell(SourceText(path, before)).error_count:
             raise SourceError(path, "the fix would leave a shell syntax error; nothing written")
 

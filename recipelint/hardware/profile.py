@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from recipelint.parse import kind_of
+
 # The keys a profile file may carry, in the order `probe` writes them.
 FACT_KEYS = (
     "nodes",
@@ -134,7 +136,7 @@ def load_profile(path: Path) -> Hardware:
     from recipelint.schemas import validate
 
     source = FileCache().read(path)
-    document = parse_json(source) if path.suffix == ".json" else parse_yaml(source)
+    document = parse_json(source) if kind_of(path) == "json" else parse_yaml(source)
     data = document.root.plain()
     if not isinstance(data, dict):
         raise SourceError(path, "a hardware profile is a mapping of facts", 1, 1)
@@ -174,7 +176,7 @@ def write_measured(path: Path, entry: dict[str, Any]) -> None:
     original = path.read_bytes() if path.is_file() else b""
     hardware = load_profile(path) if original else Hardware("profile")
     entries = [e for e in hardware.measured if e.get("dataset_conf") != entry.get("dataset_conf")] + [entry]
-    if path.suffix == ".json":
+    if kind_of(path) == "json":
         import json
 
         data = json.loads(original or b"{}")

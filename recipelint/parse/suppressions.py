@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from recipelint.parse import kind_of
 from recipelint.parse.files import FileCache, SourceError
 from recipelint.parse.span import Span
 
@@ -29,7 +30,7 @@ class Suppression:
 
 
 def read_suppressions(path: Path, files: FileCache) -> list[Suppression]:
-    if path.suffix == ".json":
+    if kind_of(path) == "json":
         return []  # JSON has no comments: per-file-ignores in the config serve it
     try:
         source = files.read(path)
