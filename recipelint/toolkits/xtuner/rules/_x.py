@@ -20,18 +20,5 @@ def multi_process(launch: Launch) -> bool:
     return launch.launcher != "xtuner"
 
 
-def nodes(launch: Launch) -> int | None:
-    """Node count; None when set to a value only the run time knows."""
-    if launch.launcher == "xtuner":
-        setting = launch.env.get("NNODES")
-        if setting is None:
-            return 1
-        try:
-            return int(str(setting.value))
-        except ValueError:
-            return None
-    return launch.nnodes.as_int()
-
-
 def launcher_arg(ctx: Context) -> Setting | None:
     return ctx.recipe.args.get("launcher")

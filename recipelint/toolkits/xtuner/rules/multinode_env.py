@@ -28,7 +28,7 @@ from collections.abc import Iterator
 
 from recipelint.context import Context
 from recipelint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
-from recipelint.toolkits.xtuner.rules._x import nodes, xtuner_launch
+from recipelint.toolkits.xtuner.rules._x import xtuner_launch
 
 CODE = "RL804"
 NAME = "xtuner-multinode-env"
@@ -46,7 +46,7 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
     launch = xtuner_launch(ctx)
     if launch is None or launch.launcher != "xtuner":
         return
-    count = nodes(launch)
+    count = launch.nnodes.as_int()  # the front end reads NNODES (1 when unset)
     if count is not None and count < 2:
         return
     missing = [name for name in ("NODE_RANK", "ADDR", "PORT") if launch.env.get(name) is None]

@@ -28,7 +28,7 @@ from collections.abc import Iterator
 
 from recipelint.context import Context
 from recipelint.diagnostics import Diagnostic, Severity
-from recipelint.toolkits.xtuner.rules._x import nodes, xtuner_launch
+from recipelint.toolkits.xtuner.rules._x import xtuner_launch
 
 CODE = "RL806"
 NAME = "xtuner-shared-hf-cache"
@@ -42,7 +42,7 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
     config = ctx.recipe.pyconfig
     if launch is None or config is None or "process_hf_dataset" not in config.calls:
         return
-    count = nodes(launch)
+    count = launch.nnodes.as_int()  # the front end reads NNODES (1 when unset)
     if count is not None and count < 2:
         return
     if launch.env.get("HF_DATASETS_CACHE") is not None or launch.env.get("HF_HOME") is not None:
