@@ -123,7 +123,7 @@ class ResultCache:
     def loads(self, what: str, load: Callable[[], object]) -> None:
         """Run `load` (a --hardware profile) for its errors only, unless an entry says how it went
         on the same inputs: a bad profile is still reported when no recipe needed it."""
-        from recipelint.sources.files import SourceError
+        from recipelint.parse.files import SourceError
 
         def attempt() -> SourceError | None:
             try:
@@ -431,7 +431,7 @@ def _span(span: Any) -> list[Any]:
 
 
 def _unspan(data: list[Any]) -> Any:
-    from recipelint.span import Span
+    from recipelint.parse.span import Span
 
     return Span(Path(data[0]), *data[1:])
 
@@ -441,7 +441,7 @@ def _error(error: Any) -> list[Any]:
 
 
 def _unerror(data: list[Any]) -> Any:
-    from recipelint.sources.files import SourceError
+    from recipelint.parse.files import SourceError
 
     return SourceError(Path(data[0]), data[1], data[2], data[3])
 

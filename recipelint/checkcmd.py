@@ -12,21 +12,25 @@ from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn, Optional
 
+from recipelint.report import REPORTERS
+
 if TYPE_CHECKING:
     from recipelint.cache import ResultCache
-    from recipelint.engine import ProfileLoader, Result
+    from recipelint.hardware.machines import ProfileLoader
+    from recipelint.parse.files import SourceError
     from recipelint.settings import Resolver, Settings
-    from recipelint.sources.files import FileCache, SourceError
 
 _ANSI = r"\033\[[;?0-9]*[a-zA-Z]"  # click's pattern: styles are dropped when the stream is not a terminal
 
 
-class Format(str, Enum):
-    text = "text"
-    concise = "concise"
-    json = "json"
-    sarif = "sarif"
-    github = "github"
+if TYPE_CHECKING:
+
+    class Format(str, Enum):
+        """`--format`: one member per registered reporter."""
+
+else:
+    Format = Enum("Format", {name: name for name in REPORTERS}, type=str, module=__name__)
+    Format.__doc__ = "`--format`: one member per registered reporter."
 
 
 def echo(message: str = "", err: bool = False, nl: bool = True) -> None:
@@ -50,7 +54,7 @@ def fail(message: str) -> NoReturn:
 def report_crash(exc: Exception) -> int:
     """One line for an exception that escaped a command, and the exit code (2); the traceback
     only with RECIPELINT_DEBUG set."""
-    from recipelint.sources.files import SourceError
+    from recipelint.parse.files import SourceError
 
     if isinstance(exc, SourceError):  # bad input found late (a lazily loaded profile): still one line
         print(f"recipelint: error: {exc}", file=sys.stderr)
@@ -73,7 +77,7 @@ def hardware_loader(path: Optional[Path]) -> ProfileLoader | None:
         return None
     if str(path) != "host" and not path.is_file():
         fail(f"{path}: no such hardware profile (`--hardware host` judges this machine)")
-    from recipelint.engine import ProfileLoader
+    from recipelint.hardware.machines import ProfileLoader
 
     return ProfileLoader(path)
 
@@ -104,7 +108,7 @@ def run_check(
 ) -> int:
     """Check recipes and print the report; the exit code."""
     from recipelint import engine
-    from recipelint.sources.files import FileCache, SourceError
+    from recipelint.parse.files import FileCache, SourceError
 
     targets = paths or ([] if command is not None else [Path(".")])
     settings = resolver(config, isolated)
@@ -117,7 +121,9 @@ def run_check(
             fail(str(error))
         echo(json.dumps(shown, indent=2))
         return 0
-    fmt = output_format or (Format.github if os.environ.get("GITHUB_ACTIONS") == "true" else Format.text)
+    fmt = output_format or Format("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
+    if statistics and fmt.value in ("text", "concise"):
+        fmt = Format("statistics")
     files = FileCache()
     result = engine.check(
         targets,
@@ -131,8 +137,10 @@ def run_check(
         jobs=_jobs(settings, jobs),
         cache=None if no_cache else _cache(settings),
     )
-    report = _render(result, files, fmt, statistics)
-    if fmt is not Format.json:
+    from recipelint.report import reporter
+
+    report = reporter(fmt.value)(result)
+    if fmt.value != "json":
         print_errors(result.errors)
     if output_file is not None:
         output_file.write_text(report + "\n", encoding="utf-8")
@@ -145,8 +153,8 @@ def run_check(
 
 def _run_settings(settings: Resolver) -> Settings:
     """The settings of the run itself (jobs, cache-dir): those in force for the working folder."""
+    from recipelint.parse.files import SourceError
     from recipelint.settings import Settings
-    from recipelint.sources.files import SourceError
 
     try:
         return settings.for_path(Path("."))
@@ -165,32 +173,3 @@ def _cache(settings: Resolver) -> ResultCache:
     from recipelint.cache import ResultCache, default_folder
 
     return ResultCache(default_folder(_run_settings(settings)))
-
-
-def _render(result: Result, files: FileCache, fmt: Format, statistics: bool) -> str:
-    from recipelint.report import text
-
-    if fmt is Format.json:
-        from recipelint.report import jsonout
-
-        return jsonout.render(result.diagnostics, result.errors, result.hardware, result.judged)
-    if fmt is Format.sarif:
-        from recipelint.report import sarif
-
-        return sarif.render(result.diagnostics)
-    if fmt is Format.github:
-        from recipelint.report import github
-
-        return github.render(result.diagnostics)
-    if statistics:
-        from recipelint.report import statistics as stats
-
-        return stats.render(result.diagnostics)
-    body = text.render(result.diagnostics, files, concise=fmt is Format.concise)
-    head = body.rstrip("\n") + ("\n" if fmt is Format.text else "") + "\n" if body.strip() else ""
-    report = head + text.summary(result.diagnostics, len(result.errors))
-    if fmt is Format.text:
-        from recipelint.hardware.report import summary_line
-
-        report = summary_line(result.judged, result.hardware) + "\n\n" + report
-    return report

@@ -116,7 +116,7 @@ def fix(
     from recipelint import engine
     from recipelint.diagnostics import Applicability
     from recipelint.fix import fix_paths
-    from recipelint.sources.files import FileCache, SourceError
+    from recipelint.parse.files import FileCache, SourceError
 
     if write and diff:
         _fail("--write and --diff exclude each other")
@@ -162,7 +162,7 @@ def fix(
 def _write_or_diff(outcome, write: bool) -> list:  # type: ignore[no-untyped-def, type-arg]
     """Write the fixed files (atomically), or print their diff; the write errors."""
     from recipelint.fix import unified_diff, write_atomic
-    from recipelint.sources.files import SourceError
+    from recipelint.parse.files import SourceError
 
     errors = []
     for path, data in outcome.changed.items():
@@ -199,7 +199,7 @@ def diagnose(
 
     if write and not fix:
         _fail("--write applies fixes: use it with --fix")
-    fmt = output_format or (Format.github if os.environ.get("GITHUB_ACTIONS") == "true" else Format.text)
+    fmt = output_format or Format("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
     code = run(paths, _hardware(hardware), _resolver(config, isolated), fmt.value, output_file, fix, write, unsafe_fixes, _write_or_diff)
     raise typer.Exit(code)
 
@@ -214,8 +214,8 @@ def show(
 ) -> None:
     """Show each recipe as recipelint reads it: launches, world size, configs, data, and where each value came from."""
     from recipelint import engine
+    from recipelint.parse.files import FileCache
     from recipelint.report import show as report
-    from recipelint.sources.files import FileCache
 
     if output_format not in ("text", "json"):
         _fail("--format is text or json")
@@ -249,7 +249,7 @@ def probe(
 ) -> None:
     """Probe this machine (CPUs, memory, /dev/shm, GPUs, network), or merge node profiles; print or save the profile."""
     from recipelint.hardware.profile import dump_profile
-    from recipelint.sources.files import SourceError
+    from recipelint.parse.files import SourceError
 
     if output_format not in ("yaml", "json"):
         _fail("--format is yaml or json")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -11,15 +11,32 @@ from recipelint import tuner, versions
 from recipelint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
 from recipelint.hardware.profile import Fact, Hardware
 from recipelint.model import Recipe, Setting, setting_source
-from recipelint.span import Span
+from recipelint.parse.span import Span
+
+
+@dataclass(frozen=True)
+class Options:
+    """What the settings tell the rules beyond the recipe (recipelint.settings.Settings holds them
+    with the rest; the runner passes these)."""
+
+    deepspeed_version: str | None = None  # the release judged against when DeepSpeed is not installed here
+    model_params: float | None = None  # the parameter count, for the offload host-memory rule
+    mean_utterance_seconds: float | None = None  # the data's mean utterance, for the loader memory model
+
+    @classmethod
+    def from_keys(cls, keys: Mapping[str, Any]) -> Options:
+        """From the config file's own key names (`{"model-params": 7e9}`)."""
+        return cls(keys.get("deepspeed-version"), keys.get("model-params"), keys.get("mean-utterance-seconds"))
 
 
 @dataclass
 class Context:
     recipe: Recipe
     hardware_loader: Callable[[], Hardware]
-    options: dict[str, Any] = field(default_factory=dict)
+    options: Options = field(default_factory=Options)
     facts_used: list[str] = field(default_factory=list)  # hardware facts the rules asked for, for `show`
+    # Unknown facts RL001 already named: shared by the recipes of one target (the run keeps one per fact).
+    said: set[str] = field(default_factory=set)
 
     @cached_property
     def hardware(self) -> Hardware:
@@ -97,7 +114,7 @@ class Context:
     @cached_property
     def packages(self) -> dict[str, tuple[str, str]]:
         """Package versions beside the recipe: a virtual environment in its repository, requirements pins."""
-        from recipelint.sources.checkout import packages_beside
+        from recipelint.parse.checkout import packages_beside
 
         return packages_beside(self.recipe.root)
 
@@ -105,9 +122,6 @@ class Context:
     def wenet_data(self) -> tuner.WenetData:
         """What the recipe's WeNet keeps per sample and batch: its checkout's code when found,
         else upstream HEAD's pipeline."""
-        found = self.options.get("wenet-data")
-        if isinstance(found, tuner.WenetData):
-            return found
         checkout = self.recipe.checkout
         if checkout is None or checkout.toolkit != "wenet":
             return tuner.WenetData()
@@ -117,7 +131,7 @@ class Context:
     def utterance(self) -> tuner.Utterance:
         """The mean utterance length the memory model uses, and where it comes from."""
         conf = self.recipe.config.root.get("dataset_conf") if self.recipe.config else None
-        setting = self.options.get("mean-utterance-seconds")
+        setting = self.options.mean_utterance_seconds
         timed = [item for item in self.recipe.train_data if item.timed]
         listed = None
         if timed:
@@ -208,7 +222,7 @@ class Context:
             env = launch.env.get("DEEPSPEED_TIMEOUT") if launch is not None else None
             if env is not None and env.as_int():
                 return int(env.as_int() or 0) * 60, f"DEEPSPEED_TIMEOUT={env.value} minutes"
-            version, origin = versions.target("deepspeed", self.options.get("deepspeed-version"), self.packages)
+            version, origin = versions.target("deepspeed", self.options.deepspeed_version, self.packages)
             seconds = tuner.deepspeed_pg_timeout(versions.parse(version))
             return seconds, f"deepspeed.init_distributed default {seconds // 60} min for {origin}; DEEPSPEED_TIMEOUT raises it"
         return tuner.PG_TIMEOUT.get(engine, 600), "torch NCCL default 10 min (torch >= 2.2)"
@@ -236,7 +250,7 @@ class Context:
             return Edit(setting.edit_span, text)
         launch = self.recipe.launch
         if not setting.given and launch is not None and self.recipe.script is not None:
-            return Edit(launch.script.span.after(), f" --{setting.name} {text}")
+            return Edit(launch.flag_point(after_script=True), f" --{setting.name} {text}")
         return None
 
     def diagnostic(

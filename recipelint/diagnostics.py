@@ -6,7 +6,7 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any
 
-from recipelint.span import Span
+from recipelint.parse.span import Span
 
 
 class Severity(enum.IntEnum):

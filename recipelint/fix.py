@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from recipelint.diagnostics import Applicability, Diagnostic, Edit
-from recipelint.sources.files import FileCache, SourceError, read_bytes
-from recipelint.span import SourceText
+from recipelint.parse import kind_of
+from recipelint.parse.files import FileCache, SourceError, read_bytes
+from recipelint.parse.span import SourceText
 
 MAX_PASSES = 8
 
@@ -66,20 +67,21 @@ def apply_edits(data: bytes, edits: list[Edit]) -> bytes:
 
 def reparse(path: Path, data: bytes, before: bytes) -> None:
     """Raise SourceError if the edited file no longer parses (or, for shell, parses worse)."""
-    from recipelint.sources.jsonfile import parse_json
-    from recipelint.sources.shell import parse_shell
-    from recipelint.sources.yamlfile import parse_yaml
+    from recipelint.parse.jsonfile import parse_json
+    from recipelint.parse.shell import parse_shell
+    from recipelint.parse.yamlfile import parse_yaml
 
     text = SourceText(path, data)
-    if path.suffix in (".yaml", ".yml"):
+    kind = kind_of(path)
+    if kind == "yaml":
         parse_yaml(text)
-    elif path.suffix == ".json":
+    elif kind == "json":
         parse_json(text)
-    elif path.suffix == ".py":
-        from recipelint.sources.pyconfig import parse_pyconfig
+    elif kind == "python":
+        from recipelint.parse.pyconfig import parse_pyconfig
 
         parse_pyconfig(text)
-    elif path.suffix == ".sh":
+    elif kind == "script":
         if parse_shell(text).error_count > parse_shell(SourceText(path, before)).error_count:
             raise SourceError(path, "the fix would leave a shell syntax error; nothing written")
 

@@ -6,15 +6,23 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from recipelint.sources.files import FileCache, SourceError
-from recipelint.sources.shell import Command, ShellScript, Word
-from recipelint.sources.tree import Document
-from recipelint.span import SourceText, Span
+from recipelint.parse.files import FileCache, SourceError
+from recipelint.parse.shell import Command, ShellScript, Word
+from recipelint.parse.span import SourceText, Span
+from recipelint.parse.tree import Document
 
 if TYPE_CHECKING:
-    from recipelint.sources.checkout import Checkout
+    from recipelint.parse.checkout import Checkout
+    from recipelint.parse.pyconfig import PyConfig
+
+
+class Payload(Protocol):
+    """A toolkit's own reading of a file: anything that says which source it read."""
+
+    @property
+    def source(self) -> SourceText: ...
 
 
 @dataclass
@@ -98,7 +106,12 @@ class Launch:
     nproc_per_node: Setting
     rendezvous: Setting  # host:port the nodes meet at
     env: dict[str, Setting] = field(default_factory=dict)
-    args_end: int = 0  # byte offset just after the last word of the command (where a flag is appended)
+
+    def flag_point(self, after_script: bool = False) -> Span:
+        """Where a flag added to the launch goes: just past the command's last word, or just past
+        the training script (`train.py --new_flag 4 ...`: ahead of the line continuations a long
+        WeNet launch is written with)."""
+        return (self.script if after_script else self.command.words[-1]).span.after()
 
 
 @dataclass
@@ -136,7 +149,8 @@ class Recipe:
     # Who replaces "auto" in the DeepSpeed JSON before DeepSpeed reads it: "none" (WeNet, a plain
     # deepspeed launch), "hf", "accelerate", "xtuner", or "unknown" for a JSON linted alone.
     ds_filler: str = "unknown"
-    pyconfig: Any = None  # an XTuner/mmengine Python config (recipelint.sources.pyconfig.PyConfig)
+    pyconfig: PyConfig | None = None  # an XTuner/mmengine Python config, read with ast
+    payload: Payload | None = None  # what a toolkit without a field here read (its rules know its type)
     # The WeNet/XTuner code the launch runs, with how it was found and its version (checkout.facts()).
     checkout: Checkout | None = None
     notes: list[Note] = field(default_factory=list)  # provenance and unknowns, for `recipelint show`
@@ -195,6 +209,10 @@ class Recipe:
     def arg(self, name: str) -> Setting:
         return self.args.get(name) or Setting(name, None, False)
 
+    def env(self, name: str) -> Setting | None:
+        """An environment variable the launch sets (in the script or on its command line)."""
+        return self.launch.env.get(name) if self.launch is not None else None
+
     @property
     def files(self) -> list[Path]:
         paths: list[Path] = []
@@ -203,6 +221,7 @@ class Recipe:
         for doc in (self.config, self.ds_config):
             if doc is not None:
                 paths.append(doc.path)
-        if self.pyconfig is not None:
-            paths.append(self.pyconfig.source.path)
+        for read in (self.pyconfig, self.payload):
+            if read is not None:
+                paths.append(read.source.path)
         return paths

@@ -6,6 +6,7 @@ the same verdicts)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -78,46 +79,10 @@ class _Validator:
     def _errors(self, value: Any, schema: dict[str, Any], path: tuple[Any, ...]) -> Any:
         if "$ref" in schema:
             yield from self._errors(value, self._resolve(schema["$ref"]), path)
-        kind = schema.get("type")
-        if kind is not None:
-            kinds = [kind] if isinstance(kind, str) else kind
-            if not any(_is(k, value) for k in kinds):
-                shown = ", ".join(repr(k) for k in kinds)
-                yield _Error(path, f"{_show(value)} is not of type {shown}", "type")
-        if "const" in schema and value != schema["const"]:
-            yield _Error(path, f"{schema['const']!r} was expected", "const")
-        if "enum" in schema and not any(
-            value == item and type(value) is type(item) or (value == item and not isinstance(value, bool) and not isinstance(item, bool))
-            for item in schema["enum"]
-        ):
-            yield _Error(path, f"{_show(value)} is not one of {schema['enum']!r}", "enum")
-        numeric = isinstance(value, (int, float)) and not isinstance(value, bool)
-        if numeric and "minimum" in schema and value < schema["minimum"]:
-            yield _Error(path, f"{value!r} is less than the minimum of {schema['minimum']!r}", "minimum")
-        if numeric and "maximum" in schema and value > schema["maximum"]:
-            yield _Error(path, f"{value!r} is greater than the maximum of {schema['maximum']!r}", "maximum")
-        if numeric and "exclusiveMinimum" in schema and value <= schema["exclusiveMinimum"]:
-            yield _Error(path, f"{value!r} is less than or equal to the minimum of {schema['exclusiveMinimum']!r}", "exclusiveMinimum")
-        if isinstance(value, str) and "pattern" in schema:
-            import re
-
-            if not re.search(schema["pattern"], value):
-                yield _Error(path, f"{value!r} does not match {schema['pattern']!r}", "pattern")
+        yield from _kind_errors(value, schema, path)
+        yield from _range_errors(value, schema, path)
         if isinstance(value, dict):
-            properties = schema.get("properties", {})
-            extra = schema.get("additionalProperties", True)
-            unexpected = []
-            for key, item in value.items():
-                if key in properties:
-                    yield from self._errors(item, properties[key], (*path, key))
-                elif extra is False:
-                    unexpected.append(key)
-                elif isinstance(extra, dict):
-                    yield from self._errors(item, extra, (*path, key))
-            if unexpected:
-                names = ", ".join(repr(k) for k in sorted(unexpected))
-                verb = "was" if len(unexpected) == 1 else "were"
-                yield _Error(path, f"Additional properties are not allowed ({names} {verb} unexpected)", "additionalProperties")
+            yield from self._object_errors(value, schema, path)
         if isinstance(value, list) and isinstance(schema.get("items"), dict):
             for index, item in enumerate(value):
                 yield from self._errors(item, schema["items"], (*path, index))
@@ -126,6 +91,55 @@ class _Validator:
             if all(branches):
                 context = tuple(error for branch in branches for error in branch)
                 yield _Error(path, f"{_show(value)} is not valid under any of the given schemas", "anyOf", context)
+
+    def _object_errors(self, value: dict[str, Any], schema: dict[str, Any], path: tuple[Any, ...]) -> Any:
+        properties = schema.get("properties", {})
+        extra = schema.get("additionalProperties", True)
+        unexpected = []
+        for key, item in value.items():
+            if key in properties:
+                yield from self._errors(item, properties[key], (*path, key))
+            elif extra is False:
+                unexpected.append(key)
+            elif isinstance(extra, dict):
+                yield from self._errors(item, extra, (*path, key))
+        if unexpected:
+            names = ", ".join(repr(k) for k in sorted(unexpected))
+            verb = "was" if len(unexpected) == 1 else "were"
+            yield _Error(path, f"Additional properties are not allowed ({names} {verb} unexpected)", "additionalProperties")
+
+
+def _kind_errors(value: Any, schema: dict[str, Any], path: tuple[Any, ...]) -> Iterator[_Error]:
+    """`type`, `const` and `enum`, in jsonschema's words."""
+    kind = schema.get("type")
+    if kind is not None:
+        kinds = [kind] if isinstance(kind, str) else kind
+        if not any(_is(k, value) for k in kinds):
+            shown = ", ".join(repr(k) for k in kinds)
+            yield _Error(path, f"{_show(value)} is not of type {shown}", "type")
+    if "const" in schema and value != schema["const"]:
+        yield _Error(path, f"{schema['const']!r} was expected", "const")
+    if "enum" in schema and not any(
+        value == item and type(value) is type(item) or (value == item and not isinstance(value, bool) and not isinstance(item, bool))
+        for item in schema["enum"]
+    ):
+        yield _Error(path, f"{_show(value)} is not one of {schema['enum']!r}", "enum")
+
+
+def _range_errors(value: Any, schema: dict[str, Any], path: tuple[Any, ...]) -> Iterator[_Error]:
+    """`minimum`, `maximum`, `exclusiveMinimum` and `pattern`, in jsonschema's words."""
+    numeric = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if numeric and "minimum" in schema and value < schema["minimum"]:
+        yield _Error(path, f"{value!r} is less than the minimum of {schema['minimum']!r}", "minimum")
+    if numeric and "maximum" in schema and value > schema["maximum"]:
+        yield _Error(path, f"{value!r} is greater than the maximum of {schema['maximum']!r}", "maximum")
+    if numeric and "exclusiveMinimum" in schema and value <= schema["exclusiveMinimum"]:
+        yield _Error(path, f"{value!r} is less than or equal to the minimum of {schema['exclusiveMinimum']!r}", "exclusiveMinimum")
+    if isinstance(value, str) and "pattern" in schema:
+        import re
+
+        if not re.search(schema["pattern"], value):
+            yield _Error(path, f"{value!r} does not match {schema['pattern']!r}", "pattern")
 
 
 @cache

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from recipelint.diagnostics import Severity
-from recipelint.sources.files import SourceError
+from recipelint.parse.files import SourceError
 
 SEVERITIES = {"info": Severity.INFO, "warning": Severity.WARNING, "error": Severity.ERROR}
 KNOWN_KEYS = (
@@ -130,16 +130,25 @@ def load_settings(path: Path) -> Settings:
 
 
 def _parse(data: dict[str, Any], path: Path) -> Settings:
-    from recipelint.rules import all_rules
-    from recipelint.rules._util import closest
+    from recipelint.rulekit import closest
 
-    settings = Settings(source=path)
     for key in data:
         if key not in KNOWN_KEYS:
             guess = closest(key, KNOWN_KEYS)
             raise SourceError(
                 path, f"unknown setting '{key}'" + (f"; did you mean '{guess}'?" if guess else f" (known: {', '.join(KNOWN_KEYS)})")
             )
+    settings = Settings(source=path)
+    _rule_settings(settings, data, path)
+    _run_settings(settings, data, path)
+    settings.mean_utterance_seconds = _seconds(data, path)
+    return settings
+
+
+def _rule_settings(settings: Settings, data: dict[str, Any], path: Path) -> None:
+    """Which rules run, at which severity, and what fails the run."""
+    from recipelint.rules import all_rules
+
     codes = set(all_rules())
 
     def code_list(key: str) -> list[str]:
@@ -169,6 +178,10 @@ def _parse(data: dict[str, Any], path: Path) -> Settings:
     if fail_on not in SEVERITIES:
         raise SourceError(path, f"'fail-on': {fail_on!r} is not one of info, warning, error")
     settings.fail_on = SEVERITIES[fail_on]
+
+
+def _run_settings(settings: Settings, data: dict[str, Any], path: Path) -> None:
+    """The machine, the files left out, the release and model judged against, the run's resources."""
     if "hardware" in data:
         settings.hardware = (path.parent / str(data["hardware"])).resolve()
     settings.exclude = [str(p) for p in data.get("exclude", [])]
@@ -179,15 +192,7 @@ def _parse(data: dict[str, Any], path: Path) -> Settings:
             raise SourceError(path, "'deepspeed-version' is a release such as \"0.19.8\"")
         settings.deepspeed_version = data["deepspeed-version"]
     if "model-params" in data:
-        value = data["model-params"]
-        if isinstance(value, str):
-            try:
-                value = float(value)
-            except ValueError:
-                value = None
-        if not isinstance(value, (int, float)) or isinstance(value, bool) or value <= 0:
-            raise SourceError(path, "'model-params' is the parameter count, e.g. 7e9")
-        settings.model_params = float(value)
+        settings.model_params = _model_params(data["model-params"], path)
     if "jobs" in data:
         jobs = data["jobs"]
         if not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1:
@@ -197,8 +202,17 @@ def _parse(data: dict[str, Any], path: Path) -> Settings:
         if not isinstance(data["cache-dir"], str) or not data["cache-dir"]:
             raise SourceError(path, "'cache-dir' is a folder")
         settings.cache_dir = path.parent / data["cache-dir"]
-    settings.mean_utterance_seconds = _seconds(data, path)
-    return settings
+
+
+def _model_params(value: Any, path: Path) -> float:
+    if isinstance(value, str):
+        try:
+            value = float(value)
+        except ValueError:
+            value = None
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or value <= 0:
+        raise SourceError(path, "'model-params' is the parameter count, e.g. 7e9")
+    return float(value)
 
 
 def _seconds(data: dict[str, Any], path: Path) -> float | None:

@@ -1,63 +1,71 @@
 """Inline suppressions: `# recipelint: ignore[CODE] reason` on the line or the line above,
-`# recipelint: ignore-file[CODE] reason` in the comments at the top of a file."""
+`# recipelint: ignore-file[CODE] reason` in the comments at the top of a file; the run's
+filter of findings by settings and suppressions, and the findings about suppressions (RL002, RL003)."""
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from recipelint.sources.files import FileCache, SourceError
-from recipelint.span import Span
+from recipelint.parse.files import SourceError
+from recipelint.parse.suppressions import Suppression, read_suppressions
+from recipelint.settings import Resolver, Settings
 
-_PATTERN = re.compile(r"#\s*recipelint:\s*(ignore|ignore-file)\[([A-Za-z0-9_,\s-]*)\]\s*(.*)$")
+if TYPE_CHECKING:
+    from recipelint.diagnostics import Diagnostic
 
-
-@dataclass
-class Suppression:
-    span: Span  # the comment
-    codes: list[str]
-    reason: str
-    whole_file: bool
-    standalone: bool  # the comment is alone on its line: it covers the next line
-    used: set[str] = field(default_factory=set)
-
-    def covers(self, code: str, line: int) -> bool:
-        if not any(code.startswith(c) or c == "ALL" for c in self.codes):
-            return False
-        return self.whole_file or line == self.span.line or (self.standalone and line == self.span.line + 1)
+__all__ = ["Suppression", "apply", "read_suppressions", "settings_for", "suppression_findings"]
 
 
-def read_suppressions(path: Path, files: FileCache) -> list[Suppression]:
-    if path.suffix == ".json":
-        return []  # JSON has no comments: per-file-ignores in the config serve it
+def settings_for(resolver: Resolver, path: Path) -> Settings:
+    """The settings a file is checked under; the defaults when they cannot be read (that error is
+    reported with the file)."""
     try:
-        source = files.read(path)
+        return resolver.for_path(path)
     except SourceError:
-        return []
-    if "recipelint:" not in source.text:
-        return []
-    found = []
-    in_header = True
-    for number, line in enumerate(source.text.splitlines(), start=1):
-        stripped = line.strip()
-        match = _PATTERN.search(line)
-        if match:
-            kind, codes, reason = match.groups()
-            standalone = stripped.startswith("#")
-            whole = kind == "ignore-file" and in_header  # elsewhere it matches nothing and is reported
-            start = source.offset(number - 1, match.start())
-            end = source.offset(number - 1, len(line.rstrip("\r")))
-            span = source.span(start, end)
-            found.append(
-                Suppression(
-                    span,
-                    [c.strip().upper() for c in codes.split(",") if c.strip()],
-                    reason.strip(),
-                    whole and kind == "ignore-file",
-                    standalone,
-                )
-            )
-        if stripped and not stripped.startswith("#") and not stripped.startswith("---"):
-            in_header = False
-    return found
+        return Settings()
+
+
+def apply(found: list[Diagnostic], resolver: Resolver, suppressions: dict[Path, list[Suppression]]) -> list[Diagnostic]:
+    """The findings the settings keep and no suppression covers, at their configured severity;
+    each covering suppression notes the code it was used for (RL002 reads that)."""
+    kept = []
+    for diagnostic in found:
+        settings = settings_for(resolver, diagnostic.span.path)
+        if not settings.enabled(diagnostic.code) or settings.ignored_in(diagnostic.span.path, diagnostic.code):
+            continue
+        covering = _covering(diagnostic, suppressions)
+        if covering:
+            for suppression in covering:
+                suppression.used.add(diagnostic.code)
+            continue
+        diagnostic.severity = settings.severity.get(diagnostic.code, diagnostic.severity)
+        kept.append(diagnostic)
+    return kept
+
+
+def _covering(diagnostic: Diagnostic, suppressions: dict[Path, list[Suppression]]) -> list[Suppression]:
+    # A suppression sits on the finding's line, or on the line of the value its fix rewrites
+    # (`num_workers=4  # recipelint: ignore[RL102] ...` when the flag says ${num_workers}).
+    places = {(diagnostic.span.path, diagnostic.span.line)}
+    if diagnostic.fix is not None:
+        places.update((edit.span.path, edit.span.line) for edit in diagnostic.fix.edits)
+    return [s for path, line in places for s in suppressions.get(path, []) if s.covers(diagnostic.code, line)]
+
+
+def suppression_findings(suppressions: dict[Path, list[Suppression]], resolver: Resolver) -> list[Diagnostic]:
+    """RL002 and RL003 over every suppression the run read, once the findings are filtered."""
+    if not any(suppressions.values()):
+        return []  # the rules stay unimported: a run the cache answers should not pay for them
+    from recipelint.rules.meta import suppression_unused, suppression_without_reason
+
+    out: list[Diagnostic] = []
+    for path, items in suppressions.items():
+        settings = settings_for(resolver, path)
+        for item in items:
+            for rule in (suppression_unused, suppression_without_reason):
+                if settings.enabled(rule.CODE):
+                    finding = rule.finding(item, settings.severity.get(rule.CODE, rule.SEVERITY))
+                    if finding is not None:
+                        out.append(finding)
+    return out

@@ -7,7 +7,7 @@ import datetime
 from collections.abc import Callable
 from pathlib import Path
 
-from recipelint.context import Context
+from recipelint.context import Context, Options
 from recipelint.hardware.profile import Hardware
 from recipelint.model import Recipe
 from recipelint.settings import Resolver
@@ -24,7 +24,7 @@ def recipes(paths: list[Path], hardware: Callable[[], Hardware], resolver: Resol
 
 def context(recipe: Recipe, hardware: Callable[[], Hardware], resolver: Resolver) -> Context:
     settings = resolver.for_path(recipe.root)
-    return Context(recipe, hardware, {"mean-utterance-seconds": settings.mean_utterance_seconds})
+    return Context(recipe, hardware, Options(mean_utterance_seconds=settings.mean_utterance_seconds))
 
 
 def describe(ctx: Context) -> list[str]:

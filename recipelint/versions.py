@@ -50,7 +50,7 @@ def _installed(package: str) -> str | None:
 
 def target(package: str, configured: str | None = None, beside: dict[str, tuple[str, str]] | None = None) -> tuple[str, str]:
     """(version, where it came from). `beside`: name -> (version, where), from
-    recipelint.sources.checkout.packages_beside(recipe root)."""
+    recipelint.parse.checkout.packages_beside(recipe root)."""
     if beside and package in beside:
         version, where = beside[package]
         return version, f"{package} {version} beside the recipe ({where})"

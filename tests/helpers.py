@@ -19,8 +19,8 @@ from recipelint import engine
 from recipelint.diagnostics import Diagnostic
 from recipelint.hardware.probe import probe as real_probe
 from recipelint.hardware.profile import Hardware, from_mapping, load_profile
+from recipelint.parse.files import FileCache
 from recipelint.report import show
-from recipelint.sources.files import FileCache
 
 REPO = Path(__file__).resolve().parent.parent
 DATA = REPO / "tests" / "data"
@@ -162,9 +162,9 @@ def deepspeed_launch(gpus: int, nodes: int = 1) -> Any:
     """A `deepspeed --num_nodes N --num_gpus G train.py` launch, read from memory (nothing is
     written beside the config): the data-parallel size a DeepSpeed JSON is judged at (a JSON no
     launch names has none)."""
-    from recipelint.sources.launchers import parse_deepspeed_launcher
-    from recipelint.sources.shell import parse_shell
-    from recipelint.span import SourceText
+    from recipelint.parse.shell import parse_shell
+    from recipelint.parse.span import SourceText
+    from recipelint.toolkits.launchers import parse_deepspeed_launcher
 
     line = f"deepspeed --num_nodes {nodes} --num_gpus {gpus} train.py --deepspeed ds.json\n"
     script = parse_shell(SourceText(Path("<launch>"), line.encode()))

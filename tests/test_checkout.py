@@ -16,11 +16,11 @@ import pytest
 from recipelint import engine, knownissues
 from recipelint.diagnostics import Diagnostic, Severity
 from recipelint.hardware.profile import from_mapping
-from recipelint.sources import checkout as checkout_module
-from recipelint.sources import gitdir, pycode
-from recipelint.sources.checkout import Checkout, find_checkout, identify
-from recipelint.sources.files import FileCache
-from recipelint.sources.wenet import TRAIN_FLAGS
+from recipelint.parse import checkout as checkout_module
+from recipelint.parse import gitdir, pycode
+from recipelint.parse.checkout import Checkout, find_checkout, identify
+from recipelint.parse.files import FileCache
+from recipelint.toolkits.wenet.frontend import TRAIN_FLAGS
 from tests.helpers import NODE, REPO, RecipeSpec, assert_snapshot, copy_upstream
 
 DATA = REPO / "tests" / "data" / "checkouts"
@@ -114,7 +114,7 @@ def found(diagnostics: list[Diagnostic], code: str) -> list[Diagnostic]:
 
 
 def load(script: Path) -> Checkout | None:
-    from recipelint.sources.wenet import load_recipe
+    from recipelint.toolkits.wenet.frontend import load_recipe
 
     return load_recipe(script, FileCache()).checkout
 

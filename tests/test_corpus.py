@@ -33,8 +33,8 @@ def test_corpus_fix_sweep_on_copies(tmp_path: Path, capsys: pytest.CaptureFixtur
     import shutil
 
     from recipelint import fix
+    from recipelint.parse.files import FileCache
     from recipelint.settings import Resolver
-    from recipelint.sources.files import FileCache
 
     copy = tmp_path / "corpus"
     shutil.copytree(CORPUS, copy)

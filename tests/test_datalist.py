@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from recipelint.model import Setting
-from recipelint.sources import datalist
-from recipelint.sources.datalist import read_data_list
+from recipelint.toolkits.wenet import datalist
+from recipelint.toolkits.wenet.datalist import read_data_list
 
 
 def reference(path: Path, base: Path) -> tuple[int, Counter[str], Counter[str], dict[str, str]]:
@@ -136,7 +136,8 @@ def test_a_raw_list_with_durations_sums_every_line(tmp_path: Path, monkeypatch: 
             handle.write(json.dumps({"key": f"IC{i:06d}", "wav": f"/data/wav/IC{i:06d}.wav", "txt": "厨房", **fields}) + "\n")
     monkeypatch.setattr(datalist, "BLOCK", 64 * 1024)  # several blocks beyond the sample
     item = read_data_list(path, Setting("train_data", str(path), True), tmp_path)
-    assert (item.lines, item.timed, item.seconds) == (5_000, 5_000, pytest.approx(5_000 * 2.5))
+    assert (item.lines, item.timed) == (5_000, 5_000)
+    assert item.seconds == pytest.approx(5_000 * 2.5)
 
 
 def test_a_list_without_durations_states_none(tmp_path: Path) -> None:

@@ -12,9 +12,9 @@ from recipelint import engine, versions
 from recipelint.diagnostics import Diagnostic
 from recipelint.hardware.profile import from_mapping
 from recipelint.model import Recipe
+from recipelint.parse.files import FileCache
+from recipelint.parse.jsonfile import parse_json
 from recipelint.rules import all_rules
-from recipelint.sources.files import FileCache
-from recipelint.sources.jsonfile import parse_json
 from tests.helpers import NODE, assert_snapshot, deepspeed_launch
 
 BASE: dict[str, Any] = {
@@ -44,9 +44,9 @@ def lint_json(
     profile = from_mapping(dict(hardware or {**NODE, "gpus": 8, "nodes": 1}), "profile test")
     # launched on every GPU of the profile's nodes: the data-parallel size RL415 judges at
     recipe.launch = deepspeed_launch(profile.value("gpus"), profile.value("nodes") or 1)
-    from recipelint.context import Context
+    from recipelint.context import Context, Options
 
-    ctx = Context(recipe, lambda: profile, dict(options or {}))
+    ctx = Context(recipe, lambda: profile, Options.from_keys(options or {}))
     found: list[Diagnostic] = []
     for rule in all_rules().values():
         found.extend(d for d in rule.check(ctx) if d is not None)

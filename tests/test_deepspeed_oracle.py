@@ -75,19 +75,19 @@ def deepspeed_verdict(path: Path) -> str | None:
 
 
 def recipelint_errors(path: Path) -> list[str]:
-    from recipelint.context import Context
+    from recipelint.context import Context, Options
     from recipelint.diagnostics import Diagnostic, Severity
     from recipelint.hardware.profile import from_mapping
     from recipelint.model import Recipe
+    from recipelint.parse.files import FileCache
+    from recipelint.parse.jsonfile import parse_json
     from recipelint.rules import all_rules
-    from recipelint.sources.files import FileCache
-    from recipelint.sources.jsonfile import parse_json
     from tests.helpers import deepspeed_launch
 
     profile = from_mapping(dict(ONE_GPU), "oracle")
     recipe = Recipe(root=path.parent, ds_config=parse_json(FileCache().read(path)), ds_filler="none")
     recipe.launch = deepspeed_launch(int(ONE_GPU["gpus"]))  # DeepSpeedConfig is read on one process
-    ctx = Context(recipe, lambda: profile, {"deepspeed-version": deepspeed.__version__})
+    ctx = Context(recipe, lambda: profile, Options(deepspeed_version=deepspeed.__version__))
     found: list[Diagnostic] = []
     for rule in all_rules().values():
         found.extend(d for d in rule.check(ctx) if d is not None and d.severity is Severity.ERROR and d.code not in ENGINE_TIME)
@@ -152,19 +152,19 @@ BROKEN_TRIPLES: list[tuple[dict[str, int], int]] = [
 
 
 def _fixed_by_recipelint(path: Path, world: int) -> bytes | None:
-    from recipelint.context import Context
+    from recipelint.context import Context, Options
     from recipelint.fix import apply_edits
     from recipelint.hardware.profile import from_mapping
     from recipelint.model import Recipe
+    from recipelint.parse.files import FileCache
+    from recipelint.parse.jsonfile import parse_json
     from recipelint.rules import all_rules
-    from recipelint.sources.files import FileCache
-    from recipelint.sources.jsonfile import parse_json
     from tests.helpers import deepspeed_launch
 
     profile = from_mapping({**ONE_GPU, "gpus": world}, "oracle")
     recipe = Recipe(root=path.parent, ds_config=parse_json(FileCache().read(path)), ds_filler="none")
     recipe.launch = deepspeed_launch(world)
-    ctx = Context(recipe, lambda: profile, {"deepspeed-version": deepspeed.__version__})
+    ctx = Context(recipe, lambda: profile, Options(deepspeed_version=deepspeed.__version__))
     found = [d for d in all_rules()["RL415"].check(ctx) if d is not None]
     if not found or found[0].fix is None:
         return None
@@ -223,15 +223,15 @@ def test_removed_optimizers_are_not_supported_by_the_installed_deepspeed(name: s
     path.write_text(json.dumps({"train_micro_batch_size_per_gpu": 1, "optimizer": {"type": name, "params": {"lr": 1e-4}}}))
     config = DeepSpeedConfig(str(path))
     supported = DeepSpeedEngine._is_supported_optimizer(None, config.optimizer_name)
-    from recipelint.context import Context
+    from recipelint.context import Context, Options
     from recipelint.hardware.profile import from_mapping
     from recipelint.model import Recipe
+    from recipelint.parse.files import FileCache
+    from recipelint.parse.jsonfile import parse_json
     from recipelint.rules import all_rules
-    from recipelint.sources.files import FileCache
-    from recipelint.sources.jsonfile import parse_json
 
     recipe = Recipe(root=tmp_path, ds_config=parse_json(FileCache().read(path)), ds_filler="none")
-    ctx = Context(recipe, lambda: from_mapping(dict(ONE_GPU), "oracle"), {"deepspeed-version": deepspeed.__version__})
+    ctx = Context(recipe, lambda: from_mapping(dict(ONE_GPU), "oracle"), Options(deepspeed_version=deepspeed.__version__))
     ours = [d.message for d in all_rules()["RL423"].check(ctx) if d is not None and str(d.severity) == "error"] + [""]
     if parse(deepspeed.__version__) >= (0, 19, 7):
         assert name.lower() not in DEEPSPEED_OPTIMIZERS and not supported

@@ -469,7 +469,7 @@ def test_error_lines_no_signature_explains_are_listed_as_unknown(tmp_path: Path)
     assert codes(report) == ["LOG008"]
     from recipelint.diagnose import other_error_lines
     from recipelint.diagnose.render import text_report
-    from recipelint.sources.files import FileCache
+    from recipelint.parse.files import FileCache
 
     assert [(x.number, x.text[:26]) for x in other_error_lines(report)] == [(1, "WARNING: tokenizer vocabul")]
     out = text_report(report, FileCache())

@@ -13,8 +13,8 @@ import pytest
 from recipelint import engine, fix, versions
 from recipelint.diagnostics import Diagnostic
 from recipelint.hardware.profile import from_mapping, load_profile
+from recipelint.parse.files import FileCache
 from recipelint.settings import Resolver
-from recipelint.sources.files import FileCache
 from tests.helpers import NODE
 
 FIELD = Path(__file__).parent / "data" / "field"

@@ -10,8 +10,8 @@ import pytest
 from recipelint import engine, fix
 from recipelint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
 from recipelint.hardware.profile import from_mapping
-from recipelint.sources.files import FileCache, SourceError
-from recipelint.span import SourceText
+from recipelint.parse.files import FileCache, SourceError
+from recipelint.parse.span import SourceText
 from tests.helpers import NODE, RecipeSpec
 
 

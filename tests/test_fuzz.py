@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 
 from recipelint import engine, fix
 from recipelint.hardware.profile import from_mapping
+from recipelint.parse.files import FileCache
 from recipelint.settings import Resolver
-from recipelint.sources.files import FileCache
 from tests.helpers import CORPUS, DS_JSON, NODE, REPO, RUN_SH, TRAIN_YAML, XTUNER_CONFIG, RecipeSpec
 
 pytestmark = pytest.mark.slow  # generated inputs through the whole pipeline

@@ -18,8 +18,8 @@ from recipelint import engine, fix
 from recipelint.cli import app
 from recipelint.diagnostics import Diagnostic
 from recipelint.hardware import probe as probe_module
+from recipelint.parse.files import FileCache
 from recipelint.settings import Resolver
-from recipelint.sources.files import FileCache
 from tests.helpers import NODE, RecipeSpec, assert_snapshot, host
 
 # A recipe the laptop would judge badly: 4 ranks x (16 workers + 1) = 68 processes, prefetch 500.

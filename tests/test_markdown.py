@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from recipelint import engine
-from recipelint.sources.files import FileCache
+from recipelint.parse.files import FileCache
 
 
 def launch_lines(tmp_path: Path, text: str) -> list[int]:

@@ -42,8 +42,8 @@ def example_copy(tmp_path: Path) -> Path:
 
 
 def dataset_conf_key(root: Path) -> str:
-    from recipelint.sources.files import FileCache
-    from recipelint.sources.yamlfile import parse_yaml
+    from recipelint.parse.files import FileCache
+    from recipelint.parse.yamlfile import parse_yaml
 
     document = parse_yaml(FileCache().read(root / "conf" / "train.yaml"))
     conf = document.root.get("dataset_conf")
@@ -52,7 +52,7 @@ def dataset_conf_key(root: Path) -> str:
 
 
 def test_find_checkout_reads_path_sh(tmp_path: Path) -> None:
-    from recipelint.sources.files import FileCache
+    from recipelint.parse.files import FileCache
 
     checkout = tmp_path / "wenet-src"
     (checkout / "wenet" / "dataset").mkdir(parents=True)

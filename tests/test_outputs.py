@@ -62,8 +62,8 @@ def test_exit_zero_show_fixes_and_rule_json(tmp_path: Path) -> None:
 
 def test_summary_counts_findings_by_severity() -> None:
     from recipelint.diagnostics import Diagnostic, Severity
+    from recipelint.parse.span import Span
     from recipelint.report.text import summary
-    from recipelint.span import Span
 
     span = Span(Path("run.sh"), 0, 1, 1, 1, 1, 2)
     found = [Diagnostic("RL102", Severity.WARNING, "m", span), Diagnostic("RL809", Severity.INFO, "m", span)]

@@ -135,14 +135,14 @@ def test_command_line_jobs_do_not_change_a_byte(tmp_path: Path) -> None:
 
 
 def test_the_engine_names_the_unknown_fact_rule_by_its_code() -> None:
-    from recipelint.rules.meta import unknown_fact
+    from recipelint.rulekit import unknown_fact
 
     assert engine.UNKNOWN_FACT == unknown_fact.CODE
 
 
 def test_jobs_and_cache_dir_settings(tmp_path: Path) -> None:
+    from recipelint.parse.files import SourceError
     from recipelint.settings import load_settings
-    from recipelint.sources.files import SourceError
 
     config = tmp_path / "recipelint.toml"
     config.write_text('jobs = 3\ncache-dir = "build/cache"\n')

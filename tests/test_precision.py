@@ -23,9 +23,9 @@ from recipelint import engine, fix
 from recipelint.diagnostics import Diagnostic, Severity
 from recipelint.hardware import probe as probe_module
 from recipelint.hardware.profile import load_profile
+from recipelint.parse.files import FileCache
 from recipelint.rules import all_rules
 from recipelint.settings import Resolver
-from recipelint.sources.files import FileCache
 from tests.helpers import A100, DATA, UPSTREAM, clone, host, write_train_lists
 
 pytestmark = pytest.mark.slow  # four real-file sets, each checked twice

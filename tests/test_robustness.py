@@ -11,8 +11,8 @@ import pytest
 
 from recipelint import engine
 from recipelint.hardware.profile import from_mapping
+from recipelint.parse import files as files_module
 from recipelint.settings import Resolver
-from recipelint.sources import files as files_module
 from tests.helpers import NODE, RecipeSpec, cli
 
 
@@ -135,8 +135,8 @@ def test_symlink_loop_and_unreadable_file(tmp_path: Path, monkeypatch: pytest.Mo
 
 def test_python_config_with_lone_carriage_returns(tmp_path: Path) -> None:
     # Found by the long fuzz run: Python ends lines at a lone \r too, so spans must count them.
-    from recipelint.sources.files import FileCache
-    from recipelint.sources.pyconfig import parse_pyconfig
+    from recipelint.parse.files import FileCache
+    from recipelint.parse.pyconfig import parse_pyconfig
 
     path = tmp_path / "cfg.py"
     path.write_bytes(b"\r\rdataloader_num_workers = 4\r\nbatch_size = 2\rtrain_dataloader = dict(num_workers=dataloader_num_workers)\n")

@@ -11,9 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
+from recipelint.parse.files import FileCache
+from recipelint.parse.yamlfile import parse_yaml
 from recipelint.schemas import _validator, load_schema
-from recipelint.sources.files import FileCache
-from recipelint.sources.yamlfile import parse_yaml
 from tests.helpers import CORPUS, REPO
 
 SCHEMAS = {".yaml": "wenet/train.schema.json", ".json": "deepspeed/ds_config.schema.json"}

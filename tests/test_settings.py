@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from recipelint import engine
+from recipelint.parse.files import SourceError
 from recipelint.settings import Resolver, load_settings
-from recipelint.sources.files import SourceError
 from tests.helpers import NODE, RecipeSpec, check_with, cli, codes
 
 SMALL = {**NODE, "cpus": 12}  # RL102 fires on the default recipe

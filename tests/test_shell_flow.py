@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from recipelint.sources.files import FileCache
-from recipelint.sources.markdown import code_blocks
-from recipelint.sources.shell import ShellScript, Word, parse_shell
-from recipelint.span import SourceText
+from recipelint.parse.files import FileCache
+from recipelint.parse.markdown import code_blocks
+from recipelint.parse.shell import ShellScript, Word, parse_shell
+from recipelint.parse.span import SourceText
 from tests.helpers import UPSTREAM, RecipeSpec, lint
 
 

@@ -8,13 +8,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from recipelint.sources import yamlfile
-from recipelint.sources.files import FileCache, SourceError
-from recipelint.sources.jsonfile import parse_json
-from recipelint.sources.shell import parse_shell
-from recipelint.sources.wenet import load_recipe
-from recipelint.sources.yamlfile import parse_yaml
-from recipelint.span import SourceText
+from recipelint.parse import yamlfile
+from recipelint.parse.files import FileCache, SourceError
+from recipelint.parse.jsonfile import parse_json
+from recipelint.parse.shell import parse_shell
+from recipelint.parse.span import SourceText
+from recipelint.parse.yamlfile import parse_yaml
+from recipelint.toolkits.wenet.frontend import load_recipe
 
 
 def src(text: str | bytes, name: str = "f") -> SourceText:
@@ -109,7 +109,7 @@ def test_wenet_recipe_links_its_files(tmp_path: Path) -> None:
 
 def test_data_list_schemes_and_compression(tmp_path: Path) -> None:
     from recipelint.model import Setting
-    from recipelint.sources.datalist import read_data_list
+    from recipelint.toolkits.wenet.datalist import read_data_list
 
     local = tmp_path / "a.tar"
     local.write_bytes(b"BZh91AY")
@@ -140,7 +140,7 @@ def test_v2_python_loop_launch(tmp_path: Path) -> None:
     marks=st.lists(st.integers(min_value=0, max_value=12), min_size=4, max_size=4),
 )
 def test_the_bound_spanner_gives_span_between_s_spans(text: str, marks: list[int]) -> None:
-    from recipelint.span import SourceText
+    from recipelint.parse.span import SourceText
 
     for data in (text.encode(), b"\xef\xbb\xbf" + text.encode()):
         source = SourceText(Path("x.yaml"), data)

@@ -15,8 +15,8 @@ def by_code(diagnostics: list[Diagnostic], code: str) -> Diagnostic:
 
 
 def _example_model() -> tuner.LoaderModel:
-    from recipelint.sources.yamlfile import parse_yaml
-    from recipelint.span import SourceText
+    from recipelint.parse.span import SourceText
+    from recipelint.parse.yamlfile import parse_yaml
     from tests.helpers import REPO
 
     path = REPO / "examples" / "wenet-4node-v100" / "conf" / "train.yaml"
@@ -63,8 +63,8 @@ def test_wenet_2_batches_hold_features_only() -> None:
 
 
 def test_utterance_estimate(tmp_path: Path) -> None:
-    from recipelint.sources.yamlfile import parse_yaml
-    from recipelint.span import SourceText
+    from recipelint.parse.span import SourceText
+    from recipelint.parse.yamlfile import parse_yaml
 
     def conf(text: str):  # type: ignore[no-untyped-def]
         return parse_yaml(SourceText(tmp_path / "t.yaml", text.encode())).root.get("dataset_conf")
@@ -107,8 +107,8 @@ def test_zero_workers_plan_starts_from_upstream_default() -> None:
 
 
 def test_batch_bytes_dynamic_and_static(tmp_path: Path) -> None:
-    from recipelint.sources.yamlfile import parse_yaml
-    from recipelint.span import SourceText
+    from recipelint.parse.span import SourceText
+    from recipelint.parse.yamlfile import parse_yaml
 
     def estimate(text: str) -> tuner.BatchEstimate | None:
         return tuner.batch_bytes(parse_yaml(SourceText(tmp_path / "t.yaml", text.encode())).root)

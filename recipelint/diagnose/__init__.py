@@ -18,9 +18,9 @@ from recipelint.diagnose.scene import Scene, build_scene
 from recipelint.diagnose.signatures import Cause, Explanation, Found, Signature, all_signatures
 from recipelint.diagnostics import Diagnostic, Severity
 from recipelint.hardware.profile import Hardware
+from recipelint.parse.files import SourceError
+from recipelint.parse.span import Span
 from recipelint.settings import Resolver
-from recipelint.sources.files import SourceError
-from recipelint.span import Span
 
 RECIPE_SUFFIXES = (".sh", ".yaml", ".yml", ".py", ".md", ".toml")
 # Where a cause stands after the recipe was checked: its rule found it, the rule ran and did

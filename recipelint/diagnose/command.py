@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from recipelint.hardware.profile import Hardware
+from recipelint.parse.files import FileCache, SourceError
 from recipelint.settings import Resolver
-from recipelint.sources.files import FileCache, SourceError
 
 
 def run(

@@ -24,7 +24,7 @@ from typing import IO, cast
 
 from recipelint.diagnose import timeline
 from recipelint.diagnose.timeline import Progress
-from recipelint.sources.files import SourceError
+from recipelint.parse.files import SourceError
 
 CHUNK = 1 << 20  # bytes read at a time
 MAX_CARRY = 1 << 20  # a line longer than this is cut in two (counted once per piece)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from recipelint.diagnose import Finding, Report, other_error_lines, to_json, unknown_lines
 from recipelint.diagnose.reader import LogLine
 from recipelint.diagnostics import Applicability
-from recipelint.sources.files import FileCache
+from recipelint.parse.files import FileCache
 
 STATUS = {
     "found": "found in the recipe",
@@ -23,16 +23,16 @@ def render(report: Report, fmt: str, files: FileCache) -> str:
     if fmt == "github":
         from recipelint.report import github
 
-        return github.render(diagnostics)
+        return github.workflow_commands(diagnostics)
     if fmt == "sarif":
         from recipelint.diagnose.signatures import all_signatures
         from recipelint.report import sarif
 
-        return sarif.render(diagnostics, all_signatures())
+        return sarif.document(diagnostics, all_signatures())
     if fmt == "concise":
         from recipelint.report import text
 
-        return "\n".join(filter(None, [text.render(diagnostics, files, concise=True).rstrip("\n"), summary(report)]))
+        return "\n".join(filter(None, [text.findings(diagnostics, files, concise=True).rstrip("\n"), summary(report)]))
     return text_report(report, files)
 
 
@@ -53,7 +53,7 @@ def text_report(report: Report, files: FileCache) -> str:
     if report.fixes:
         out.append("The fix, as `recipelint check` reports it:")
         out.append("")
-        out.append(text.render(report.fixes, files).rstrip("\n"))
+        out.append(text.findings(report.fixes, files).rstrip("\n"))
         out.append("")
     out.append(summary(report))
     return "\n".join(out)

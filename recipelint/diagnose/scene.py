@@ -8,13 +8,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from recipelint.context import Context
+from recipelint.context import Context, Options
 from recipelint.diagnostics import Diagnostic
 from recipelint.hardware.profile import Hardware
+from recipelint.parse.files import FileCache, SourceError
 from recipelint.rules import all_rules
-from recipelint.rules.data.http_shards import REMOTE
 from recipelint.settings import Resolver
-from recipelint.sources.files import FileCache, SourceError
+from recipelint.toolkits.wenet.rules.data.http_shards import REMOTE
 
 
 @dataclass
@@ -123,10 +123,11 @@ def build_scene(
     result = engine.check(paths, hardware, files or FileCache(), resolver=resolver, keep_recipes=True)
     scene = Scene(True, result.diagnostics, result.errors, hardware=result.hardware)
     loader = hardware or (lambda: _used(scene))
+    said: set[str] = set()  # RL001 once per fact for the whole scene
     for recipe in result.recipes:
         where = recipe.script.source.path if recipe.script is not None else recipe.root
-        options = {"deepspeed-version": _version(resolver, where)}
-        scene.contexts.append(Context(recipe, loader, options))
+        options = Options(deepspeed_version=_version(resolver, where))
+        scene.contexts.append(Context(recipe, loader, options, said=said))
     return scene
 
 

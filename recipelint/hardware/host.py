@@ -27,7 +27,7 @@ from recipelint.hardware.profile import FACT_KEYS, Fact, Hardware
 
 if TYPE_CHECKING:
     from recipelint.model import Recipe
-    from recipelint.span import Span
+    from recipelint.parse.span import Span
 
 SLURM_NODES = ("SLURM_JOB_NUM_NODES", "SLURM_NNODES")
 # WeNet 3's train.py: --device default cuda (wenet.md 1); cpu and npu are the other choices.
@@ -111,5 +111,4 @@ def masked(hardware: Hardware, verdict: Verdict) -> Hardware:
     """The hardware as the rules see it when the host is not the node: every fact unknown, with why."""
     reason = f"this host is not the training node: {verdict.why}"
     hidden = Hardware("none", {key: Fact(None, "not judged", reason) for key in FACT_KEYS}, not_node=reason)
-    hidden.reported = hardware.reported  # RL001 stays once per fact for the whole run
     return hidden

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from recipelint.parse import kind_of
+
 # The keys a profile file may carry, in the order `probe` writes them.
 FACT_KEYS = (
     "nodes",
@@ -64,7 +66,6 @@ class Hardware:
     taken_at: str | None = None
     differs: list[str] = field(default_factory=list)  # merged cluster profiles: facts that vary by node
     gpu_loader: Callable[[], dict[str, Fact]] | None = None
-    reported: set[str] = field(default_factory=set)  # unknown facts already reported in this run
     # Why this machine's facts are hidden from the rules (the probed host is not the training node).
     not_node: str | None = None
     # Who chose this machine: "--hardware node.yaml", "hardware in recipelint.toml", "--hardware host";
@@ -129,13 +130,13 @@ def fingerprint(dataset_conf: Any) -> str:
 
 def load_profile(path: Path) -> Hardware:
     """Read and validate a profile file (YAML or JSON); raises SourceError on bad input."""
+    from recipelint.parse.files import FileCache, SourceError
+    from recipelint.parse.jsonfile import parse_json
+    from recipelint.parse.yamlfile import parse_yaml
     from recipelint.schemas import validate
-    from recipelint.sources.files import FileCache, SourceError
-    from recipelint.sources.jsonfile import parse_json
-    from recipelint.sources.yamlfile import parse_yaml
 
     source = FileCache().read(path)
-    document = parse_json(source) if path.suffix == ".json" else parse_yaml(source)
+    document = parse_json(source) if kind_of(path) == "json" else parse_yaml(source)
     data = document.root.plain()
     if not isinstance(data, dict):
         raise SourceError(path, "a hardware profile is a mapping of facts", 1, 1)
@@ -175,7 +176,7 @@ def write_measured(path: Path, entry: dict[str, Any]) -> None:
     original = path.read_bytes() if path.is_file() else b""
     hardware = load_profile(path) if original else Hardware("profile")
     entries = [e for e in hardware.measured if e.get("dataset_conf") != entry.get("dataset_conf")] + [entry]
-    if path.suffix == ".json":
+    if kind_of(path) == "json":
         import json
 
         data = json.loads(original or b"{}")

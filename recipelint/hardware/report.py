@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from recipelint.hardware.host import Verdict
     from recipelint.hardware.profile import Hardware
     from recipelint.model import Recipe
-    from recipelint.span import Span
+    from recipelint.parse.span import Span
 
 NOT_THE_NODE = "RL004"
 HOW_TO_GIVE_THE_NODE = (

@@ -30,7 +30,7 @@ class MeasureError(Exception):
 def find_checkout(recipe: Recipe, explicit: Path | None = None) -> Path | None:
     """The WeNet source tree to measure with: `--checkout DIR`, else the checkout the recipe's
     front end found (path.sh's PYTHONPATH, a package folder above it, an installed copy:
-    recipelint.sources.checkout). Only a tree with WeNet's dataset code can be measured."""
+    recipelint.parse.checkout). Only a tree with WeNet's dataset code can be measured."""
     candidate = explicit
     if candidate is None and recipe.checkout is not None and recipe.checkout.toolkit == "wenet":
         candidate = recipe.checkout.root

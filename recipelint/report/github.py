@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from recipelint.diagnostics import Diagnostic, Severity
+
+if TYPE_CHECKING:
+    from recipelint.engine import Result
 
 COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 
@@ -14,9 +19,14 @@ def _escape(text: str, property_value: bool = False) -> str:
     return text
 
 
-def render(diagnostics: list[Diagnostic]) -> str:
+def workflow_commands(diagnostics: list[Diagnostic]) -> str:
     lines = []
     for d in diagnostics:
         props = f"file={_escape(str(d.span.path), True)},line={d.span.line},col={d.span.column},endLine={d.span.end_line},endColumn={d.span.end_column},title={_escape(d.code, True)}"
         lines.append(f"::{COMMAND[d.severity]} {props}::{_escape(f'{d.code} {d.message}')}")
     return "\n".join(lines)
+
+
+def render(result: Result) -> str:
+    """The report of a run (the reporters' one signature, recipelint.report.REPORTERS)."""
+    return workflow_commands(result.diagnostics)

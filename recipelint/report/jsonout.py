@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from recipelint.diagnostics import Diagnostic
 from recipelint.hardware.profile import Hardware
 from recipelint.hardware.report import Judged, summary_json
-from recipelint.sources.files import SourceError
+from recipelint.parse.files import SourceError
+
+if TYPE_CHECKING:
+    from recipelint.engine import Result
 
 
 def _jsonable(value: Any) -> Any:
@@ -52,7 +55,9 @@ def diagnostic_dict(d: Diagnostic) -> dict[str, Any]:
     }
 
 
-def render(diagnostics: list[Diagnostic], errors: list[SourceError], hardware: Hardware | None, judged: list[Judged] | None = None) -> str:
+def document(
+    diagnostics: list[Diagnostic], errors: list[SourceError], hardware: Hardware | None, judged: list[Judged] | None = None
+) -> str:
     data: dict[str, Any] = {
         "diagnostics": [diagnostic_dict(d) for d in diagnostics],
         "errors": [{"path": str(e.path), "line": e.line, "column": e.column, "message": e.reason} for e in errors],
@@ -62,3 +67,8 @@ def render(diagnostics: list[Diagnostic], errors: list[SourceError], hardware: H
     facts = hardware.to_dict() if hardware is not None and source["machine"] != "none" else {}
     data["hardware"] = {"source": source, **facts}
     return json.dumps(data, indent=2)
+
+
+def render(result: Result) -> str:
+    """The report of a run (the reporters' one signature, recipelint.report.REPORTERS)."""
+    return document(result.diagnostics, result.errors, result.hardware, result.judged)

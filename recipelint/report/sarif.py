@@ -5,12 +5,15 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from recipelint import __version__
 from recipelint.diagnostics import Diagnostic, Severity
+from recipelint.parse.span import Span
 from recipelint.rules import all_rules
-from recipelint.span import Span
+
+if TYPE_CHECKING:
+    from recipelint.engine import Result
 
 LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
 
@@ -23,7 +26,7 @@ def _region(span: Span) -> dict[str, int]:
     return {"startLine": span.line, "startColumn": span.column, "endLine": span.end_line, "endColumn": span.end_column}
 
 
-def render(diagnostics: list[Diagnostic], more_rules: Mapping[str, Any] | None = None) -> str:
+def document(diagnostics: list[Diagnostic], more_rules: Mapping[str, Any] | None = None) -> str:
     """`more_rules`: descriptors beyond the rules (diagnose's signatures), each with the rule's
     code, name, summary, doc, severity, fixable and source."""
     rules: dict[str, Any] = {**all_rules(), **(more_rules or {})}
@@ -83,3 +86,8 @@ def render(diagnostics: list[Diagnostic], more_rules: Mapping[str, Any] | None =
         ],
     }
     return json.dumps(log, indent=2)
+
+
+def render(result: Result) -> str:
+    """The report of a run (the reporters' one signature, recipelint.report.REPORTERS)."""
+    return document(result.diagnostics)

@@ -17,7 +17,7 @@ from typing import Any
 from recipelint.context import Context
 from recipelint.diagnostics import Diagnostic
 from recipelint.model import DataList, Link, Recipe, Setting, setting_source
-from recipelint.sources.shell import OPTION_PARSERS
+from recipelint.parse.shell import OPTION_PARSERS
 
 
 @dataclass
@@ -208,7 +208,7 @@ def code_section(ctx: Context) -> Section | None:
     recipe = ctx.recipe
     if recipe.toolkit not in ("wenet", "xtuner") or recipe.launch is None:
         return None
-    from recipelint.sources.checkout import recipe_facts
+    from recipelint.parse.checkout import recipe_facts
 
     section = Section("code")
     for label, value, source in recipe_facts(recipe.toolkit, recipe.checkout, recipe.root):

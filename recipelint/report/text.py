@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from recipelint.diagnostics import Applicability, Diagnostic, Severity
-from recipelint.sources.files import FileCache, SourceError
+from recipelint.parse.files import FileCache, SourceError
+
+if TYPE_CHECKING:
+    from recipelint.engine import Result
 
 
 def _source_line(files: FileCache, diagnostic: Diagnostic) -> list[str]:
@@ -21,7 +25,7 @@ def _source_line(files: FileCache, diagnostic: Diagnostic) -> list[str]:
     return [f"{gutter}{line}", " " * (len(gutter) + start) + "^" * width]
 
 
-def render(diagnostics: Iterable[Diagnostic], files: FileCache, concise: bool = False) -> str:
+def findings(diagnostics: Iterable[Diagnostic], files: FileCache, concise: bool = False) -> str:
     lines: list[str] = []
     previous = None
     for d in diagnostics:
@@ -64,3 +68,22 @@ def summary(diagnostics: list[Diagnostic], errors: int) -> str:
     if unsafe:
         text += f" {unsafe} more with --unsafe-fixes."
     return text
+
+
+def render(result: Result) -> str:
+    """The full report: which machine it was judged against, each finding with its source line
+    and evidence, and the summary."""
+    from recipelint.hardware.report import summary_line
+
+    return summary_line(result.judged, result.hardware) + "\n\n" + _report(result, concise=False)
+
+
+def render_concise(result: Result) -> str:
+    """One line a finding, and the summary."""
+    return _report(result, concise=True)
+
+
+def _report(result: Result, concise: bool) -> str:
+    body = findings(result.diagnostics, result.sources or FileCache(), concise=concise)
+    head = body.rstrip("\n") + ("" if concise else "\n") + "\n" if body.strip() else ""
+    return head + summary(result.diagnostics, len(result.errors))

@@ -1,4 +1,6 @@
-"""The rules: one module per rule, grouped in one package per family.
+"""The rules: one module per rule, grouped in one package per family: the
+families shared by several toolkits here (launch, known, meta), each toolkit's in its package
+(`recipelint.toolkits.<name>`, listed in `Toolkit.rules`).
 
 A rule module defines CODE, NAME, SEVERITY, FIXABLE, SOURCE and `check(ctx)`, and its
 docstring is the rule's documentation (sections: What it does, Why is this bad, Example,
@@ -15,7 +17,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING
@@ -66,24 +68,52 @@ def _from_module(module: ModuleType, family: str, package: ModuleType) -> Rule:
     )
 
 
-_RULES: dict[str, Rule] | None = None
+# The rules of the registry as it was when they were found (a toolkit registered later is seen).
+_RULES: tuple[tuple[int, ...], dict[str, Rule]] | None = None
+
+
+def _rule_modules(name: str, family: str) -> Iterator[tuple[ModuleType, str, ModuleType]]:
+    """(module, family, its package) of each rule under a dotted name: a rule module, a family
+    (a package of rule modules) or a package of families (each named after its package)."""
+    module = importlib.import_module(name)
+    if hasattr(module, "CODE"):
+        yield module, family, module
+        return
+    for info in pkgutil.iter_modules(module.__path__):
+        if info.name.startswith("_"):
+            continue
+        if info.ispkg:
+            yield from _rule_modules(f"{name}.{info.name}", info.name)
+        else:
+            yield importlib.import_module(f"{name}.{info.name}"), family, module
+
+
+def _sources() -> Iterator[tuple[str, str]]:
+    """(dotted name, family) of the shared families and of each registered toolkit's rules."""
+    from recipelint.toolkits import REGISTRY
+
+    for family in pkgutil.iter_modules(__path__):
+        if family.ispkg:
+            yield f"{__name__}.{family.name}", family.name
+    yield "recipelint.rulekit.unknown_fact", "meta"  # RL001 sits below the toolkits, whose rules produce it
+    for toolkit in REGISTRY:
+        for name in toolkit.rules:
+            yield name, toolkit.name
 
 
 def all_rules() -> dict[str, Rule]:
+    """Every rule, by code: the shared families here and the registered toolkits' rules."""
     global _RULES
-    if _RULES is None:
+    from recipelint.toolkits import REGISTRY
+
+    key = tuple(id(toolkit) for toolkit in REGISTRY)
+    if _RULES is None or _RULES[0] != key:
         found: dict[str, Rule] = {}
-        for family in pkgutil.iter_modules(__path__):
-            if not family.ispkg:
-                continue
-            package = importlib.import_module(f"{__name__}.{family.name}")
-            for info in pkgutil.iter_modules(package.__path__):
-                if info.name.startswith("_"):
-                    continue
-                module = importlib.import_module(f"{package.__name__}.{info.name}")
-                rule = _from_module(module, family.name, package)
+        for name, family in _sources():
+            for module, module_family, package in _rule_modules(name, family):
+                rule = _from_module(module, module_family, package)
                 if rule.code in found:
                     raise RuntimeError(f"rule code {rule.code} is defined twice")
                 found[rule.code] = rule
-        _RULES = dict(sorted(found.items()))
-    return _RULES
+        _RULES = key, dict(sorted(found.items()))
+    return _RULES[1]

@@ -7,10 +7,10 @@ from pathlib import Path
 
 from recipelint import knownissues
 from recipelint.context import Context
-from recipelint.knownissues import KnownIssue, Status
+from recipelint.knownissues import KnownIssue
+from recipelint.parse.checkout import Status, issue_status, repository_top
+from recipelint.parse.span import Span
 from recipelint.rules.known._triggers import Hit, evaluate
-from recipelint.sources.checkout import repository_top
-from recipelint.span import Span
 
 
 def affected(ctx: Context) -> Iterator[tuple[KnownIssue, Status, Hit]]:
@@ -19,7 +19,7 @@ def affected(ctx: Context) -> Iterator[tuple[KnownIssue, Status, Hit]]:
     if checkout is None or checkout.toolkit != ctx.recipe.toolkit:
         return
     for issue in knownissues.for_toolkit(checkout.toolkit):
-        status = knownissues.status(issue, checkout)
+        status = issue_status(issue, checkout)
         if status.affected is True:  # another rule (RL203) judges the recipe side of its own entries
             yield issue, status, evaluate(ctx, issue) if issue.rule == "RL901" else Hit(None)
 

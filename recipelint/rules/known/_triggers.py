@@ -8,7 +8,7 @@ from pathlib import Path
 
 from recipelint.context import Context
 from recipelint.knownissues import KnownIssue
-from recipelint.span import Span
+from recipelint.parse.span import Span
 
 
 @dataclass(frozen=True)
@@ -55,8 +55,8 @@ def srun_slurm_with_torchrun_env(ctx: Context) -> Hit:
 
 
 def rank0_dataset_default_timeout(ctx: Context) -> Hit:
-    from recipelint.rules.xtuner._x import multi_process
-    from recipelint.rules.xtuner.dataset_timeout import RANK0_DATASETS
+    from recipelint.toolkits.xtuner.rules._x import multi_process
+    from recipelint.toolkits.xtuner.rules.dataset_timeout import RANK0_DATASETS
 
     launch, config = ctx.recipe.launch, ctx.recipe.pyconfig
     if launch is None or config is None:

@@ -28,9 +28,9 @@ from collections.abc import Iterator
 
 from recipelint.context import Context
 from recipelint.diagnostics import Diagnostic, Severity
+from recipelint.parse.checkout import version_key
+from recipelint.parse.span import Span
 from recipelint.rules.known._common import affected
-from recipelint.sources.checkout import version_key
-from recipelint.span import Span
 
 CODE = "RL902"
 NAME = "toolkit-fixes-available"
@@ -67,7 +67,7 @@ def _first_launch(ctx: Context) -> Span | None:
     script = ctx.recipe.script
     if ctx.recipe.toolkit != "xtuner" or script is None:
         return None
-    from recipelint.sources.xtuner import launches
+    from recipelint.toolkits.xtuner.frontend import launches
 
     found = launches(script)
     return found[0][0].words[found[0][1]].span if found else None

@@ -2,14 +2,6 @@
 
 from __future__ import annotations
 
-from recipelint.context import Context
-from recipelint.model import Setting
-
-
-def env(ctx: Context, name: str) -> Setting | None:
-    launch = ctx.recipe.launch
-    return launch.env.get(name) if launch is not None else None
-
 
 def matches(spec: str, interfaces: list[str]) -> list[str]:
     """Interfaces NCCL would pick for a NCCL_SOCKET_IFNAME value.

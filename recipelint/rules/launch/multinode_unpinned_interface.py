@@ -29,7 +29,6 @@ from collections.abc import Iterator
 
 from recipelint.context import Context
 from recipelint.diagnostics import Diagnostic, Severity
-from recipelint.rules.launch._nccl import env
 
 CODE = "RL504"
 NAME = "multinode-unpinned-interface"
@@ -46,7 +45,7 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
     network = ctx.fact("inter_node_network")
     if network.value != "ethernet":
         return
-    if env(ctx, "NCCL_SOCKET_IFNAME") is not None or env(ctx, "GLOO_SOCKET_IFNAME") is not None:
+    if ctx.recipe.env("NCCL_SOCKET_IFNAME") is not None or ctx.recipe.env("GLOO_SOCKET_IFNAME") is not None:
         return
     yield ctx.diagnostic(
         CODE,

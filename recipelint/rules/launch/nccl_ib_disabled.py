@@ -28,7 +28,6 @@ from collections.abc import Iterator
 
 from recipelint.context import Context
 from recipelint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
-from recipelint.rules.launch._nccl import env
 
 CODE = "RL502"
 NAME = "nccl-ib-disabled"
@@ -39,7 +38,7 @@ FACTS = ("inter_node_network",)
 
 
 def check(ctx: Context) -> Iterator[Diagnostic | None]:
-    setting = env(ctx, "NCCL_IB_DISABLE")
+    setting = ctx.recipe.env("NCCL_IB_DISABLE")
     if setting is None or str(setting.value).strip() != "1":
         return
     network = ctx.fact("inter_node_network")

@@ -27,7 +27,7 @@ from collections.abc import Iterator
 
 from recipelint.context import Context
 from recipelint.diagnostics import Diagnostic, Severity
-from recipelint.rules.launch._nccl import env, matches
+from recipelint.rules.launch._nccl import matches
 
 CODE = "RL503"
 NAME = "socket-ifname-missing"
@@ -39,7 +39,7 @@ FACTS = ("interfaces",)
 
 def check(ctx: Context) -> Iterator[Diagnostic | None]:
     for name in ("NCCL_SOCKET_IFNAME", "GLOO_SOCKET_IFNAME"):
-        setting = env(ctx, name)
+        setting = ctx.recipe.env(name)
         if setting is None or not isinstance(setting.value, str) or not setting.value:
             continue
         interfaces = ctx.fact("interfaces")

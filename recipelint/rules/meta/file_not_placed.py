@@ -30,7 +30,7 @@ from collections.abc import Iterator
 
 from recipelint.context import Context
 from recipelint.diagnostics import Diagnostic, Severity
-from recipelint.sources.deepspeed import deepspeed_evidence, looks_like_deepspeed
+from recipelint.toolkits.deepspeed.knowledge import deepspeed_evidence, looks_like_deepspeed
 
 CODE = "RL011"
 NAME = "file-not-placed"

@@ -25,9 +25,13 @@ No fix.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
-from recipelint.context import Context
 from recipelint.diagnostics import Diagnostic, Severity
+
+if TYPE_CHECKING:
+    from recipelint.context import Context
+    from recipelint.parse.suppressions import Suppression
 
 CODE = "RL002"
 NAME = "suppression-unused"
@@ -37,5 +41,16 @@ SOURCE = "ruff RUF100 (anchors.md A.1)"
 
 
 def check(ctx: Context) -> Iterator[Diagnostic | None]:
-    # Emitted by the engine after every rule has run (recipelint.engine._suppression_findings).
+    # A suppression is unused only once every recipe of the run has been checked: the runner
+    # calls `finding` for each suppression it read (recipelint.suppression.suppression_findings).
     return iter(())
+
+
+def finding(item: Suppression, severity: Severity) -> Diagnostic | None:
+    """RL002 for a suppression naming codes that matched no finding of the run."""
+    unused = [c for c in item.codes if not any(u.startswith(c) or c == "ALL" for u in item.used)]
+    if not unused:
+        return None
+    kind = "ignore-file" if item.whole_file else "ignore"
+    message = f"unused suppression: {kind}[{', '.join(unused)}] matches no finding"
+    return Diagnostic(CODE, severity, message, item.span, setting=", ".join(unused))

@@ -23,9 +23,13 @@ No fix.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
-from recipelint.context import Context
 from recipelint.diagnostics import Diagnostic, Severity
+
+if TYPE_CHECKING:
+    from recipelint.context import Context
+    from recipelint.parse.suppressions import Suppression
 
 CODE = "RL003"
 NAME = "suppression-without-reason"
@@ -35,5 +39,14 @@ SOURCE = "anchors.md B.2: a reason attached to every suppression"
 
 
 def check(ctx: Context) -> Iterator[Diagnostic | None]:
-    # Emitted by the engine with the suppressions it reads (recipelint.engine._suppression_findings).
+    # Suppressions are read per file, not per recipe: the runner calls `finding` for each one it
+    # read (recipelint.suppression.suppression_findings).
     return iter(())
+
+
+def finding(item: Suppression, severity: Severity) -> Diagnostic | None:
+    """RL003 for a suppression that gives no reason."""
+    if item.reason:
+        return None
+    message = f"suppression of {', '.join(item.codes)} gives no reason; write why after the bracket"
+    return Diagnostic(CODE, severity, message, item.span)

@@ -1,0 +1,384 @@
+"""Facts read from a toolkit's Python sources with `ast`: never imported, never run.
+
+What `wenet/bin/train.py` accepts (its `add_argument` calls, and those of
+`wenet/utils/train_utils.py` from v3 on), which YAML keys the dataset code reads, and the
+code patterns of known bugs (recipelint/knownissues). Each reader returns None when the file
+is not there or not Python, so the caller falls back to what it knew before.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import warnings
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from recipelint.parse.files import SourceError, read_bytes
+from recipelint.parse.span import SourceText, Span
+
+
+@dataclass(frozen=True)
+class Flag:
+    kind: str  # "value", "store_true" or "bool" (argparse type=bool: any non-empty string is True)
+    default: Any = None
+
+
+# What `deepspeed.add_config_arguments(parser)` adds (deepspeed/__init__.py _add_core_arguments).
+DEEPSPEED_FLAGS = {
+    "deepspeed": Flag("store_true", False),
+    "deepspeed_config": Flag("value"),
+    "deepscale": Flag("store_true", False),
+    "deepscale_config": Flag("value"),
+    "deepspeed_mpi": Flag("store_true", False),
+}
+
+
+@dataclass
+class PyFile:
+    """One parsed Python file, with spans for its nodes."""
+
+    source: SourceText
+    tree: ast.Module
+    starts: list[int] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        # Python's tokenizer ends a line at \r\n, \n or a lone \r; ast line numbers count those.
+        self.starts = [0] + [m.end() for m in re.finditer(rb"\r\n|\n|\r", self.source.data)]
+
+    def span(self, node: ast.AST) -> Span:
+        bom = self.source.bom
+        # ast columns are UTF-8 byte offsets within the line
+        start = self.starts[node.lineno - 1] + node.col_offset + (bom if node.lineno == 1 else 0)  # type: ignore[attr-defined]
+        end = self.starts[node.end_lineno - 1] + node.end_col_offset + (bom if node.end_lineno == 1 else 0)  # type: ignore[attr-defined]
+        return self.source.span(start, end)
+
+    def functions(self, name: str | None = None) -> Iterator[ast.FunctionDef]:
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.FunctionDef) and (name is None or node.name == name):
+                yield node
+
+
+def parse_python(path: Path) -> PyFile | None:
+    """The file's syntax tree; None when it is missing, too large, not UTF-8 or not Python."""
+    try:
+        source = SourceText(path, read_bytes(path))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return PyFile(source, ast.parse(source.text, filename=str(path)))
+    except (SourceError, UnicodeDecodeError, SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def _text(node: ast.AST | None) -> str | None:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def _keyword(call: ast.Call, name: str) -> ast.expr | None:
+    return next((k.value for k in call.keywords if k.arg == name), None)
+
+
+def _flag(call: ast.Call) -> Flag:
+    action = _text(_keyword(call, "action"))
+    if action in ("store_true", "store_false"):
+        return Flag("store_true", action == "store_false")
+    declared = _keyword(call, "type")
+    kind = "bool" if isinstance(declared, ast.Name) and declared.id == "bool" else "value"
+    default = _keyword(call, "default")
+    try:
+        value = ast.literal_eval(default) if default is not None else None
+    except (ValueError, TypeError, SyntaxError, RecursionError):
+        value = None
+    return Flag(kind, value)
+
+
+def argparse_flags(files: list[PyFile]) -> dict[str, Flag]:
+    """Every `--flag` an `add_argument` call declares in these files, by name without dashes."""
+    flags: dict[str, Flag] = {}
+    for file in files:
+        for node in ast.walk(file.tree):
+            if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+                continue
+            if node.func.attr == "add_config_arguments":
+                flags.update(DEEPSPEED_FLAGS)
+            elif node.func.attr == "add_argument":
+                names = [t for t in map(_text, node.args) if t and t.startswith("--")]
+                for name in names:
+                    flags[name[2:]] = _flag(node)
+    return flags
+
+
+@dataclass
+class KeyReads:
+    """The keys read from one config dict: None when the dict also leaves for code not followed."""
+
+    keys: set[str] = field(default_factory=set)
+    open: bool = False
+
+
+def _subscript_key(node: ast.AST, names: set[str]) -> tuple[str, str] | None:
+    """(variable, key) for `var['key']`, `var.get('key', ...)` and `'key' in var`."""
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in names:
+        key = _text(node.slice)
+        return (node.value.id, key) if key is not None else None
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get" and node.args:
+        owner = node.func.value
+        if isinstance(owner, ast.Name) and owner.id in names and _text(node.args[0]) is not None:
+            return owner.id, _text(node.args[0])  # type: ignore[return-value]
+    if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.In, ast.NotIn)):
+        right = node.comparators[0]
+        if isinstance(right, ast.Name) and right.id in names and _text(node.left) is not None:
+            return right.id, _text(node.left)  # type: ignore[return-value]
+    return None
+
+
+def _conf_variables(function: ast.FunctionDef, conf: str) -> dict[str, str]:
+    """variable -> the block of `conf` it holds: `x_conf = conf.get('x_conf', {})`."""
+    blocks: dict[str, str] = {}
+    for node in ast.walk(function):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            found = _subscript_key(node.value, {conf})
+            if found is not None and found[1].endswith("_conf"):  # `shuffle = conf.get('shuffle')` is a value
+                blocks[node.targets[0].id] = found[1]
+    return blocks
+
+
+def _parameters(function: ast.FunctionDef) -> tuple[set[str], bool]:
+    """A processor function's keyword parameters (all but the first, the data) and whether it takes **kwargs."""
+    args = [a.arg for a in (*function.args.posonlyargs, *function.args.args)][1:]
+    return {*args, *(a.arg for a in function.args.kwonlyargs)}, function.args.kwarg is not None
+
+
+def dataset_keys(dataset: PyFile, processor: PyFile | None) -> dict[str, KeyReads] | None:
+    """Keys `Dataset(..., conf)` reads: "" for dataset_conf itself, then one entry per block.
+
+    A block passed as `**block` to a processor function reads that function's parameters; a
+    block passed anywhere else is open (its keys are not followed)."""
+    function = next((f for f in dataset.functions("Dataset") if any(a.arg == "conf" for a in f.args.args)), None)
+    if function is None:
+        return None
+    processors = {f.name: f for f in processor.functions()} if processor is not None else {}
+    variables = _conf_variables(function, "conf")
+    reads: dict[str, KeyReads] = {"": KeyReads()}
+    for block in variables.values():
+        reads.setdefault(block, KeyReads())
+    for node in ast.walk(function):
+        found = _subscript_key(node, {"conf", *variables})
+        if found is not None:
+            reads["" if found[0] == "conf" else variables[found[0]]].keys.add(found[1])
+        if isinstance(node, ast.Call):
+            _spread(node, variables, processors, reads)
+    reads[""].keys.update(variables.values())
+    return reads
+
+
+def _spread(call: ast.Call, variables: dict[str, str], processors: dict[str, ast.FunctionDef], reads: dict[str, KeyReads]) -> None:
+    """`partial(processor.fn, **block)`, `Processor(data, processor.fn, **block)`, `fn(x, **block)`."""
+    for keyword in call.keywords:
+        if keyword.arg is not None or not isinstance(keyword.value, ast.Name) or keyword.value.id not in variables:
+            continue
+        block = reads[variables[keyword.value.id]]
+        callees = [call.func, *call.args]
+        names = [n.attr if isinstance(n, ast.Attribute) else n.id for n in callees if isinstance(n, (ast.Attribute, ast.Name))]
+        target = next((processors[n] for n in names if n in processors), None)
+        if target is None:
+            block.open = True
+            continue
+        parameters, takes_any = _parameters(target)
+        block.keys.update(parameters)
+        block.open = block.open or takes_any
+
+
+CONFIG_NAMES = {"configs", "config", "info_dict"}
+
+
+def config_keys(files: list[PyFile]) -> set[str]:
+    """Top-level YAML keys read as `configs['k']`, `configs.get('k')` or `'k' in configs`."""
+    keys: set[str] = set()
+    for file in files:
+        for node in ast.walk(file.tree):
+            found = _subscript_key(node, CONFIG_NAMES)
+            if found is not None:
+                keys.add(found[1])
+    return keys
+
+
+# Code patterns of known bugs. Each returns the spans where the pattern is, [] when the file
+# is there without it, None when the file is not there (then the version decides).
+Pattern = Callable[[Path], "list[Span] | None"]
+
+
+def _calls(file: PyFile) -> Iterator[ast.Call]:
+    return (node for node in ast.walk(file.tree) if isinstance(node, ast.Call))
+
+
+def _dotted(node: ast.AST) -> str:
+    if isinstance(node, ast.Attribute):
+        return f"{_dotted(node.value)}.{node.attr}"
+    return node.id if isinstance(node, ast.Name) else ""
+
+
+def _glob(package: Path, pattern: str) -> list[PyFile]:
+    return [f for f in (parse_python(p) for p in sorted(package.glob(pattern))) if f is not None]
+
+
+AUDIO_READERS = re.compile(
+    r"(^|\.)(torchaudio\.load|torchaudio\.info|sox_io_backend\.load|soundfile\.read|sf\.read|soundfile\.SoundFile|sf\.SoundFile)$"
+)
+
+
+def _is_extractfile(node: ast.AST) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "extractfile"
+
+
+def _tar_members(function: ast.FunctionDef) -> Iterator[tuple[str, list[ast.stmt]]]:
+    """(name, where it holds a tar member): `with stream.extractfile(...) as f:` (its body), or
+    `f = stream.extractfile(...)` (the function)."""
+    for node in ast.walk(function):
+        if isinstance(node, (ast.With, ast.AsyncWith)):
+            for item in node.items:
+                if _is_extractfile(item.context_expr) and isinstance(item.optional_vars, ast.Name):
+                    yield item.optional_vars.id, node.body
+        elif (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and _is_extractfile(node.value)
+        ):
+            yield node.targets[0].id, function.body
+
+
+def tar_member_to_decoder(package: Path) -> list[Span] | None:
+    """A tar member's file object handed straight to torchaudio/soundfile (no io.BytesIO)."""
+    hits: list[Span] = []
+    reads_tars = False  # without code that opens tar members, the files cannot tell
+    for file in _glob(package, "dataset/*.py"):
+        for function in file.functions():
+            for name, body in _tar_members(function):
+                reads_tars = True
+                for call in (n for stmt in body for n in ast.walk(stmt) if isinstance(n, ast.Call)):
+                    first = call.args[0] if call.args else _keyword(call, "filepath") or _keyword(call, "uri")
+                    if isinstance(first, ast.Name) and first.id == name and AUDIO_READERS.search(_dotted(call.func)):
+                        hits.append(file.span(call))
+    return sorted(set(hits)) if reads_tars else None
+
+
+def _sample_stores(node: ast.AST, keys: set[str]) -> bool:
+    return any(
+        isinstance(target, ast.Subscript) and _text(target.slice) in keys
+        for stmt in ([node] if isinstance(node, ast.Assign) else [])
+        for target in stmt.targets
+    )
+
+
+def decode_wav_branch_assignment(package: Path) -> list[Span] | None:
+    """`decode_wav` that stores sample['wav'] / sample['sample_rate'] only inside one if/else branch."""
+    file = parse_python(package / "dataset" / "processor.py")
+    if file is None:
+        return None
+    hits = []
+    for function in file.functions("decode_wav"):
+        at_top = any(_sample_stores(stmt, {"wav", "sample_rate"}) for stmt in function.body)
+        for branch in (n for n in ast.walk(function) if isinstance(n, ast.If)) if not at_top else ():
+            inside = [s for part in (branch.body, branch.orelse) for s in part if _sample_stores(s, {"wav", "sample_rate"})]
+            other = branch.orelse if inside and inside[0] in branch.body else branch.body
+            if inside and not any(_sample_stores(s, {"wav", "sample_rate"}) for s in other):
+                hits.append(file.span(inside[0]))
+    return hits
+
+
+def tar_opened_seekable(package: Path) -> list[Span] | None:
+    """`tarfile.open(fileobj=..., mode='r:*')`: seek mode, which a wget pipe cannot serve."""
+    files = _glob(package, "dataset/*.py")
+    opens = [(f, c) for f in files for c in _calls(f) if _dotted(c.func) == "tarfile.open" and _keyword(c, "fileobj") is not None]
+    if not opens:
+        return None
+    return [f.span(c) for f, c in opens if ":" in (_text(_keyword(c, "mode")) or "r")]
+
+
+def step_save_by_default(package: Path) -> list[Span] | None:
+    """`info_dict.get('save_interval', 10000)`: in-loop barriers and CV every N steps unless the YAML says otherwise."""
+    file = parse_python(package / "utils" / "executor.py")
+    if file is None:
+        return None
+    hits = []
+    for call in _calls(file):
+        if (
+            isinstance(call.func, ast.Attribute)
+            and call.func.attr == "get"
+            and len(call.args) == 2
+            and _text(call.args[0]) == "save_interval"
+        ):
+            default = call.args[1]
+            if isinstance(default, ast.Constant) and isinstance(default.value, int) and default.value < 10**12:
+                hits.append(file.span(call))
+    return hits
+
+
+def launcher_slurm_ignored(package: Path) -> list[Span] | None:
+    """xtuner/entry_point.py that reads NNODES/NPROC_PER_NODE but never looks for `--launcher slurm`."""
+    file = parse_python(package / "entry_point.py")
+    if file is None:
+        return None
+    if any(_text(n) == "slurm" for n in ast.walk(file.tree)):
+        return []
+    return [
+        file.span(c)
+        for c in _calls(file)
+        if _dotted(c.func).endswith("environ.get") and _text(c.args[0] if c.args else None) in ("NNODES", "NPROC_PER_NODE")
+    ]
+
+
+def padding_keys(package: Path) -> set[str] | None:
+    """The keys of the batch dict `processor.padding` returns (WeNet)."""
+    file = parse_python(package / "dataset" / "processor.py")
+    if file is None:
+        return None
+    keys: set[str] = set()
+    for function in file.functions("padding"):
+        for node in ast.walk(function):
+            if isinstance(node, ast.Dict):
+                keys.update(k for k in map(_text, node.keys) if k)
+            elif isinstance(node, ast.Call) and _dotted(node.func) == "dict":
+                keys.update(k.arg for k in node.keywords if k.arg)
+    return keys
+
+
+def env_default(package: Path, relative: str, variable: str) -> tuple[bool, int | None, Span | None] | None:
+    """How a file reads `os.getenv(VARIABLE, default=N)`: (True, N, where) when it does (N None
+    for a default that is not a literal number), (False, None, None) when the file is there
+    without it, None when the file is not there."""
+    file = parse_python(package / relative)
+    if file is None:
+        return None
+    for call in _calls(file):
+        if _dotted(call.func).endswith(("getenv", "environ.get")) and call.args and _text(call.args[0]) == variable:
+            default = call.args[1] if len(call.args) > 1 else _keyword(call, "default")
+            value = default.value if isinstance(default, ast.Constant) and isinstance(default.value, (int, str)) else None
+            try:
+                return True, (int(value) if value is not None else None), file.span(call)
+            except ValueError:
+                return True, None, file.span(call)
+    return False, None, None
+
+
+def version_assignment(path: Path) -> str | None:
+    """`__version__ = '0.1.19'` in a version.py."""
+    file = parse_python(path)
+    if file is None:
+        return None
+    for node in file.tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__version__" for t in node.targets):
+            return _text(node.value)
+    return None
+
+
+def dataset_timeout_30_minutes(package: Path) -> list[Span] | None:
+    """XTuner's rank-0 dataset barrier with a 30-minute default (v0.1.14 to v0.1.18)."""
+    read = env_default(package, "dataset/huggingface.py", "XTUNER_DATASET_TIMEOUT")
+    if read is None:
+        return None
+    found, minutes, where = read
+    return [where] if found and minutes == 30 and where is not None else []

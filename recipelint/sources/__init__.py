@@ -1,1 +1,0 @@
-"""Front ends: one reader per file format or toolkit, each producing the typed model with spans."""

@@ -1,0 +1,124 @@
+"""The toolkits recipelint reads: each is one package with its front end, its knowledge tables
+and its rules, behind the `Toolkit` protocol, and one line in `REGISTRY`.
+
+A target (a file discovery found, or the `--command` line) is offered to every registered
+toolkit; each says how sure it is that the target is its own (`claims`), and the most confident
+one that yields recipes (`load`) wins. Equal confidences go by the order of `REGISTRY`.
+Importing this module imports no front end and no rule: start-up matters.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from recipelint.model import Recipe
+    from recipelint.parse.files import FileCache
+    from recipelint.parse.shell import ShellScript
+
+# What discovery calls a target, by how it is read: a shell script (run.sh), a Markdown file whose
+# code blocks are shell, the `--command` line, a YAML, a JSON, a Python config, or "file": a suffix
+# a registered toolkit asked for (`Toolkit.suffixes`).
+SHELL_KINDS = ("script", "markdown", "command")
+
+
+@dataclass
+class Target:
+    kind: str  # "script", "yaml", "json", "markdown", "python", "command" or "file"
+    path: Path
+    text: str | None = None  # the command line itself, for kind "command"
+    explicit: bool = False  # named by the user, not found by walking a folder
+
+    @property
+    def root(self) -> Path:
+        """The folder the target's relative paths start from."""
+        return self.path.parent if self.kind != "command" else Path(".")
+
+
+class Toolkit(Protocol):
+    """One training toolkit (like pre-commit's `Language`): what it reads and what it checks."""
+
+    name: str  # the `Recipe.toolkit` it produces; rules name it in TOOLKITS
+    suffixes: tuple[str, ...]  # file suffixes discovery hands to the toolkits as kind "file"
+    # Dotted names of its rules: a rule module, a family (a package of rule modules), or a
+    # package of families. A family's name is its package's last part.
+    rules: tuple[str, ...]
+
+    def claims(self, target: Target, script: ShellScript | None) -> float:
+        """How sure the toolkit is that the target is its own: 0 never, 1 certain.
+        `script` is the parsed shell of a script, Markdown or command target."""
+        ...
+
+    def load(self, target: Target, files: FileCache, script: ShellScript | None) -> list[Recipe]:
+        """The recipes the target holds (empty: not this toolkit's after all)."""
+        ...
+
+
+def _builtin() -> list[Toolkit]:
+    from recipelint.toolkits.deepspeed import DEEPSPEED
+    from recipelint.toolkits.wenet import WENET
+    from recipelint.toolkits.xtuner import XTUNER
+
+    # The order breaks ties: a script launching XTuner is XTuner's before it is a plain DeepSpeed launch.
+    return [WENET, XTUNER, DEEPSPEED]
+
+
+REGISTRY: list[Toolkit] = _builtin()
+
+
+def suffixes() -> dict[str, Toolkit]:
+    """The extra file suffixes registered toolkits read, and who asked for each."""
+    return {suffix: toolkit for toolkit in REGISTRY for suffix in toolkit.suffixes}
+
+
+def ranked(target: Target, script: ShellScript | None) -> list[Toolkit]:
+    """The toolkits that claim the target, most confident first; ties in registry order."""
+    claims = [(toolkit.claims(target, script), index, toolkit) for index, toolkit in enumerate(REGISTRY)]
+    return [toolkit for confidence, _, toolkit in sorted(claims, key=lambda c: (-c[0], c[1])) if confidence > 0]
+
+
+def read_script(target: Target, files: FileCache) -> ShellScript | None:
+    """The shell a script, Markdown or command target holds (None: a Markdown file without shell)."""
+    from recipelint.parse.shell import parse_shell
+    from recipelint.parse.span import SourceText
+
+    if target.kind == "command":
+        source = SourceText(target.path, (target.text or "").encode())
+    else:
+        source = files.read(target.path)
+    ranges = None
+    if target.kind == "markdown":
+        from recipelint.parse.markdown import code_blocks
+
+        blocks = code_blocks(source)
+        if blocks is None:
+            return None
+        source, ranges = blocks
+    return parse_shell(source, files.read if target.kind == "script" else None, ranges)
+
+
+def load_target(target: Target, files: FileCache) -> list[Recipe]:
+    """The recipes a target holds, read by the toolkit that claims it: a run script or a README
+    may start several trainings."""
+    script = read_script(target, files) if target.kind in SHELL_KINDS else None
+    if target.kind == "markdown" and script is None:
+        return []
+    for toolkit in ranked(target, script):
+        recipes = toolkit.load(target, files, script)
+        if recipes:
+            return recipes
+    return []
+
+
+@contextmanager
+def registered(toolkit: Toolkit) -> Iterator[Toolkit]:
+    """Register a toolkit for the length of a `with` block (tests, plugins trying themselves out)."""
+    REGISTRY.append(toolkit)
+    try:
+        yield toolkit
+    finally:
+        REGISTRY.remove(toolkit)

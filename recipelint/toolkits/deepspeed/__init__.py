@@ -1,0 +1,39 @@
+"""DeepSpeed: its JSON config (alone or named by a launch) and plain `deepspeed`/torchrun launches."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from recipelint.toolkits import SHELL_KINDS
+
+if TYPE_CHECKING:
+    from recipelint.model import Recipe
+    from recipelint.parse.files import FileCache
+    from recipelint.parse.shell import ShellScript
+    from recipelint.toolkits import Target
+
+
+class DeepSpeed:
+    name = "deepspeed"
+    suffixes: tuple[str, ...] = ()
+    rules: tuple[str, ...] = ("recipelint.toolkits.deepspeed.rules",)
+
+    def claims(self, target: Target, script: ShellScript | None) -> float:
+        if target.kind == "json":
+            return 1.0
+        return 0.5 if target.kind in SHELL_KINDS else 0.0
+
+    def load(self, target: Target, files: FileCache, script: ShellScript | None) -> list[Recipe]:
+        if target.kind == "json":
+            from recipelint.model import Recipe
+            from recipelint.parse.jsonfile import parse_json
+
+            # A JSON alone keeps the default toolkit: the DeepSpeed rules apply to every toolkit.
+            return [Recipe(root=target.root, explicit=target.explicit, ds_config=parse_json(files.read(target.path)))]
+        assert script is not None
+        from recipelint.toolkits.deepspeed.frontend import load_ds_launches
+
+        return load_ds_launches(script, files, target.root)
+
+
+DEEPSPEED = DeepSpeed()

@@ -1,0 +1,55 @@
+"""What the DeepSpeed rules share: the document, the target release, and the data-parallel size."""
+
+from __future__ import annotations
+
+from recipelint import versions
+from recipelint.context import Context
+from recipelint.parse.tree import Document, Node
+from recipelint.toolkits.deepspeed.knowledge import looks_like_deepspeed
+
+
+def ds_document(ctx: Context) -> Document | None:
+    doc = ctx.recipe.ds_config
+    if doc is None or doc.root.kind != "map":
+        return None
+    named_by_launch = ctx.recipe.launch is not None or ctx.recipe.ds_filler != "unknown"
+    if not named_by_launch and not looks_like_deepspeed(doc.root):
+        return None  # a JSON linted alone that is not a DeepSpeed config (package.json, a tokenizer, ...)
+    return doc
+
+
+def target_version(ctx: Context) -> tuple[tuple[int, ...], str]:
+    version, origin = versions.target("deepspeed", ctx.options.deepspeed_version, ctx.packages)
+    return versions.parse(version), origin
+
+
+def enabled(root: Node, block: str) -> bool:
+    node = root.get(f"{block}.enabled")
+    return node is not None and node.value is True
+
+
+def bf16_block(root: Node) -> str:
+    """`bf16`, or the legacy alias `bfloat16` that DeepSpeed reads only when `bf16` is absent."""
+    return "bf16" if root.get("bf16") is not None else "bfloat16"
+
+
+def int_value(root: Node, key: str) -> int | None:
+    node = root.get(key)
+    if node is None or isinstance(node.value, bool) or not isinstance(node.value, (int, float)):
+        return None
+    return int(node.value) if float(node.value).is_integer() else None
+
+
+def data_parallel_size(ctx: Context, root: Node) -> tuple[int | None, str]:
+    """GPUs of the launch (the profile fills the ranks a launch leaves to the run time), divided by
+    the sequence-parallel size in the config. A JSON with no launch has no data-parallel size: the
+    launch that will run it decides (DeepSpeedExamples' compression configs run on one GPU of an
+    8-GPU node), so the node's GPU count is not taken for it."""
+    world = ctx.world_size if ctx.recipe.launch is not None else None
+    origin = ctx.ranks_evidence if world is not None else ""
+    if world is None:
+        return None, ""
+    sp = int_value(root, "sequence_parallel_size") or 1
+    if sp > 1:
+        return world // sp, f"{origin} / sequence_parallel_size {sp}"
+    return world, origin

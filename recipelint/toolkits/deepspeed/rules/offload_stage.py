@@ -1,0 +1,92 @@
+"""Offload settings the ZeRO stage ignores or rejects.
+
+## What it does
+- `offload_param` below stage 3: ignored (only stage 3 partitions parameters).
+- `offload_optimizer.ratio` below 1.0 below stage 3: "Partial offloading only supported for
+  ZeRO Stage 3." (verified in deepspeed.md 4.4).
+- `device: "nvme"` without `nvme_path`: fails in `zero.Init` ("nvme_path ... cannot be None
+  if remote device is nvme") or with a TypeError in `os.path.join`.
+- `offload_optimizer.device: "nvme"` at stage 1 or 2: treated as CPU offload; NVMe swapping
+  only exists in stage 3.
+
+## Why is this bad
+Each either stops the job after it has its GPUs, or silently runs something other than what
+the config says (no parameter offload, CPU instead of NVMe: host RAM then fills up).
+
+## Example
+```json
+"zero_optimization": {"stage": 2, "offload_param": {"device": "cpu"}}
+```
+
+## Fix
+None: raising the stage or removing the block changes the run either way.
+
+## Fix safety
+No fix.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from recipelint.context import Context
+from recipelint.diagnostics import Diagnostic, Severity
+from recipelint.toolkits.deepspeed.rules._ds import ds_document, int_value
+
+CODE = "RL419"
+NAME = "deepspeed-offload-stage"
+SEVERITY = Severity.WARNING
+FIXABLE = False
+SOURCE = "deepspeed.md 4.4: offload_config.py, stage_1_and_2.py, stage3.py (verified messages)"
+
+
+def check(ctx: Context) -> Iterator[Diagnostic | None]:
+    doc = ds_document(ctx)
+    if doc is None:
+        return
+    zero = doc.root.get("zero_optimization")
+    if zero is None or zero.kind != "map":
+        return
+    stage = int_value(zero, "stage") or 0
+    param = zero.get("offload_param")
+    if param is not None and param.kind == "map" and stage < 3 and param.scalar("device") not in (None, "none"):
+        yield ctx.diagnostic(
+            CODE,
+            Severity.WARNING,
+            f"offload_param at stage {stage} is ignored: only stage 3 offloads parameters",
+            zero.key_span("offload_param"),
+            setting="zero_optimization.offload_param",
+            current=stage,
+        )
+    optimizer = zero.get("offload_optimizer")
+    if optimizer is not None and optimizer.kind == "map":
+        ratio = optimizer.get("ratio")
+        if ratio is not None and isinstance(ratio.value, (int, float)) and ratio.value < 1 and stage < 3:
+            yield ctx.diagnostic(
+                CODE,
+                Severity.ERROR,
+                f"offload_optimizer.ratio {ratio.value} at stage {stage}: DeepSpeed stops with 'Partial offloading only supported for ZeRO Stage 3.'",
+                ratio.span,
+                setting="zero_optimization.offload_optimizer.ratio",
+                current=ratio.value,
+            )
+        device = optimizer.get("device")
+        if device is not None and device.value == "nvme" and stage < 3:
+            yield ctx.diagnostic(
+                CODE,
+                Severity.WARNING,
+                f"offload_optimizer to nvme at stage {stage} is CPU offload: NVMe swapping exists only in stage 3, so host RAM holds the optimizer states",
+                device.span,
+                setting="zero_optimization.offload_optimizer.device",
+                current="nvme",
+            )
+    for name, block in (("offload_param", param), ("offload_optimizer", optimizer)):
+        where = block.get("device") if block is not None and block.kind == "map" else None
+        if block is not None and where is not None and where.value == "nvme" and not block.scalar("nvme_path"):
+            yield ctx.diagnostic(
+                CODE,
+                Severity.ERROR,
+                f"{name} to nvme without nvme_path: zero.Init fails with '\"nvme_path\" in DeepSpeed Config cannot be None if remote device is nvme'",
+                where.span,
+                setting=f"zero_optimization.{name}.nvme_path",
+            )

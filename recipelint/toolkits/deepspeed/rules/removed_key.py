@@ -1,0 +1,80 @@
+"""A block or key that newer DeepSpeed releases removed and now reject.
+
+## What it does
+Flags keys DeepSpeed removed, keyed to the target release (installed, else
+`deepspeed-version`, else the newest known): from 0.19.7 `compression_training`,
+`quantize_training`, `sparse_attention`, `nebula` and `zero_optimization.mics_shard_size` /
+`mics_hierarchical_params_gather`; from 0.19.8 also `amp`, `sparse_gradients`, `eigenvalue`,
+`elasticity`, `graph_harvesting`, top-level `curriculum_learning`, `progressive_layer_drop`
+and `zero_optimization.zeropp_loco_param` (`_REMOVED_TOP_LEVEL_CONFIG_KEYS` in
+`deepspeed/runtime/config.py`, read in the 0.19.6, 0.19.7 and 0.19.8 sdists).
+
+## Why is this bad
+On those releases `DeepSpeedConfig` raises `DeepSpeedConfigError` ("The DeepSpeed compression
+library has been removed ...") at start-up. On older releases the block still works; the
+finding is then info, so an upgrade does not come as a surprise.
+
+## Example
+```json
+{"train_batch_size": 8, "compression_training": {"weight_quantization": {}}}
+```
+
+## Fix
+None: the replacement (if any) is named; the feature itself is gone (issue #8489).
+
+## Fix safety
+No fix.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from recipelint.context import Context
+from recipelint.diagnostics import Diagnostic, Severity
+from recipelint.toolkits.deepspeed.knowledge import schema_node
+from recipelint.toolkits.deepspeed.rules._ds import ds_document, target_version
+from recipelint.versions import parse
+
+CODE = "RL412"
+NAME = "deepspeed-removed-key"
+SEVERITY = Severity.ERROR
+FIXABLE = False
+SOURCE = "deepspeed/runtime/config.py _REMOVED_TOP_LEVEL_CONFIG_KEYS in DeepSpeed 0.19.7 and 0.19.8"
+
+
+def check(ctx: Context) -> Iterator[Diagnostic | None]:
+    doc = ds_document(ctx)
+    if doc is None:
+        return
+    version, origin = target_version(ctx)
+    places = [("", doc.root)]
+    zero = doc.root.get("zero_optimization")
+    if zero is not None and zero.kind == "map":
+        places.append(("zero_optimization", zero))
+    for prefix, node in places:
+        for key, key_span, _ in node.items:
+            path = f"{prefix}.{key}" if prefix else key
+            spec = schema_node(path)
+            if spec is None or "x-removed-in" not in spec:
+                continue
+            removed_in = spec["x-removed-in"]
+            instead = f"; use {spec['x-replaced-by']}" if spec.get("x-replaced-by") else ""
+            if version >= parse(removed_in):
+                yield ctx.diagnostic(
+                    CODE,
+                    SEVERITY,
+                    f"'{path}' was removed in DeepSpeed {removed_in}: the target ({origin}) stops with DeepSpeedConfigError{instead}",
+                    key_span,
+                    setting=path,
+                    current=key,
+                )
+            else:
+                yield ctx.diagnostic(
+                    CODE,
+                    Severity.INFO,
+                    f"'{path}' works with the target ({origin}) but DeepSpeed {removed_in} removed it and rejects the config{instead}",
+                    key_span,
+                    setting=path,
+                    current=key,
+                )

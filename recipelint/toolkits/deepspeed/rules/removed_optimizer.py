@@ -1,0 +1,104 @@
+"""An `optimizer.type` that the target DeepSpeed release no longer has.
+
+## What it does
+Flags `OneBitAdam`, `ZeroOneAdam` and `OneBitLamb` (any case), the 1-bit communication
+optimizers: `DEEPSPEED_OPTIMIZERS` in `deepspeed/runtime/config.py` lists them in the 0.19.6
+sdist and not in the 0.19.7 and 0.19.8 ones (the `deepspeed/runtime/fp16/onebit/` package is
+gone too). The schema's `x-removed-values` on `optimizer.type` holds the names and the release;
+the target release is the installed one, else `deepspeed-version`, else the newest known.
+
+## Why is this bad
+From 0.19.7 the name is no longer lower-cased into a DeepSpeed optimizer and `torch.optim` has
+no such class, so `deepspeed.initialize` stops in `_configure_optimizer` with
+`AssertionError: OneBitAdam is not a supported DeepSpeed Optimizer`, after the job has its
+GPUs and has loaded the model. The 1-bit parameters (`freeze_step`, `cuda_aware`,
+`comm_backend_name`, `var_freeze_step`, ...) would also make a plain Adam or Lamb fail with
+`TypeError: unexpected keyword argument`. On an older target the finding is info, so an
+upgrade does not come as a surprise.
+
+## Example
+```json
+"optimizer": {"type": "OneBitAdam", "params": {"lr": 2e-5, "freeze_step": 1000, "cuda_aware": false}}
+```
+
+## Fix
+None: either switch to `Adam`/`AdamW` (`Lamb` for OneBitLamb) and delete the 1-bit parameters
+the message names (all-reduce is then uncompressed: more traffic, the same convergence the
+1-bit papers compare against), or pin `deepspeed<0.19.7`. Which one is the team's choice.
+
+## Fix safety
+No fix.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from recipelint.context import Context
+from recipelint.diagnostics import Diagnostic, Severity
+from recipelint.toolkits.deepspeed.knowledge import schema_node
+from recipelint.toolkits.deepspeed.rules._ds import ds_document, target_version
+from recipelint.versions import parse
+
+CODE = "RL423"
+NAME = "deepspeed-removed-optimizer"
+SEVERITY = Severity.ERROR
+FIXABLE = False
+SOURCE = "DEEPSPEED_OPTIMIZERS in deepspeed/runtime/config.py of the DeepSpeed 0.19.6, 0.19.7 and 0.19.8 sdists"
+# Constructor arguments of deepspeed/runtime/fp16/onebit/{adam,zoadam,lamb}.py (0.19.6) that
+# neither FusedAdam nor FusedLamb accepts.
+ONE_BIT_PARAMS = (
+    "freeze_step",
+    "cuda_aware",
+    "comm_backend_name",
+    "var_freeze_step",
+    "var_update_scaler",
+    "local_step_scaler",
+    "local_step_clipper",
+    "coeff_beta",
+    "factor_max",
+    "factor_min",
+    "factor_threshold",
+)
+REPLACEMENT = {"onebitadam": "Adam or AdamW", "zerooneadam": "Adam or AdamW", "onebitlamb": "Lamb"}
+
+
+def check(ctx: Context) -> Iterator[Diagnostic | None]:
+    doc = ds_document(ctx)
+    if doc is None:
+        return
+    node = doc.root.get("optimizer.type")
+    if node is None or not isinstance(node.value, str):
+        return
+    removed = (schema_node("optimizer.type") or {}).get("x-removed-values", {})
+    removed_in = removed.get(node.value.lower())
+    if removed_in is None:
+        return
+    version, origin = target_version(ctx)
+    params = doc.root.get("optimizer.params")
+    one_bit = [key for key in ONE_BIT_PARAMS if params is not None and params.get(key) is not None]
+    drop = f" and delete {', '.join(one_bit)}" if one_bit else ""
+    replacement = REPLACEMENT.get(node.value.lower(), "Adam or AdamW")
+    instead = f"use {replacement}{drop}, or pin deepspeed<{removed_in}"
+    evidence = [f"target: {origin}", f"DeepSpeed {removed_in} dropped {node.value.lower()} from DEEPSPEED_OPTIMIZERS"]
+    if version >= parse(removed_in):
+        yield ctx.diagnostic(
+            CODE,
+            SEVERITY,
+            f"optimizer {node.value} was removed in DeepSpeed {removed_in}: the engine asserts '{node.value} is not a supported DeepSpeed Optimizer'; {instead}",
+            node.span,
+            setting="optimizer.type",
+            current=node.value,
+            suggested=replacement.split(" ")[0],
+            evidence=evidence,
+        )
+    else:
+        yield ctx.diagnostic(
+            CODE,
+            Severity.INFO,
+            f"optimizer {node.value} works with the target but DeepSpeed {removed_in} removed it ('{node.value} is not a supported DeepSpeed Optimizer'); before upgrading, {instead}",
+            node.span,
+            setting="optimizer.type",
+            current=node.value,
+            evidence=evidence,
+        )

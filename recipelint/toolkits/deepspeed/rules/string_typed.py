@@ -1,0 +1,84 @@
+"""A DeepSpeed boolean or number written as a string ("false", "3").
+
+## What it does
+Flags string values where the schema wants a boolean or an integer.
+
+## Why is this bad
+DeepSpeed's pydantic blocks coerce them ("false" -> False, "3" -> 3), but its dict.get blocks
+do not, and Hugging Face and Accelerate read these values with `bool(value)` and `== 3`:
+`"enabled": "false"` is True for them, and `"stage": "3"` is not stage 3 for HF's
+`is_zero3()`, so `zero.Init` is skipped and the whole model is materialised on every rank
+(deepspeed.md 5).
+
+## Example
+```json
+"zero_optimization": {"stage": "3"}, "bf16": {"enabled": "false"}
+```
+
+## Fix
+Writes the literal: `"3"` -> `3`, `"false"` -> `false`.
+
+## Fix safety
+Safe: it writes what DeepSpeed itself would read; only HF's reading changes, to the intended one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from recipelint.context import Context
+from recipelint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
+from recipelint.toolkits.deepspeed.knowledge import schema_node
+from recipelint.toolkits.deepspeed.rules._ds import ds_document
+
+CODE = "RL414"
+NAME = "deepspeed-string-typed"
+SEVERITY = Severity.ERROR
+FIXABLE = True
+SOURCE = "deepspeed.md 5: pydantic lax coercion vs HF is_true()/is_zero3()"
+_BOOLS = {"true": "true", "yes": "true", "false": "false", "no": "false"}
+
+
+def _types(spec: dict) -> set[str]:  # type: ignore[type-arg]
+    found: set[str] = set()
+    for option in [spec, *spec.get("anyOf", [])]:
+        kind = option.get("type")
+        found.update([kind] if isinstance(kind, str) else kind or [])
+        if "enum" in option and all(isinstance(v, int) for v in option["enum"] if v is not None):
+            found.add("integer")
+    return found
+
+
+def check(ctx: Context) -> Iterator[Diagnostic | None]:
+    doc = ds_document(ctx)
+    if doc is None:
+        return
+    for node in doc.root.walk():
+        if node.kind != "scalar" or not isinstance(node.value, str) or node.value == "auto" or "[" in node.path:
+            continue
+        spec = schema_node(node.path)
+        if spec is None:
+            continue
+        types = _types(spec)
+        text = node.value.strip().lower()
+        literal = None
+        if "boolean" in types and text in _BOOLS:
+            literal = _BOOLS[text]
+        elif types & {"integer", "number"} and "string" not in types:
+            try:
+                number = float(text)
+                literal = str(int(number)) if number.is_integer() and "e" not in text else text
+            except ValueError:
+                continue
+        if literal is None:
+            continue
+        yield ctx.diagnostic(
+            CODE,
+            SEVERITY,
+            f"{node.path} is the string {node.value!r}: DeepSpeed's pydantic blocks coerce it, but Hugging Face/Accelerate read bool({node.value!r}) = {bool(node.value)}{' and compare stage == 3' if node.path.endswith('stage') else ''}",
+            node.span,
+            setting=node.path,
+            current=node.value,
+            suggested=literal,
+            fix=Fix((Edit(node.span, literal),), Applicability.SAFE, f"write {literal}"),
+        )

@@ -1,0 +1,281 @@
+"""WeNet recipes: run.sh, the train YAML it names, the DeepSpeed JSON and the data lists.
+
+train.py's flags are read from the WeNet checkout the recipe runs (recipelint.parse.checkout),
+when there is one; else they come from this table of `wenet/bin/train.py` and
+`wenet/utils/train_utils.py` at WeNet HEAD 015469960d (reference: shared/reference/wenet.md
+sections 1 and 5).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from recipelint.model import Launch, Link, Recipe, Setting
+from recipelint.parse.checkout import find_checkout
+from recipelint.parse.files import FileCache, SourceError
+from recipelint.parse.jsonfile import parse_json
+from recipelint.parse.pycode import Flag
+from recipelint.parse.shell import Binding, Command, ShellScript, Word, parse_shell
+from recipelint.parse.yamlfile import parse_yaml
+from recipelint.toolkits.launchers import parse_torchrun, search_places, setting_from_word, to_value
+from recipelint.toolkits.wenet.datalist import read_data_list
+
+BAKED_IN = "recipelint's table of train.py at WeNet HEAD 015469960d"
+
+# train.py's arguments at HEAD, by the name users write (without dashes).
+TRAIN_FLAGS: dict[str, Flag] = {
+    "train_engine": Flag("value", "torch_ddp"),
+    "device": Flag("value", "cuda"),
+    "config": Flag("value"),
+    "model_dir": Flag("value"),
+    "checkpoint": Flag("value"),
+    "tensorboard_dir": Flag("value", "tensorboard"),
+    "override_config": Flag("value"),
+    "enc_init": Flag("value"),
+    "enc_init_mods": Flag("value", "encoder."),
+    "freeze_modules": Flag("value", ""),
+    "data_type": Flag("value", "raw"),
+    "train_data": Flag("value"),
+    "cv_data": Flag("value"),
+    "num_workers": Flag("value", 0),
+    "pin_memory": Flag("store_true", False),
+    "prefetch": Flag("value", 100),
+    "ddp.dist_backend": Flag("value", "nccl"),
+    "use_amp": Flag("store_true", False),
+    "fp16_grad_sync": Flag("store_true", False),
+    "use_lora": Flag("bool", False),
+    "only_optimize_lora": Flag("bool", False),
+    "lora_modules": Flag("value"),
+    "lora_attn_attr": Flag("value"),
+    "lora_list": Flag("value"),
+    "lora_rank": Flag("value", 8),
+    "lora_alpha": Flag("value", 8),
+    "lora_dropout": Flag("value", 0),
+    "lora_ckpt_path": Flag("value"),
+    "lora_reinit": Flag("bool", False),
+    "lora_init_yaml": Flag("value"),
+    "timeout": Flag("value", 30),
+    "local_rank": Flag("value", -1),
+    "deepspeed.save_states": Flag("value", "model_only"),
+    "deepspeed": Flag("store_true", False),
+    "deepspeed_config": Flag("value"),
+    "deepscale": Flag("store_true", False),
+    "deepscale_config": Flag("value"),
+    "deepspeed_mpi": Flag("store_true", False),
+    "dtype": Flag("value", "fp32"),
+    "fsdp_cpu_offload": Flag("bool", False),
+    "fsdp_sync_module_states": Flag("bool", True),
+    "fsdp_sharding_strategy": Flag("value", "zero2"),
+    "jit": Flag("store_true", False),
+    "print_model": Flag("store_true", False),
+}
+
+# Flags the v3 refactor removed (v2.2.1 had them); HEAD's argparse rejects them.
+REMOVED_FLAGS = {
+    "gpu": "the GPU comes from LOCAL_RANK under torchrun",
+    "symbol_table": "set tokenizer_conf.symbol_table_path in the YAML",
+    "bpe_model": "set tokenizer_conf.bpe_path in the YAML",
+    "cmvn": "set cmvn_conf.cmvn_file in the YAML",
+    "non_lang_syms": "set tokenizer_conf.non_lang_syms_path in the YAML",
+    "ddp.rank": "torchrun sets RANK",
+    "ddp.world_size": "torchrun sets WORLD_SIZE",
+    "ddp.init_method": "torchrun's rendezvous replaces it",
+    "lfmmi_dir": "removed with LF-MMI training",
+}
+
+TRAIN_SCRIPT = re.compile(r"(^|/)wenet/bin/train\.py$")
+
+
+def find_launch(script: ShellScript) -> tuple[Command, int] | None:
+    """The command that runs wenet/bin/train.py, and the index of that word."""
+    for command in script.commands:
+        for index, word in enumerate(command.words):
+            if TRAIN_SCRIPT.search(word.value or word.text):
+                return command, index
+    return None
+
+
+def names_config(script: ShellScript) -> list[str]:
+    found = find_launch(script)
+    if found is None:
+        return []
+    command, index = found
+    values = []
+    words = command.words[index + 1 :]
+    for i, word in enumerate(words):
+        if word.text in ("--config", "--deepspeed_config") and i + 1 < len(words):
+            values.append(words[i + 1].value or "")
+        elif word.option and word.option[0] in ("--config", "--deepspeed_config"):
+            values.append(word.option[1].value or "")
+    return [v for v in values if v]
+
+
+def train_flags(recipe: Recipe) -> tuple[dict[str, Flag], str]:
+    """The flags the recipe's train.py accepts, and where that list comes from: the WeNet
+    checkout the recipe runs when its train.py can be read, else the baked-in HEAD table."""
+    checkout = recipe.checkout
+    if checkout is not None and checkout.toolkit == "wenet":
+        flags = checkout.train_flags()
+        if flags is not None:
+            return flags, checkout.flags_source()
+        return TRAIN_FLAGS, f"{BAKED_IN} ({checkout.label()} has no readable wenet/bin/train.py)"
+    return TRAIN_FLAGS, f"{BAKED_IN} (no WeNet checkout found beside the recipe)"
+
+
+def _match_flag(name: str, flags: dict[str, Flag]) -> str | None:
+    """argparse's allow_abbrev: a unique prefix names the flag."""
+    if name in flags:
+        return name
+    candidates = [flag for flag in flags if flag.startswith(name)]
+    return candidates[0] if len(candidates) == 1 else None
+
+
+def _option(word: Word) -> tuple[str, Word | None] | None:
+    """A word that names a flag: the flag as written and its `=value` word, if any."""
+    if word.conditional:
+        return None  # ${checkpoint:+--checkpoint $checkpoint}: absent unless set at run time
+    if word.option is not None:
+        return word.option
+    if (word.value or word.text).startswith("--"):
+        return (word.value or word.text), None
+    return None
+
+
+def _parse_train_args(recipe: Recipe, script: ShellScript, command: Command, index: int) -> None:
+    flags, _ = train_flags(recipe)
+    words = command.words[index + 1 :]
+    i = 0
+    while i < len(words):
+        word = words[i]
+        i += 1
+        option = _option(word)
+        if option is None:
+            continue
+        raw_name, value_word = option
+        name = raw_name.lstrip("-")
+        flag_name = _match_flag(name, flags)
+        if flag_name is None:
+            recipe.unknown_args.append((name, word))
+            if value_word is None and i < len(words) and not (words[i].value or words[i].text).startswith("--"):
+                i += 1
+            continue
+        flag = flags[flag_name]
+        if flag.kind == "store_true":
+            recipe.args[flag_name] = Setting(flag_name, True, True, word.span, None, None, word)
+            continue
+        if value_word is None:
+            if i >= len(words):
+                recipe.args[flag_name] = Setting(flag_name, None, True, word.span)
+                continue
+            value_word = words[i]
+            i += 1
+        setting = setting_from_word(flag_name, value_word, script, command.span.start)
+        if flag_name == "train_data" and flag_name in recipe.args:
+            recipe.args.setdefault("train_data_more", setting)
+        recipe.args[flag_name] = setting
+    for name, flag in flags.items():
+        if name not in recipe.args and flag.default is not None:
+            recipe.args[name] = Setting(name, flag.default, False, command.span)
+
+
+def _nodes_for_python(script: ShellScript, launch: Launch) -> None:
+    if launch.launcher != "python":
+        return
+    binding = launch.command.variable("num_nodes")
+    if binding is not None:
+        origin = binding.origin
+        span = origin.value.span if origin is not None else launch.command.words[0].span
+        word = Word("$num_nodes", span, binding.value, "num_nodes", reason=binding.reason, binding=binding)
+        launch.nnodes = Setting(
+            "num_nodes", to_value(binding.value), True, span, origin.value.edit_span if origin else None, "num_nodes", word
+        )
+
+
+def load_recipe(script_path: Path, files: FileCache, script: ShellScript | None = None) -> Recipe:
+    """Build a WeNet recipe from its run script; missing configs are left as None."""
+    root = script_path.parent
+    script = script or parse_shell(files.read(script_path), files.read)
+    recipe = Recipe(root=root, script=script, ds_filler="none")  # WeNet passes the JSON to DeepSpeed as is
+    found = find_launch(script)
+    if found is None:
+        return recipe
+    command, index = found
+    recipe.checkout = find_checkout("wenet", root, script, files)
+    recipe.launch = parse_torchrun(script, command, index)
+    recipe.places = search_places(script, command)
+    _nodes_for_python(script, recipe.launch)
+    _parse_train_args(recipe, script, command, index)
+    recipe.config = recipe.read_config(recipe.arg("config").value, parse_yaml, files, "train config", recipe.arg("config"))
+    if recipe.arg("train_engine").value == "deepspeed":  # WeNet opens the JSON only then; RL401 reports a missing one
+        setting = recipe.arg("deepspeed_config")
+        recipe.ds_config = recipe.read_config(setting.value, parse_json, files, "DeepSpeed config", setting, report_missing=False)
+    data = recipe.args.get("train_data")
+    if data is not None and isinstance(data.value, str):
+        path, tried = recipe.locate(data.value)
+        # an earlier stage of the recipe writes the list: a missing one is not an error here
+        recipe.links.append(Link("train data", data, path, tried, report_missing=False))
+        recipe.train_data.append(read_data_list(path or root / data.value, data, path.parent if path else root))
+    elif data is not None:
+        recipe.links.append(Link("train data", data, None, [], report_missing=False))
+    return recipe
+
+
+def _kaldi_options(words: list[Word]) -> dict[str, Binding]:
+    """`--name value` pairs as Kaldi's parse_options.sh reads them (`--data-list` sets data_list)."""
+    options: dict[str, Binding] = {}
+    index = 0
+    while index + 1 < len(words):
+        flag = words[index].value or ""
+        if flag.startswith("--") and len(flag) > 2 and "=" not in flag:
+            value = words[index + 1]
+            options[flag[2:].replace("-", "_")] = Binding(value.value, None, value.reason)
+            index += 2
+        else:
+            index += 1
+    return options
+
+
+def load_called(script: ShellScript, files: FileCache) -> list[Recipe]:
+    """Training launches in local scripts this one runs with options (`bash run_nst.sh
+    --data_list x.list`), read with the values the caller passes to their parse_options.sh."""
+    recipes = []
+    base = script.source.path.parent
+    for command in script.commands:
+        at = 1 if command.name in ("bash", "sh") else 0
+        target = command.words[at] if len(command.words) > at else None
+        if target is None or not (target.value or "").endswith(".sh") or command.cwd is None:
+            continue
+        path = base / command.cwd / (target.value or "")
+        if not path.is_file() or path.resolve() == script.source.path.resolve():
+            continue
+        options = _kaldi_options(command.words[at + 1 :])
+        try:
+            callee = parse_shell(files.read(path), files.read, options=options)
+        except SourceError:
+            continue
+        if find_launch(callee) is None:
+            continue
+        recipe = load_recipe(path, files, callee)
+        passed = " ".join(f"--{name} {binding.value if binding.value is not None else '?'}" for name, binding in options.items())
+        recipe.note("launch", "called from", f"{script.source.path.name}:{command.span.line}", passed)
+        recipes.append(recipe)
+    return recipes
+
+
+def config_paths(script_path: Path, files: FileCache) -> list[Path]:
+    """The YAML and JSON files a run script names (for finding the script of a changed config, and
+    so that a folder check lints them once, with their launch)."""
+    try:
+        script = parse_shell(files.read(script_path), files.read)
+    except SourceError:
+        return []
+    from recipelint.toolkits.deepspeed.frontend import named_json
+
+    paths = []
+    for value in dict.fromkeys(names_config(script) + named_json(script)):
+        try:
+            paths.append((script_path.parent / value).resolve())
+        except (OSError, RuntimeError):
+            continue
+    return paths

@@ -1,0 +1,106 @@
+"""`prefetch` left at train.py's default of 100 where the node cannot carry it, or defined in
+run.sh but never passed.
+
+## What it does
+Flags a WeNet launch without `--prefetch` when the default matters: the loader plan for this
+node (`Context.loader_plan`, `tuner.plan_loader`) lowers it below 100, because the queued
+batches exceed the memory budget (RL103's formula) or because the plan cuts `num_workers`
+(CPU or shard cap) and scales prefetch with it. Also flags a script that assigns a `prefetch`
+variable the training command never uses: a warning when the plan lowers the default, info
+otherwise.
+
+## Why is this bad
+Without the flag every worker queues up to 100 batches: a value nobody chose, ten times the
+upstream recipes' 10 (cut from 500 in #2486 because "Large prefetch may cause OOM issue").
+Where the node has the memory for it, 100 only queues further ahead and the rule says nothing;
+where it does not, the default is what runs the node out of /dev/shm or RAM. A `prefetch=10`
+line the command does not pass reads as if it applied, and it does not:
+`aishell/rnnt/run_npu.sh` at HEAD has exactly this (wenet.md 8.5).
+
+## Example
+```sh
+num_workers=8
+torchrun ... wenet/bin/train.py --num_workers 8   # --prefetch missing: 100 applies
+```
+On a node with 64 GiB of /dev/shm and batches of 23 MB, 8 ranks x 8 workers x 100 batches
+need 147 GB (137 GiB); the plan's prefetch is 46.
+
+## Fix
+Adds `--prefetch ${prefetch}` when the variable exists; otherwise adds `--prefetch N` with the
+plan's value (never the default 100, which would change nothing).
+
+## Fix safety
+Safe: it writes down the value that is meant, or the formula's bound.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from recipelint.context import Context
+from recipelint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
+
+CODE = "RL104"
+NAME = "prefetch-default"
+SEVERITY = Severity.WARNING
+FIXABLE = True
+SOURCE = "wenet.md 1 (--prefetch default 100), 3.5 (#2486), 8.5"
+FACTS = ("cpus", "memory_gib", "shm_gib")
+DEFAULT = 100  # train.py --prefetch (wenet.md 1)
+
+
+def check(ctx: Context) -> Iterator[Diagnostic | None]:
+    recipe = ctx.recipe
+    launch, script = recipe.launch, recipe.script
+    setting = recipe.arg("prefetch")
+    if launch is None or script is None or setting.given:
+        return
+    default = setting.as_int() or DEFAULT
+    plan = ctx.loader_plan
+    lowered = plan.prefetch is not None and plan.prefetch < default
+    variable = script.assignment("prefetch", before=launch.command.span.start)
+    if variable is not None:
+        point = launch.flag_point(after_script=True)
+        plan_text = f"; the loader plan for this node is {plan.prefetch}" if lowered else ""
+        yield ctx.diagnostic(
+            CODE,
+            SEVERITY if lowered else Severity.INFO,
+            f"prefetch={variable.value.text} is assigned but never passed to train.py, so the default {default} applies{plan_text}",
+            variable.span,
+            setting="prefetch",
+            current=default,
+            suggested=variable.value.value,
+            evidence=[f"{launch.command.span}: the training command has no --prefetch", *_why(ctx, default)],
+            fix=Fix((Edit(point, " --prefetch ${prefetch}"),), Applicability.SAFE, "pass --prefetch ${prefetch}"),
+        )
+        return
+    if not lowered:
+        return  # the node carries the default: writing it down would change nothing
+    edit = ctx.set_value(setting, str(plan.prefetch))
+    yield ctx.diagnostic(
+        CODE,
+        SEVERITY,
+        f"--prefetch is not passed, so every worker queues up to train.py's default of {default} batches; the loader plan for this node is {plan.prefetch}",
+        launch.script.span,
+        setting="prefetch",
+        current=default,
+        suggested=plan.prefetch,
+        evidence=["train.py: --prefetch default 100; WeNet #2486 cut the recipe value 500 -> 10", *_why(ctx, default)],
+        fix=Fix((edit,), Applicability.SAFE, f"pass --prefetch {plan.prefetch}") if edit else None,
+    )
+
+
+def _why(ctx: Context, default: int) -> list[str]:
+    """What lowers the default in the plan: the memory cap, or workers cut by the CPU or shard cap."""
+    plan = ctx.loader_plan
+    reasons = []
+    memory = plan.limits.get("memory")
+    if memory is not None and memory < default and ctx.budget is not None and ctx.batch is not None:
+        reasons.append(
+            f"memory allows prefetch {memory}: {ctx.budget[1]}, one batch about {ctx.batch.bytes / 1e6:.1f} MB ({ctx.batch.how})"
+        )
+    workers = ctx.recipe.arg("num_workers").as_int()
+    if workers and plan.num_workers is not None and plan.num_workers < workers:
+        caps = ", ".join(f"{name} cap {value}" for name, value in plan.limits.items() if name in ("cpu", "shards"))
+        reasons.append(f"num_workers {workers} -> {plan.num_workers} ({caps}) scales prefetch with it")
+    return reasons

@@ -1,0 +1,163 @@
+"""XTuner 0.x launches: `xtuner train`, `srun ... xtuner train`, torchrun or
+`torch.distributed.launch` on `xtuner/tools/train.py`, and the `deepspeed` launcher.
+
+Each becomes the same Launch model the WeNet front end builds (nodes, processes per node,
+rendezvous, environment), with the XTuner arguments as settings. Facts: xtuner/entry_point.py
+and xtuner/tools/train.py at v0.2.0 (shared/reference/xtuner.md section 1).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from recipelint.model import Launch, Recipe, Setting
+from recipelint.parse.checkout import find_checkout
+from recipelint.parse.files import FileCache
+from recipelint.parse.jsonfile import parse_json
+from recipelint.parse.pyconfig import parse_pyconfig
+from recipelint.parse.shell import Command, ShellScript, Word
+from recipelint.toolkits.launchers import (
+    SRUN_SHORT,
+    launch_env,
+    parse_deepspeed_launcher,
+    parse_srun,
+    parse_torchrun,
+    scan_options,
+    search_places,
+    setting_from_word,
+    to_int,
+    word_text,
+)
+
+TRAIN_PY = re.compile(r"(^|/)xtuner/tools/train\.py$")
+TRAIN_V1 = re.compile(r"(^|/)xtuner/v1/train/cli/\w+\.py$")  # XTuner v1: no --launcher, no mmengine config
+# Environment variables the CLI reads (entry_point.py) and others the rules look at.
+ENV = (
+    "NPROC_PER_NODE",
+    "NNODES",
+    "NODE_RANK",
+    "ADDR",
+    "PORT",
+    "MASTER_ADDR",
+    "MASTER_PORT",
+    "XTUNER_DATASET_TIMEOUT",
+    "DEEPSPEED_TIMEOUT",
+    "HF_DATASETS_CACHE",
+    "HF_HOME",
+)
+PRESETS = {"deepspeed_zero1", "deepspeed_zero2", "deepspeed_zero2_offload", "deepspeed_zero3", "deepspeed_zero3_offload"}
+_ARGS_WITH_VALUE = {"--work-dir", "--deepspeed", "--resume", "--seed", "--launcher", "--local_rank", "--local-rank"}
+
+
+def _train_args(recipe: Recipe, script: ShellScript, command: Command, start: int) -> None:
+    """The arguments of xtuner/tools/train.py: CONFIG [--deepspeed X] [--launcher L] ..."""
+    words = command.words[start:]
+    i = 0
+    while i < len(words):
+        word = words[i]
+        text = word_text(word)
+        i += 1
+        if word.option is not None:
+            name, value = word.option
+            setting = setting_from_word(name.lstrip("-"), value, script, command.span.start)
+            setting.span = setting.flag = word.span
+            recipe.args[name.lstrip("-")] = setting
+        elif text == "--cfg-options":
+            while i < len(words) and not word_text(words[i]).startswith("--"):
+                key, _, text_value = word_text(words[i]).partition("=")
+                recipe.args[f"cfg-options.{key}"] = Setting(key, text_value, True, words[i].span)
+                i += 1
+        elif text in _ARGS_WITH_VALUE:
+            if i < len(words):
+                setting = setting_from_word(text.lstrip("-"), words[i], script, command.span.start)
+                setting.word = words[i]
+                setting.flag = word.span
+                recipe.args[text.lstrip("-")] = setting
+                i += 1
+        elif not text.startswith("-") and "config" not in recipe.args:
+            recipe.args["config"] = setting_from_word("config", word, script, command.span.start)
+
+
+def _xtuner_cli(script: ShellScript, command: Command, index: int, srun: dict[str, Word] | None) -> Launch:
+    env = launch_env(script, command)
+
+    def envto_int(name: str) -> Setting:
+        setting = env.get(name)
+        if setting is None:
+            return Setting(name, 1, False, command.words[0].span)
+        return Setting(name, to_int(setting.value), True, setting.span, setting.edit_span, name, setting.word)
+
+    if srun is not None:
+        return parse_srun(script, command, index, program=index - 1)
+    address, port = env.get("ADDR"), env.get("PORT")
+    value = f"{address.value if address else '127.0.0.1'}:{port.value if port else '(random)'}"
+    rendezvous = Setting(
+        "ADDR", value, address is not None, (address or Setting("", None, False, command.words[0].span)).span, None, "ADDR"
+    )
+    return Launch(
+        "xtuner",
+        command,
+        command.words[index],
+        envto_int("NNODES"),
+        envto_int("NPROC_PER_NODE"),
+        rendezvous,
+        env,
+    )
+
+
+def launches(script: ShellScript) -> list[tuple[Command, int, str]]:
+    """(command, index of the train word, form) for every XTuner training launch in a script."""
+    found = []
+    for command in script.commands:
+        words = [word_text(w) for w in command.words]
+        for index, text in enumerate(words):
+            if text == "xtuner" or text.endswith("/xtuner"):
+                if index + 1 < len(words) and words[index + 1] == "train":
+                    form = "srun" if Path(words[0]).name == "srun" else "cli"
+                    found.append((command, index + 1, form))
+                break
+            if TRAIN_PY.search(text):
+                found.append((command, index, "direct"))
+                break
+            if TRAIN_V1.search(text):
+                found.append((command, index, "v1"))
+                break
+    return found
+
+
+def load_xtuner(script: ShellScript, files: FileCache, root: Path) -> list[Recipe]:
+    recipes = []
+    found = launches(script)
+    checkout = find_checkout("xtuner", root, script, files) if found else None
+    for command, index, form in found:
+        recipe = Recipe(root=root, toolkit="xtuner", script=script, ds_filler="xtuner", checkout=checkout)
+        recipe.places = search_places(script, command) if script.source.path.name != "<command>" else []
+        if form == "v1":  # no CLI, no --launcher, no mmengine config: the 0.x rules do not apply
+            recipe.toolkit = "xtuner-v1"
+            recipe.launch = parse_torchrun(script, command, index)
+            recipes.append(recipe)
+            continue
+        if form == "direct":
+            first = Path(word_text(command.words[0])).name
+            if first == "deepspeed":
+                recipe.launch = parse_deepspeed_launcher(script, command, index)
+            else:
+                recipe.launch = parse_torchrun(script, command, index)
+        else:
+            srun = scan_options(command.words, 1, index - 1, short=SRUN_SHORT) if form == "srun" else None
+            recipe.launch = _xtuner_cli(script, command, index, srun)
+        _train_args(recipe, script, command, index + 1)
+        _load_configs(recipe, files, root)
+        recipes.append(recipe)
+    return recipes
+
+
+def _load_configs(recipe: Recipe, files: FileCache, root: Path) -> None:
+    """The config and DeepSpeed JSON paths (RL809 reports missing ones; presets and names are not files)."""
+    config = recipe.arg("config")
+    if isinstance(config.value, str) and config.value.endswith(".py"):  # otherwise a registered name
+        recipe.pyconfig = recipe.read_config(config.value, parse_pyconfig, files, "mmengine config", config, report_missing=False)
+    ds = recipe.arg("deepspeed")
+    if isinstance(ds.value, str) and ds.value.endswith(".json"):  # otherwise a preset name
+        recipe.ds_config = recipe.read_config(ds.value, parse_json, files, "DeepSpeed config", ds, report_missing=False)

@@ -1,0 +1,78 @@
+"""The toolkit registry: a toolkit registered from outside is checked end to end, and the order
+in which toolkits claim a script is explicit."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from recipelint import engine, fix
+from recipelint.parse.files import FileCache
+from recipelint.parse.shell import parse_shell
+from recipelint.parse.span import SourceText
+from recipelint.rules import all_rules
+from recipelint.settings import Resolver
+from recipelint.toolkits import REGISTRY, Target, load_target, ranked, registered
+from tests import toytool
+
+
+def test_a_registered_toolkit_is_discovered_read_checked_and_fixed(tmp_path: Path) -> None:
+    (tmp_path / "train.toy").write_text("# a toy recipe\nworkers = 0\n")
+    (tmp_path / "ok.toy").write_text("workers = 4\n")
+    with registered(toytool.Toytool()):
+        assert all_rules()["TOY001"].toolkits == ("toytool",)
+        result = engine.check([tmp_path], resolver=Resolver(isolated=True))
+    assert "TOY001" not in all_rules()  # gone with its toolkit
+    assert [r.toolkit for r in result.recipes] == ["toytool", "toytool"]
+    [finding] = result.diagnostics
+    assert (finding.code, finding.span.path.name, finding.span.line, finding.span.column) == ("TOY001", "train.toy", 2, 11)
+    assert finding.message == "workers = 0 loads data in the trainer; use workers = 2"
+    assert finding.fix is not None
+    edits, _ = fix.choose_edits([finding], unsafe=False)
+    path = tmp_path / "train.toy"
+    assert fix.apply_edits(path.read_bytes(), edits[path]) == b"# a toy recipe\nworkers = 2\n"
+
+
+def test_an_unregistered_suffix_is_not_a_target(tmp_path: Path) -> None:
+    (tmp_path / "train.toy").write_text("workers = 0\n")
+    result = engine.check([tmp_path], resolver=Resolver(isolated=True))
+    assert result.recipes == [] and result.diagnostics == []
+
+
+def test_the_registry_order() -> None:
+    assert [toolkit.name for toolkit in REGISTRY] == ["wenet", "xtuner", "deepspeed"]
+
+
+def _script(text: str) -> tuple[Target, FileCache]:
+    files = FileCache()
+    return Target("command", Path("<command>"), text), files
+
+
+def test_a_wenet_launch_is_claimed_before_xtuner_and_deepspeed() -> None:
+    text = "python wenet/bin/train.py --config conf/train.yaml --deepspeed_config conf/ds.json\n"
+    script = parse_shell(SourceText(Path("run.sh"), text.encode()))
+    target = Target("script", Path("run.sh"))
+    assert [t.name for t in ranked(target, script)] == ["wenet", "xtuner", "deepspeed"]
+
+
+def test_a_script_without_a_wenet_launch_goes_to_xtuner_then_deepspeed_then_wenet_called_scripts() -> None:
+    script = parse_shell(SourceText(Path("run.sh"), b"bash other.sh\n"))
+    target = Target("script", Path("run.sh"))
+    assert [t.name for t in ranked(target, script)] == ["xtuner", "deepspeed", "wenet"]
+    # a command line is never a WeNet run script
+    assert [t.name for t in ranked(Target("command", Path("<command>")), script)] == ["xtuner", "deepspeed"]
+
+
+def test_xtuner_wins_a_command_that_both_xtuner_and_deepspeed_could_read() -> None:
+    target, files = _script("NPROC_PER_NODE=8 xtuner train internlm2_chat_7b_qlora_oasst1_e3 --deepspeed deepspeed_zero2\n")
+    [recipe] = load_target(target, files)
+    assert recipe.toolkit == "xtuner"
+    target, files = _script("deepspeed train.py --deepspeed_config ds.json\n")
+    assert [r.toolkit for r in load_target(target, files)] == ["deepspeed"]
+
+
+def test_files_by_kind_go_to_their_toolkit(tmp_path: Path) -> None:
+    (tmp_path / "ds.json").write_text(json.dumps({"train_batch_size": 8}))
+    (tmp_path / "train.yaml").write_text("dataset_conf: {}\n")
+    for kind, name, toolkit in (("json", "ds.json", "deepspeed"), ("yaml", "train.yaml", "wenet"), ("python", "x.py", "xtuner")):
+        assert ranked(Target(kind, tmp_path / name), None)[0].name == toolkit
