@@ -76,3 +76,10 @@ def test_files_by_kind_go_to_their_toolkit(tmp_path: Path) -> None:
     (tmp_path / "train.yaml").write_text("dataset_conf: {}\n")
     for kind, name, toolkit in (("json", "ds.json", "deepspeed"), ("yaml", "train.yaml", "wenet"), ("python", "x.py", "xtuner")):
         assert ranked(Target(kind, tmp_path / name), None)[0].name == toolkit
+
+
+def test_a_deepspeed_json_alone_is_a_deepspeed_recipe(tmp_path: Path) -> None:
+    """Only the rules that apply to DeepSpeed run on it, and `show` and RL004 name DeepSpeed."""
+    (tmp_path / "ds.json").write_text(json.dumps({"train_batch_size": 8}))
+    (recipe,) = load_target(Target("json", tmp_path / "ds.json"), FileCache())
+    assert recipe.toolkit == "deepspeed" and recipe.ds_config is not None

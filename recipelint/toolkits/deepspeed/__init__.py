@@ -28,8 +28,8 @@ class DeepSpeed:
             from recipelint.model import Recipe
             from recipelint.parse.jsonfile import parse_json
 
-            # A JSON alone keeps the default toolkit: the DeepSpeed rules apply to every toolkit.
-            return [Recipe(root=target.root, explicit=target.explicit, ds_config=parse_json(files.read(target.path)))]
+            document = parse_json(files.read(target.path))
+            return [Recipe(root=target.root, explicit=target.explicit, ds_config=document, toolkit=self.name)]
         assert script is not None
         from recipelint.toolkits.deepspeed.frontend import load_ds_launches
 
