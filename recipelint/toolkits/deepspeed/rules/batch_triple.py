@@ -95,8 +95,9 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
     if message is None:
         return
     fix, suggested = _nearest_fix(nodes, tbs, mbs, gas, ws, evidence)
+    shown = suggested if suggested != tbs else None  # the fix keeps train_batch_size: its title names what changes
     yield ctx.diagnostic(
-        CODE, SEVERITY, message, tbs_node.span, setting="train_batch_size", current=tbs, suggested=suggested, evidence=evidence, fix=fix
+        CODE, SEVERITY, message, tbs_node.span, setting="train_batch_size", current=tbs, suggested=shown, evidence=evidence, fix=fix
     )
 
 

@@ -55,7 +55,7 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
             Severity.WARNING,
             f"offload_param at stage {stage} is ignored: only stage 3 offloads parameters",
             zero.key_span("offload_param"),
-            setting="zero_optimization.offload_param",
+            setting="zero_optimization.stage",
             current=stage,
         )
     optimizer = zero.get("offload_optimizer")

@@ -24,6 +24,8 @@ Safe: it writes what DeepSpeed itself would read; only HF's reading changes, to 
 
 from __future__ import annotations
 
+import json
+import math
 from collections.abc import Iterator
 
 from recipelint.context import Context
@@ -67,6 +69,8 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
         elif types & {"integer", "number"} and "string" not in types:
             try:
                 number = float(text)
+                if not math.isfinite(number):
+                    continue  # "inf"/"nan": JSON has no literal for them
                 literal = str(int(number)) if number.is_integer() and "e" not in text else text
             except ValueError:
                 continue
@@ -79,6 +83,6 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
             node.span,
             setting=node.path,
             current=node.value,
-            suggested=literal,
+            suggested=json.loads(literal),  # the value, as the fix writes it
             fix=Fix((Edit(node.span, literal),), Applicability.SAFE, f"write {literal}"),
         )

@@ -44,7 +44,7 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
     yield ctx.diagnostic(
         CODE,
         SEVERITY,
-        f"{shards} data.list lines for {world} ranks: {world - shards} ranks get no data ({outcome}); make at least {world} shards",
+        f"{shards} data.list lines for {world} ranks: {world - shards} {'rank gets' if world - shards == 1 else 'ranks get'} no data ({outcome}); make at least {world} shards",
         data.setting.span,
         setting="train_data",
         current=shards,
