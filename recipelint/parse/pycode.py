@@ -13,6 +13,7 @@ import re
 import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +49,15 @@ class PyFile:
         # Python's tokenizer ends a line at \r\n, \n or a lone \r; ast line numbers count those.
         self.starts = [0] + [m.end() for m in re.finditer(rb"\r\n|\n|\r", self.source.data)]
 
+    @cached_property
+    def nodes(self) -> list[ast.AST]:
+        """Every node, walked once: each known-bug pattern looks through the same file."""
+        return list(ast.walk(self.tree))
+
+    @cached_property
+    def calls(self) -> list[ast.Call]:
+        return [node for node in self.nodes if isinstance(node, ast.Call)]
+
     def span(self, node: ast.AST) -> Span:
         bom = self.source.bom
         # ast columns are UTF-8 byte offsets within the line
@@ -56,7 +66,7 @@ class PyFile:
         return self.source.span(start, end)
 
     def functions(self, name: str | None = None) -> Iterator[ast.FunctionDef]:
-        for node in ast.walk(self.tree):
+        for node in self.nodes:
             if isinstance(node, ast.FunctionDef) and (name is None or node.name == name):
                 yield node
 
@@ -98,8 +108,8 @@ def argparse_flags(files: list[PyFile]) -> dict[str, Flag]:
     """Every `--flag` an `add_argument` call declares in these files, by name without dashes."""
     flags: dict[str, Flag] = {}
     for file in files:
-        for node in ast.walk(file.tree):
-            if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+        for node in file.calls:
+            if not isinstance(node.func, ast.Attribute):
                 continue
             if node.func.attr == "add_config_arguments":
                 flags.update(DEEPSPEED_FLAGS)
@@ -198,7 +208,7 @@ def config_keys(files: list[PyFile]) -> set[str]:
     """Top-level YAML keys read as `configs['k']`, `configs.get('k')` or `'k' in configs`."""
     keys: set[str] = set()
     for file in files:
-        for node in ast.walk(file.tree):
+        for node in file.nodes:
             found = _subscript_key(node, CONFIG_NAMES)
             if found is not None:
                 keys.add(found[1])
@@ -211,7 +221,7 @@ Pattern = Callable[[Path], "list[Span] | None"]
 
 
 def _calls(file: PyFile) -> Iterator[ast.Call]:
-    return (node for node in ast.walk(file.tree) if isinstance(node, ast.Call))
+    return iter(file.calls)
 
 
 def _dotted(node: ast.AST) -> str:
@@ -322,7 +332,7 @@ def launcher_slurm_ignored(package: Path) -> list[Span] | None:
     file = parse_python(package / "entry_point.py")
     if file is None:
         return None
-    if any(_text(n) == "slurm" for n in ast.walk(file.tree)):
+    if any(_text(n) == "slurm" for n in file.nodes):
         return []
     return [
         file.span(c)
