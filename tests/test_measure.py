@@ -24,7 +24,7 @@ from recipelint.measure import MeasureError, Request, candidates, find_checkout,
 from tests.helpers import REPO, RecipeSpec
 
 EXAMPLE = REPO / "examples" / "wenet-4node-v100"
-CHECKOUT = REPO / "tests" / "data" / "wenet-checkout"
+CHECKOUT = REPO / "tests" / "data" / "checkouts" / "wenet-head"
 SHIM = REPO / "bench" / "fidelity" / "shim"
 NODE = {"nodes": 4, "cpus": 8, "memory_gib": 24, "shm_gib": 12, "gpus": 4, "inter_node_network": "infiniband"}
 

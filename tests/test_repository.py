@@ -20,7 +20,6 @@ UPSTREAM_COPIES = sorted(
         DATA / "checkouts",
         DATA / "schemas",
         DATA / "reference",
-        DATA / "wenet-checkout",
     ]
 )
 

@@ -129,7 +129,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--data", type=Path, required=True)
-    parser.add_argument("--checkout", type=Path, default=REPO / "tests" / "data" / "wenet-checkout")
+    parser.add_argument("--checkout", type=Path, default=REPO / "tests" / "data" / "checkouts" / "wenet-head")
     parser.add_argument("--config", type=Path, default=HERE / "train.yaml")
     parser.add_argument("--workers", type=int, required=True)
     parser.add_argument("--prefetch", type=int, required=True)

@@ -103,7 +103,7 @@ HEADER = (
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", type=Path, required=True)
-    parser.add_argument("--checkout", type=Path, default=REPO / "tests" / "data" / "wenet-checkout")
+    parser.add_argument("--checkout", type=Path, default=REPO / "tests" / "data" / "checkouts" / "wenet-head")
     parser.add_argument("--config", type=Path, default=HERE / "train.yaml")
     parser.add_argument("--workers", default="1,2,4")
     parser.add_argument("--prefetch", default="2,8,32,125")

@@ -86,7 +86,7 @@ def summarise(path: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--data", type=Path, required=True)
-    parser.add_argument("--checkout", type=Path, default=REPO / "tests" / "data" / "wenet-checkout")
+    parser.add_argument("--checkout", type=Path, default=REPO / "tests" / "data" / "checkouts" / "wenet-head")
     parser.add_argument("--config", type=Path, default=HERE / "train.yaml")
     parser.add_argument("--frames", type=int, default=12000)
     parser.add_argument("--step", type=float, default=0.05)
