@@ -486,7 +486,6 @@ def _encode_outcome(outcome: Outcome) -> dict[str, Any]:
                     for path, items in item.suppressions.items()
                 },
                 "machine": item.machine,
-                "hardware": item.uses_hardware,
                 "judged": [[j.kind, j.label, j.why, _span(j.where) if j.where else None, j.toolkit] for j in item.judged],
             }
             for item in outcome.recipes
@@ -512,7 +511,6 @@ def _decode_outcome(data: dict[str, Any]) -> Outcome:
                 [_unerror(e) for e in item["errors"]],
                 suppressions,
                 item["machine"],
-                item["hardware"],
                 [
                     Judged(kind, label, why, _unspan(where) if where else None, toolkit)
                     for kind, label, why, where, toolkit in item["judged"]

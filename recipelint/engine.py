@@ -97,10 +97,13 @@ class RecipeOutcome:
     errors: list[SourceError]
     suppressions: dict[Path, list[Suppression]]
     machine: str  # which hardware source the recipe was checked against ("" for --hardware)
-    uses_hardware: bool = False
     judged: list[Judged] = field(default_factory=list)  # the machine it was judged against, and why
     recipe: Recipe | None = None  # only in a serial run that keeps recipes or observes them
     ctx: Context | None = None
+
+    @property
+    def uses_hardware(self) -> bool:
+        return bool(self.judged)  # each recipe's first hardware load says which machine it judged
 
 
 @dataclass
@@ -154,7 +157,6 @@ def check_target(job: Job, target: Target, settings: Settings) -> Outcome:
 
 def _check_recipe(job: Job, target: Target, settings: Settings, recipe: Recipe, said: set[str]) -> RecipeOutcome:
     machine = job.machines.loader(settings)
-    calls = machine.calls
     label = "" if job.machines.override is not None else str(settings.hardware or "probe")
     item = RecipeOutcome([], len(recipe.files), list(recipe.errors), {}, label, recipe=recipe if job.keep else None)
     try:
@@ -166,7 +168,6 @@ def _check_recipe(job: Job, target: Target, settings: Settings, recipe: Recipe, 
     except Exception as exc:  # a bug in a rule: report it for this recipe, check the rest
         where = recipe.script.source.path if recipe.script else target.path
         item.errors.append(SourceError(where, f"internal error in a rule: {type(exc).__name__}: {exc}"))
-    item.uses_hardware = machine.calls > calls
     if job.inline_ignores:
         from recipelint.suppression import read_suppressions
 

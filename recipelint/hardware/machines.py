@@ -40,10 +40,8 @@ class Machine:
         self._probe = probe
         self._memo: Memo[str, Hardware] = Memo()
         self.loaded: Hardware | None = None
-        self.calls = 0
 
     def __call__(self) -> Hardware:
-        self.calls += 1
         if not self._probe:
             self.loaded = self._memo.get("", self._load)
             return self.loaded
@@ -65,15 +63,7 @@ class ProfileLoader:
 
     def __call__(self) -> Hardware:
         if self._loaded is None:
-            if self.host:
-                from recipelint.hardware.probe import probe
-
-                self._loaded = probe()
-            else:
-                from recipelint.hardware.profile import load_profile
-
-                self._loaded = load_profile(self.path)
-            self._loaded.chosen_by = f"--hardware {self.path}"
+            self._loaded = _load_hardware(None if self.host else self.path, f"--hardware {self.path}")
         return self._loaded
 
 
@@ -95,7 +85,8 @@ class Machines:
         key = None if self.override is not None else settings.hardware
         if key not in self._machines:
             where = settings.source.name if settings.source is not None else "the settings"
-            self._machines[key] = Machine(partial(_load_hardware, key, where), probe=key is None)
+            chosen_by = f"hardware in {where}" if key is not None else None  # None: the default probe, judged per recipe
+            self._machines[key] = Machine(partial(_load_hardware, key, chosen_by), probe=key is None)
         return self._machines[key]
 
     def judging(self, machine: Machine, recipe: Recipe, judged: list[Judged]) -> Callable[[], Hardware]:
@@ -122,13 +113,15 @@ class Machines:
         return next((m.loaded for m in self._machines.values() if m.loaded is not None), None)
 
 
-def _load_hardware(key: Path | None, where: str) -> Hardware:
-    if key is not None:
+def _load_hardware(profile: Path | None, chosen_by: str | None) -> Hardware:
+    """A profile, or the probe of this machine (profile None); `chosen_by` says who named it."""
+    if profile is not None:
         from recipelint.hardware.profile import load_profile
 
-        hardware = load_profile(key)
-        hardware.chosen_by = f"hardware in {where}"
-        return hardware
-    from recipelint.hardware.probe import probe
+        hardware = load_profile(profile)
+    else:
+        from recipelint.hardware.probe import probe
 
-    return probe()
+        hardware = probe()
+    hardware.chosen_by = chosen_by
+    return hardware
