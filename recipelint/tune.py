@@ -7,7 +7,7 @@ import datetime
 from collections.abc import Callable
 from pathlib import Path
 
-from recipelint.context import Context, Options
+from recipelint.context import Context
 from recipelint.hardware.profile import Hardware
 from recipelint.model import Recipe
 from recipelint.settings import Resolver
@@ -23,8 +23,10 @@ def recipes(paths: list[Path], hardware: Callable[[], Hardware], resolver: Resol
 
 
 def context(recipe: Recipe, hardware: Callable[[], Hardware], resolver: Resolver) -> Context:
-    settings = resolver.for_path(recipe.root)
-    return Context(recipe, hardware, Options(mean_utterance_seconds=settings.mean_utterance_seconds))
+    """What `check` gives the loader rules for this recipe: the same settings, the same plan."""
+    from recipelint import engine
+
+    return engine.make_context(recipe, hardware, resolver.for_path(recipe.root))
 
 
 def describe(ctx: Context) -> list[str]:
