@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
@@ -12,6 +11,7 @@ from recipelint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severit
 from recipelint.hardware.profile import Fact, Hardware
 from recipelint.model import Recipe, Setting, setting_source
 from recipelint.parse.span import Span
+from recipelint.records import dataclass, field
 
 
 @dataclass(frozen=True)

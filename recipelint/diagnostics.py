@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
 from typing import Any
 
 from recipelint.parse.span import Span
+from recipelint.records import dataclass, field
 
 
 class Severity(enum.IntEnum):

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Generator, Iterable
 from contextlib import nullcontext
-from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -17,6 +16,7 @@ from recipelint import deps
 from recipelint.discovery import discover, missing
 from recipelint.hardware.machines import Machines, ProfileLoader
 from recipelint.parse.files import FileCache, SourceError
+from recipelint.records import dataclass, field, replace
 from recipelint.rulekit import unknown_fact
 from recipelint.settings import Resolver, Settings
 from recipelint.suppression import apply, settings_for, suppression_findings

@@ -11,13 +11,13 @@ import difflib
 import os
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from recipelint.diagnostics import Applicability, Diagnostic, Edit
 from recipelint.parse import kind_of
 from recipelint.parse.files import FileCache, SourceError, read_bytes
 from recipelint.parse.span import SourceText
+from recipelint.records import dataclass, field
 
 MAX_PASSES = 8
 

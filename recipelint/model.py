@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -12,6 +11,7 @@ from recipelint.parse.files import FileCache, SourceError
 from recipelint.parse.shell import Command, ShellScript, Word
 from recipelint.parse.span import SourceText, Span
 from recipelint.parse.tree import Document
+from recipelint.records import dataclass, field
 
 if TYPE_CHECKING:
     from recipelint.parse.checkout import Checkout

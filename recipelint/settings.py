@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import fnmatch
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from recipelint.diagnostics import Severity
 from recipelint.parse.files import SourceError
+from recipelint.records import dataclass, field
 
 SEVERITIES = {"info": Severity.INFO, "warning": Severity.WARNING, "error": Severity.ERROR}
 KNOWN_KEYS = (

@@ -9,8 +9,9 @@ and docs/tuner.md has the full table (predicted against measured, per grid point
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 from typing import Any
+
+from recipelint.records import dataclass, field
 
 FLOAT32 = 4
 # Shards hold 16-bit PCM WAV (tools/make_shard_list.py): the source prefetch keeps these raw bytes.

@@ -10,7 +10,6 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -20,6 +19,7 @@ from recipelint.diagnostics import Diagnostic
 from recipelint.hardware.probe import probe as real_probe
 from recipelint.hardware.profile import Hardware, from_mapping, load_profile
 from recipelint.parse.files import FileCache
+from recipelint.records import dataclass, field
 from recipelint.report import show
 
 REPO = Path(__file__).resolve().parent.parent

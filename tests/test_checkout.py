@@ -8,7 +8,6 @@ import shutil
 import sys
 import zlib
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -20,6 +19,7 @@ from recipelint.parse import checkout as checkout_module
 from recipelint.parse import gitdir, pycode
 from recipelint.parse.checkout import Checkout, find_checkout, identify
 from recipelint.parse.files import FileCache
+from recipelint.records import replace
 from recipelint.toolkits.wenet.frontend import TRAIN_FLAGS
 from tests.helpers import NODE, REPO, RecipeSpec, assert_snapshot, copy_upstream
 

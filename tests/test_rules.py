@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import gzip
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from recipelint.records import replace
 from tests.helpers import DS_JSON, NODE, RecipeSpec, assert_snapshot, codes
 
 Spec = Callable[[Path], RecipeSpec]
@@ -18,7 +18,7 @@ DEEPSPEED_FLAGS = ["--num_workers ${num_workers}", "--prefetch ${prefetch}", "--
 
 
 def spec(**changes: object) -> Spec:
-    return lambda root: replace(RecipeSpec(), **changes)  # type: ignore[arg-type]
+    return lambda root: replace(RecipeSpec(), **changes)
 
 
 def hardware(**changes: object) -> dict[str, object]:

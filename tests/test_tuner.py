@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 from recipelint import tuner
 from recipelint.diagnostics import Diagnostic
+from recipelint.records import replace
 from tests.helpers import NODE, RecipeSpec
 
 

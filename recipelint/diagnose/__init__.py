@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from recipelint.diagnose.reader import FileScan, Hit, LogLine, Scanner
@@ -20,6 +19,7 @@ from recipelint.diagnostics import Diagnostic, Severity
 from recipelint.hardware.profile import Hardware
 from recipelint.parse.files import SourceError
 from recipelint.parse.span import Span
+from recipelint.records import dataclass, field
 from recipelint.settings import Resolver
 
 RECIPE_SUFFIXES = (".sh", ".yaml", ".yml", ".py", ".md", ".toml")

@@ -16,7 +16,6 @@ import re
 import zlib
 from collections import deque
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from datetime import datetime
 from io import BytesIO
 from pathlib import Path
@@ -25,6 +24,7 @@ from typing import IO, cast
 from recipelint.diagnose import timeline
 from recipelint.diagnose.timeline import Progress
 from recipelint.parse.files import SourceError
+from recipelint.records import dataclass, field
 
 CHUNK = 1 << 20  # bytes read at a time
 MAX_CARRY = 1 << 20  # a line longer than this is cut in two (counted once per piece)

@@ -5,13 +5,13 @@ from the same Context the rules see; no rule logic is repeated here."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from recipelint.context import Context, Options
 from recipelint.diagnostics import Diagnostic
 from recipelint.hardware.profile import Hardware
 from recipelint.parse.files import FileCache, SourceError
+from recipelint.records import dataclass, field
 from recipelint.rules import all_rules
 from recipelint.settings import Resolver
 from recipelint.toolkits.wenet.rules.data.http_shards import REMOTE

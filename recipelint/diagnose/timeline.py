@@ -12,8 +12,9 @@ loss`, older `DEBUG TRAIN Batch 1/100 loss`), mmengine (`Epoch(train)  [1][ 10/5
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from datetime import datetime, timedelta
+
+from recipelint.records import dataclass
 
 _FULL = re.compile(r"(?P<y>(?:19|20)\d\d)[-/](?P<mo>\d\d)[-/](?P<d>\d\d)[ T_](?P<h>\d\d):(?P<mi>\d\d):(?P<s>\d\d)(?:[.,](?P<f>\d{1,6}))?")
 # torch pads the day but not the month: E321 is 03-21, E1206 is 12-06, E0213 (elastic) is 02-13.

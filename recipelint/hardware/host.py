@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from recipelint.hardware.profile import FACT_KEYS, Fact, Hardware
+from recipelint.records import dataclass
 
 if TYPE_CHECKING:
     from recipelint.model import Recipe

@@ -4,13 +4,13 @@ or the probe (judged per recipe: a host that is not the recipe's training node s
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from recipelint import deps
 from recipelint.deps import Memo
+from recipelint.records import dataclass, field
 
 if TYPE_CHECKING:
     from recipelint.hardware.profile import Hardware

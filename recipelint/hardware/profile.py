@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from recipelint.parse import kind_of
+from recipelint.records import dataclass, field
 
 # The keys a profile file may carry, in the order `probe` writes them.
 FACT_KEYS = (

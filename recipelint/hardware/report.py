@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from recipelint.diagnostics import Diagnostic, Severity
+from recipelint.records import dataclass
 
 if TYPE_CHECKING:
     from recipelint.hardware.host import Verdict

@@ -6,7 +6,7 @@ shards) read these tables; `recipelint/parse/pycode.py` holds the patterns.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from recipelint.records import dataclass
 
 
 @dataclass(frozen=True)

@@ -13,12 +13,12 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from recipelint import tuner
 from recipelint.model import Recipe
+from recipelint.records import dataclass, field
 
 WENET_MARKER = Path("wenet") / "dataset" / "dataset.py"
 

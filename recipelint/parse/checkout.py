@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +21,7 @@ from recipelint.parse import pycode
 from recipelint.parse.files import FileCache, SourceError
 from recipelint.parse.shell import ShellScript, parse_shell
 from recipelint.parse.span import Span
+from recipelint.records import dataclass, field, replace
 
 if TYPE_CHECKING:
     from recipelint.knownissues import KnownIssue

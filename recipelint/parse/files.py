@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from recipelint import deps
 from recipelint.deps import Memo
 from recipelint.parse.span import SourceText
+from recipelint.records import dataclass, field
 
 # A config larger than this is not a config (the largest in the corpus is 9 KB); refusing it
 # keeps time and memory bounded. data.list files are streamed, not read through here.

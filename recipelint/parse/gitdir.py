@@ -11,9 +11,10 @@ import mmap
 import re
 import struct
 import zlib
-from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+
+from recipelint.records import dataclass
 
 _SHA = re.compile(r"^[0-9a-f]{40}$")
 _MAX_DELTA_CHAIN = 64

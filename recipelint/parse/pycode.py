@@ -12,13 +12,13 @@ import ast
 import re
 import warnings
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from recipelint.parse.files import SourceError, read_bytes
 from recipelint.parse.span import SourceText, Span
+from recipelint.records import dataclass, field
 
 
 @dataclass(frozen=True)

@@ -12,11 +12,11 @@ import operator
 import re
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from recipelint.parse.files import SourceError
 from recipelint.parse.span import SourceText, Span
+from recipelint.records import dataclass, field
 
 _BINOPS = {
     ast.Add: operator.add,

@@ -17,13 +17,13 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from recipelint.parse.files import SourceError
 from recipelint.parse.shellvalue import arithmetic, pure_pipeline
 from recipelint.parse.span import SourceText, Span
+from recipelint.records import dataclass, field
 
 _PARSER: Any = None
 # Kaldi's option parser: sourcing it lets `--name value` on the command line override any

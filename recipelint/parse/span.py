@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
+
+from recipelint.records import dataclass, field
 
 
 class Span(NamedTuple):

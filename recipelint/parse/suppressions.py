@@ -4,12 +4,12 @@ above, `# recipelint: ignore-file[CODE] reason` in the comments at the top of a 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from recipelint.parse import kind_of
 from recipelint.parse.files import FileCache, SourceError
 from recipelint.parse.span import Span
+from recipelint.records import dataclass, field
 
 _PATTERN = re.compile(r"#\s*recipelint:\s*(ignore|ignore-file)\[([A-Za-z0-9_,\s-]*)\]\s*(.*)$")
 

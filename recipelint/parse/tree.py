@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from recipelint.parse.span import SourceText, Span
+from recipelint.records import dataclass, field
 
 
 @dataclass

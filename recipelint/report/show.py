@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +17,7 @@ from recipelint.context import Context
 from recipelint.diagnostics import Diagnostic
 from recipelint.model import DataList, Link, Recipe, Setting, setting_source
 from recipelint.parse.shell import OPTION_PARSERS
+from recipelint.records import dataclass, field
 
 
 @dataclass

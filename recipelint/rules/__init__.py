@@ -16,13 +16,13 @@ adding a file: the registry finds it.
 from __future__ import annotations
 
 import importlib
-import pkgutil
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING
 
 from recipelint.diagnostics import Diagnostic, Severity
+from recipelint.packages import submodules
+from recipelint.records import dataclass
 
 if TYPE_CHECKING:
     from recipelint.context import Context
@@ -79,22 +79,22 @@ def _rule_modules(name: str, family: str) -> Iterator[tuple[ModuleType, str, Mod
     if hasattr(module, "CODE"):
         yield module, family, module
         return
-    for info in pkgutil.iter_modules(module.__path__):
-        if info.name.startswith("_"):
+    for sub, is_package in submodules(module.__path__):
+        if sub.startswith("_"):
             continue
-        if info.ispkg:
-            yield from _rule_modules(f"{name}.{info.name}", info.name)
+        if is_package:
+            yield from _rule_modules(f"{name}.{sub}", sub)
         else:
-            yield importlib.import_module(f"{name}.{info.name}"), family, module
+            yield importlib.import_module(f"{name}.{sub}"), family, module
 
 
 def _sources() -> Iterator[tuple[str, str]]:
     """(dotted name, family) of the shared families and of each registered toolkit's rules."""
     from recipelint.toolkits import REGISTRY
 
-    for family in pkgutil.iter_modules(__path__):
-        if family.ispkg:
-            yield f"{__name__}.{family.name}", family.name
+    for family, is_package in submodules(__path__):
+        if is_package:
+            yield f"{__name__}.{family}", family
     yield "recipelint.rulekit.unknown_fact", "meta"  # RL001 sits below the toolkits, whose rules produce it
     for toolkit in REGISTRY:
         for name in toolkit.rules:

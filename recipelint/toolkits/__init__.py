@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
+
+from recipelint.records import dataclass
 
 if TYPE_CHECKING:
     from recipelint.model import Recipe

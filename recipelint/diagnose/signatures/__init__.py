@@ -14,16 +14,16 @@ Adding a signature means adding a file: the registry finds it.
 from __future__ import annotations
 
 import importlib
-import pkgutil
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
 
 from recipelint.diagnose.reader import FileScan, Hit, Pattern, Scanner, Stats
 from recipelint.diagnostics import Severity
+from recipelint.packages import submodules
+from recipelint.records import dataclass, field
 
 if TYPE_CHECKING:
     from recipelint.diagnose.scene import Scene
@@ -124,10 +124,10 @@ def all_signatures() -> dict[str, Signature]:
     global _SIGNATURES
     if _SIGNATURES is None:
         found: dict[str, Signature] = {}
-        for info in pkgutil.iter_modules(__path__):
-            if info.name.startswith("_"):
+        for name, _ in submodules(__path__):
+            if name.startswith("_"):
                 continue
-            signature = _from_module(importlib.import_module(f"{__name__}.{info.name}"))
+            signature = _from_module(importlib.import_module(f"{__name__}.{name}"))
             if signature.code in found:
                 raise RuntimeError(f"signature code {signature.code} is defined twice")
             found[signature.code] = signature

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from recipelint.context import Context
 from recipelint.knownissues import KnownIssue
 from recipelint.parse.span import Span
+from recipelint.records import dataclass
 
 
 @dataclass(frozen=True)
