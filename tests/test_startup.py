@@ -41,3 +41,31 @@ def test_checking_a_recipe_builds_no_stdlib_dataclass() -> None:
 def test_submodules_lists_what_pkgutil_lists(package: object) -> None:
     paths = package.__path__  # type: ignore[attr-defined]
     assert submodules(paths) == [(info.name, info.ispkg) for info in pkgutil.iter_modules(paths)]
+
+
+def test_the_bash_grammar_loads_without_the_package_init(monkeypatch: pytest.MonkeyPatch) -> None:
+    """shell._bash_grammar skips tree_sitter_bash/__init__ (importlib.resources, tempfile: 9 ms);
+    when that layout changes it falls back to the plain import, and both parse the same."""
+    import importlib.util
+
+    import tree_sitter
+
+    from recipelint.parse import shell
+
+    direct = shell._bash_grammar()
+    monkeypatch.setattr(importlib.util, "find_spec", lambda *args, **kwargs: None)
+    fallback = shell._bash_grammar()
+    script = b'if [ "$a" = 1 ]; then torchrun --nproc_per_node=$n train.py; fi\n'
+    trees = [tree_sitter.Parser(tree_sitter.Language(grammar)).parse(script).root_node for grammar in (direct, fallback)]
+    assert str(trees[0]) == str(trees[1]) and "command_name" in str(trees[0])
+
+
+def test_a_wenet_recipe_check_leaves_out_what_it_does_not_read() -> None:
+    example = "examples/wenet-4node-v100"
+    loaded = modules_after("check", "--no-cache", "--isolated", "--exit-zero", "--hardware", f"{example}/hardware-v100-node.yaml", example)
+    assert "tree_sitter" in loaded and "ruamel.yaml" in loaded  # it read run.sh and the YAML
+    # tree_sitter_bash's __init__ (importlib.resources, tempfile), the Python reader (a recipe
+    # without a checkout reads no Python), compression (no compressed shard), the cache (--no-cache);
+    # the probe is not run (--hardware): pynvml's ctypes.util imports tempfile
+    left_out = {"tree_sitter_bash", "importlib.resources", "tempfile", "recipelint.parse.pycode", "bz2", "lzma", "recipelint.cache"}
+    assert left_out & loaded == set()

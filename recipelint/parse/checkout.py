@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any
 
 from recipelint import deps
 from recipelint.deps import Memo
-from recipelint.parse import pycode
 from recipelint.parse.files import FileCache, SourceError
 from recipelint.parse.shell import ShellScript, parse_shell
 from recipelint.parse.span import Span
@@ -25,6 +24,8 @@ from recipelint.records import dataclass, field, replace
 
 if TYPE_CHECKING:
     from recipelint.knownissues import KnownIssue
+    from recipelint.parse.flags import Flag
+    from recipelint.parse.pycode import KeyReads
 
 TOOLKITS = {"wenet": "WeNet", "xtuner": "XTuner"}
 VENV_NAMES = (".venv", "venv", "env", ".env")
@@ -108,17 +109,22 @@ class Checkout:
 
     def pattern(self, name: str) -> list[Span] | None:
         """Where a known-bug pattern (a function of recipelint.parse.pycode) is in this code."""
+        from recipelint.parse import pycode  # the Python reader, and ast, only when code is read
+
         function = getattr(pycode, name)
         return self._cached(f"pattern:{name}", lambda: function(self.package))  # type: ignore[no-any-return]
 
     def env_default(self, relative: str, variable: str) -> tuple[bool, int | None, Span | None] | None:
         """How the file at package/relative reads an environment variable (pycode.env_default)."""
+        from recipelint.parse import pycode
+
         return self._cached(f"env:{relative}:{variable}", lambda: pycode.env_default(self.package, relative, variable))  # type: ignore[no-any-return]
 
-    def train_flags(self) -> dict[str, pycode.Flag] | None:
+    def train_flags(self) -> dict[str, Flag] | None:
         """The flags wenet/bin/train.py accepts here (with wenet/utils/train_utils.py from v3 on)."""
+        from recipelint.parse import pycode
 
-        def read() -> dict[str, pycode.Flag] | None:
+        def read() -> dict[str, Flag] | None:
             files = [pycode.parse_python(self.package / rel) for rel in ("bin/train.py", "utils/train_utils.py")]
             if files[0] is None:
                 return None
@@ -131,8 +137,10 @@ class Checkout:
         files = [rel for rel in ("bin/train.py", "utils/train_utils.py") if (self.package / rel).is_file()]
         return ", ".join(f"{self.toolkit}/{rel}" for rel in files) + f" of the {self.label()} (read with ast)"
 
-    def dataset_keys(self) -> dict[str, pycode.KeyReads] | None:
-        def read() -> dict[str, pycode.KeyReads] | None:
+    def dataset_keys(self) -> dict[str, KeyReads] | None:
+        from recipelint.parse import pycode
+
+        def read() -> dict[str, KeyReads] | None:
             dataset = pycode.parse_python(self.package / "dataset" / "dataset.py")
             return pycode.dataset_keys(dataset, pycode.parse_python(self.package / "dataset" / "processor.py")) if dataset else None
 
@@ -140,6 +148,8 @@ class Checkout:
 
     def config_keys(self) -> set[str]:
         """Top-level YAML keys the training code reads."""
+        from recipelint.parse import pycode
+
         names = ("bin/train.py", "utils/train_utils.py", "utils/executor.py", "utils/init_model.py")
 
         def read() -> set[str]:
@@ -176,6 +186,8 @@ class Checkout:
         bytes per frame: processor.padding's keys, else the date of #2268 (2024-01-02, v3.0.0)."""
         if self.toolkit != "wenet":
             return None
+        from recipelint.parse import pycode
+
         keys = self._cached("padding_keys", lambda: pycode.padding_keys(self.package))
         if keys:
             self.pcm_source = "wenet/dataset/processor.py padding() (read with ast)"
@@ -381,7 +393,7 @@ def _find(toolkit: str, root: Path, from_path: list[tuple[Path, str]]) -> Checko
 
 def identify(checkout: Checkout) -> Checkout:
     """Fill the version facts: version.py, the git commit and its date, else file fingerprints."""
-    from recipelint.parse import gitdir  # only when a checkout is found: start-up matters
+    from recipelint.parse import gitdir, pycode  # only when a checkout is found: start-up matters
 
     if checkout.toolkit == "xtuner" and checkout.version is None:
         version = pycode.version_assignment(checkout.package / "version.py")

@@ -14,27 +14,11 @@ import warnings
 from collections.abc import Callable, Iterator
 from functools import cached_property
 from pathlib import Path
-from typing import Any
 
 from recipelint.parse.files import SourceError, read_bytes
+from recipelint.parse.flags import DEEPSPEED_FLAGS, Flag
 from recipelint.parse.span import SourceText, Span
 from recipelint.records import dataclass, field
-
-
-@dataclass(frozen=True)
-class Flag:
-    kind: str  # "value", "store_true" or "bool" (argparse type=bool: any non-empty string is True)
-    default: Any = None
-
-
-# What `deepspeed.add_config_arguments(parser)` adds (deepspeed/__init__.py _add_core_arguments).
-DEEPSPEED_FLAGS = {
-    "deepspeed": Flag("store_true", False),
-    "deepspeed_config": Flag("value"),
-    "deepscale": Flag("store_true", False),
-    "deepscale_config": Flag("value"),
-    "deepspeed_mpi": Flag("store_true", False),
-}
 
 
 @dataclass

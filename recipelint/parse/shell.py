@@ -36,10 +36,32 @@ def parser() -> Any:
     global _PARSER
     if _PARSER is None:
         import tree_sitter
+
+        _PARSER = tree_sitter.Parser(tree_sitter.Language(_bash_grammar()))
+    return _PARSER
+
+
+def _bash_grammar() -> Any:
+    """tree-sitter-bash's grammar, from its extension module alone: the package's `__init__`
+    imports importlib.resources, tempfile, shutil, bz2 and lzma (9 ms of a check's start-up) for
+    a highlighting query recipelint never reads."""
+    import importlib.machinery
+    import importlib.util
+
+    try:
+        package = importlib.util.find_spec("tree_sitter_bash")
+        spec = importlib.machinery.PathFinder.find_spec(
+            "tree_sitter_bash._binding", package.submodule_search_locations if package else None
+        )
+        if spec is None or spec.loader is None:
+            raise ImportError("tree_sitter_bash._binding")
+        binding = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(binding)
+        return binding.language()
+    except (ImportError, AttributeError, OSError):  # another layout of the package: the plain import
         import tree_sitter_bash
 
-        _PARSER = tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
-    return _PARSER
+        return tree_sitter_bash.language()
 
 
 @dataclass

@@ -8,11 +8,14 @@ command: each form is recognised by name and modelled in Python; anything else i
 
 from __future__ import annotations
 
-import ast
 import operator
 import posixpath
 import re
 from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import ast
 
 _UPPER = ("A-Z", "[:upper:]")
 _LOWER = ("a-z", "[:lower:]")
@@ -73,11 +76,11 @@ def _awk_nf(args: list[str], text: str) -> str | None:
     return "0" if text == "" else str(len(text.split(separator)))
 
 
-_BINARY: dict[type, Callable[[int, int], int]] = {
-    ast.Add: operator.add,
-    ast.Sub: operator.sub,
-    ast.Mult: operator.mul,
-    ast.Mod: operator.mod,
+_BINARY: dict[str, Callable[[int, int], int]] = {
+    "Add": operator.add,
+    "Sub": operator.sub,
+    "Mult": operator.mul,
+    "Mod": operator.mod,
 }
 _NAME = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$?([A-Za-z_][A-Za-z0-9_]*)")
 
@@ -97,6 +100,8 @@ def arithmetic(expression: str, lookup: Callable[[str], str | None]) -> str | No
     text = _NAME.sub(substitute, expression)
     if unknown or not re.fullmatch(r"[\d\s+\-*/%()]*", text) or len(text) > 200:
         return None
+    import ast  # here, not at the top: most scripts have no arithmetic, and ast costs 3 ms of start-up
+
     try:
         tree = ast.parse(text.replace("/", "//"), mode="eval")
         return str(_integer(tree.body))
@@ -105,6 +110,8 @@ def arithmetic(expression: str, lookup: Callable[[str], str | None]) -> str | No
 
 
 def _integer(node: ast.expr) -> int:
+    import ast
+
     if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
         return node.value
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
@@ -116,7 +123,7 @@ def _integer(node: ast.expr) -> int:
             if right == 0:
                 raise ZeroDivisionError
             return int(left / right)
-        function = _BINARY.get(type(node.op))
+        function = _BINARY.get(type(node.op).__name__)
         if function is not None:
             return function(left, right)
     raise ValueError("not integer arithmetic")

@@ -14,8 +14,8 @@ from pathlib import Path
 from recipelint.model import Launch, Link, Recipe, Setting
 from recipelint.parse.checkout import find_checkout
 from recipelint.parse.files import FileCache, SourceError
+from recipelint.parse.flags import Flag
 from recipelint.parse.jsonfile import parse_json
-from recipelint.parse.pycode import Flag
 from recipelint.parse.shell import Binding, Command, ShellScript, Word, parse_shell
 from recipelint.parse.yamlfile import parse_yaml
 from recipelint.toolkits.launchers import parse_torchrun, search_places, setting_from_word, to_value
