@@ -123,16 +123,17 @@ class Job:
     inline_ignores: bool
     keep: bool  # keep each recipe and its context (show, diagnose, the Python API)
     cache: Any = None  # a recipelint.cache.ResultCache
-    _rules: list[Rule] | None = None
+    _rules: dict[str | None, list[Rule]] = field(default_factory=dict)
 
-    @property
-    def rules(self) -> list[Rule]:
-        """Loaded on first use: a run the cache answers imports no rule."""
-        if self._rules is None:
-            from recipelint.rules import all_rules
+    def rules(self, toolkit: str | None = None) -> list[Rule]:
+        """The selected rules that apply to recipes of `toolkit` (None: all of them), loaded on
+        first use: a run the cache answers imports no rule, a WeNet recipe no XTuner rule."""
+        rules = self._rules.get(toolkit)
+        if rules is None:
+            from recipelint.rules import rules_for
 
-            self._rules = [rule for rule in all_rules().values() if self.select is None or self.select(rule)]
-        return self._rules
+            rules = self._rules[toolkit] = [rule for rule in rules_for(toolkit).values() if self.select is None or self.select(rule)]
+        return rules
 
 
 def check_target(job: Job, target: Target, settings: Settings) -> Outcome:
@@ -161,7 +162,7 @@ def _check_recipe(job: Job, target: Target, settings: Settings, recipe: Recipe, 
     item = RecipeOutcome([], len(recipe.files), list(recipe.errors), {}, label, recipe=recipe if job.keep else None)
     try:
         ctx = make_context(recipe, job.machines.judging(machine, recipe, item.judged), settings, said)
-        item.found = check_context(ctx, job.rules)
+        item.found = check_context(ctx, job.rules(recipe.toolkit))
         item.ctx = ctx if job.keep else None
     except SourceError as error:
         item.errors.append(error)
@@ -222,7 +223,7 @@ def check(
         ready = [(target, settings) for target, settings in work if not isinstance(settings, SourceError)]
         outcomes = _outcomes(job, ready, jobs)
         try:
-            first = _gather(result, work, outcomes, resolver, inline_ignores, observe, cache, lambda: job.rules)
+            first = _gather(result, work, outcomes, resolver, inline_ignores, observe, cache, job.rules)
         finally:
             outcomes.close()  # a pool's workers stop now, not when the generator is collected
         if first is not None and hardware is None:
@@ -265,7 +266,7 @@ def _prepare(job: Job, items: list[tuple[Target, Settings]]) -> None:
     rules, the readers the remaining targets need, the --hardware profile."""
     from recipelint import context  # noqa: F401
 
-    job.rules  # noqa: B018
+    job.rules()
     kinds = {target.kind for target, _ in items}
     if "yaml" in kinds or job.machines.override is not None:
         from recipelint.parse import yamlfile
@@ -319,7 +320,7 @@ def _gather(
     inline_ignores: bool,
     observe: Callable[[Context, list[Diagnostic]], None] | None,
     cache: Any = None,
-    rules: Callable[[], list[Rule]] = lambda: [],
+    rules: Callable[[str], list[Rule]] = lambda toolkit: [],
 ) -> Settings | None:
     """Fold the outcomes in serial order: the same report whatever ran them, and in what order.
     The settings of the first recipe that needed the hardware."""
@@ -355,7 +356,7 @@ def _gather(
     return first
 
 
-def _not_the_node(judged: list[Judged], rules: Callable[[], list[Rule]]) -> list[Diagnostic]:
+def _not_the_node(judged: list[Judged], rules: Callable[[str], list[Rule]]) -> list[Diagnostic]:
     """RL004 once per run: the first recipe this host was not the training node for, and the
     hardware-derived rules (those declaring FACTS) that therefore judged nothing."""
     skipped = [j for j in judged if j.kind == "none"]
@@ -363,7 +364,7 @@ def _not_the_node(judged: list[Judged], rules: Callable[[], list[Rule]]) -> list
         return []
     from recipelint.hardware.report import not_the_node_finding
 
-    toolkits = {j.toolkit for j in skipped}
-    derived = [r for r in rules() if r.hardware_derived and any(r.applies_to(t) for t in toolkits)]
+    toolkits = sorted({j.toolkit for j in skipped})
+    derived = sorted({r.code: r for t in toolkits for r in rules(t) if r.hardware_derived}.values(), key=lambda r: r.code)
     finding = not_the_node_finding(skipped[0], [(r.code, r.facts) for r in derived])
     return [finding] if finding is not None else []

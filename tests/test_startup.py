@@ -69,3 +69,15 @@ def test_a_wenet_recipe_check_leaves_out_what_it_does_not_read() -> None:
     # the probe is not run (--hardware): pynvml's ctypes.util imports tempfile
     left_out = {"tree_sitter_bash", "importlib.resources", "tempfile", "recipelint.parse.pycode", "bz2", "lzma", "recipelint.cache"}
     assert left_out & loaded == set()
+    # the rules of the toolkits whose recipes are not checked
+    assert "recipelint.toolkits.wenet.rules.loader.cpu_oversubscription" in loaded
+    assert not any(name.startswith("recipelint.toolkits.xtuner.rules.") for name in loaded)
+
+
+@pytest.mark.parametrize("toolkit", ["wenet", "xtuner", "deepspeed", "nothing-registered"])
+def test_the_rules_of_one_toolkit_are_those_of_all_that_apply_to_it(toolkit: str) -> None:
+    from recipelint.rules import all_rules, rules_for
+
+    expected = {code: rule for code, rule in all_rules().items() if rule.applies_to(toolkit)}
+    assert rules_for(toolkit) == expected
+    assert len(expected) < len(all_rules())

@@ -68,22 +68,27 @@ def _from_module(module: ModuleType, family: str, package: ModuleType) -> Rule:
     )
 
 
-# The rules of the registry as it was when they were found (a toolkit registered later is seen).
-_RULES: tuple[tuple[int, ...], dict[str, Rule]] | None = None
+# The rules found, by the toolkit asked for (None: all), with the registry as it was then (a
+# toolkit registered later is seen).
+_RULES: dict[str | None, tuple[tuple[int, ...], dict[str, Rule]]] = {}
 
 
-def _rule_modules(name: str, family: str) -> Iterator[tuple[ModuleType, str, ModuleType]]:
+def _rule_modules(name: str, family: str, toolkit: str | None) -> Iterator[tuple[ModuleType, str, ModuleType]]:
     """(module, family, its package) of each rule under a dotted name: a rule module, a family
-    (a package of rule modules) or a package of families (each named after its package)."""
+    (a package of rule modules) or a package of families (each named after its package). A
+    package whose TOOLKITS leaves out `toolkit` is not looked into: its rules never apply."""
     module = importlib.import_module(name)
     if hasattr(module, "CODE"):
         yield module, family, module
+        return
+    limited = getattr(module, "TOOLKITS", None)
+    if toolkit is not None and limited is not None and toolkit not in limited:
         return
     for sub, is_package in submodules(module.__path__):
         if sub.startswith("_"):
             continue
         if is_package:
-            yield from _rule_modules(f"{name}.{sub}", sub)
+            yield from _rule_modules(f"{name}.{sub}", sub, toolkit)
         else:
             yield importlib.import_module(f"{name}.{sub}"), family, module
 
@@ -103,17 +108,24 @@ def _sources() -> Iterator[tuple[str, str]]:
 
 def all_rules() -> dict[str, Rule]:
     """Every rule, by code: the shared families here and the registered toolkits' rules."""
-    global _RULES
+    return rules_for(None)
+
+
+def rules_for(toolkit: str | None) -> dict[str, Rule]:
+    """The rules that apply to recipes of `toolkit` (None: every rule), by code. Only their
+    modules are imported: a WeNet recipe's check loads no XTuner rule."""
     from recipelint.toolkits import REGISTRY
 
-    key = tuple(id(toolkit) for toolkit in REGISTRY)
-    if _RULES is None or _RULES[0] != key:
+    key = tuple(id(registered) for registered in REGISTRY)
+    known = _RULES.get(toolkit)
+    if known is None or known[0] != key:
         found: dict[str, Rule] = {}
         for name, family in _sources():
-            for module, module_family, package in _rule_modules(name, family):
+            for module, module_family, package in _rule_modules(name, family, toolkit):
                 rule = _from_module(module, module_family, package)
                 if rule.code in found:
                     raise RuntimeError(f"rule code {rule.code} is defined twice")
-                found[rule.code] = rule
-        _RULES = key, dict(sorted(found.items()))
-    return _RULES[1]
+                if toolkit is None or rule.applies_to(toolkit):
+                    found[rule.code] = rule
+        known = _RULES[toolkit] = key, dict(sorted(found.items()))
+    return known[1]
