@@ -9,6 +9,7 @@ error: the fast path never decides what is an error.
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from pathlib import Path
@@ -97,7 +98,11 @@ def main() -> None:
 
         typer_main()
         return
-    sys.exit(run(parsed))
+    code = run(parsed)
+    # The interpreter's last collection at exit walks every object the run made, for memory the
+    # process gives back anyway: frozen, they are skipped (7 ms of a one-recipe check).
+    gc.freeze()
+    sys.exit(code)
 
 
 def run(parsed: dict[str, Any]) -> int:
