@@ -269,9 +269,7 @@ def _prepare(job: Job, items: list[tuple[Target, Settings]]) -> None:
     job.rules()
     kinds = {target.kind for target, _ in items}
     if "yaml" in kinds or job.machines.override is not None:
-        from recipelint.parse import yamlfile
-
-        yamlfile.loader()
+        from recipelint.parse import yamlblock, yamlfile  # noqa: F401 - ruamel itself only for YAML outside the block subset
     if kinds & {"script", "markdown", "command"}:
         from recipelint.parse import markdown, shell  # noqa: F401
         from recipelint.toolkits.deepspeed import frontend as dslaunch  # noqa: F401

@@ -79,6 +79,16 @@ def loader() -> Any:
 
 
 def parse_yaml(source: SourceText) -> Document:
+    from recipelint.parse.yamlblock import read_block
+
+    root = read_block(source, resolve_scalar)
+    if root is not None:  # the common block-style subset, without importing ruamel
+        return Document(source, root, "yaml")
+    return compose_yaml(source)
+
+
+def compose_yaml(source: SourceText) -> Document:
+    """The document as ruamel's composer reads it (every YAML the block reader declines)."""
     try:
         composed = loader().compose(source.text)
     except Exception as exc:  # ruamel raises several error classes; all mean "bad YAML here"
