@@ -15,6 +15,7 @@ from recipelint.parse.span import SourceText
 from recipelint.parse.tree import Node
 from recipelint.parse.yamlblock import read_block
 from recipelint.parse.yamlfile import compose_yaml, parse_yaml, resolve_scalar
+from tests import test_fuzz as fuzz
 from tests.helpers import DATA, REPO
 
 
@@ -37,7 +38,10 @@ def difference(ours: Node, theirs: Node) -> str | None:
 
 def agrees(text: bytes) -> bool:
     """Checks the reader on `text`; True when it read it (False: declined)."""
-    source = SourceText(Path("doc.yaml"), text)
+    try:
+        source = SourceText(Path("doc.yaml"), text)
+    except UnicodeDecodeError:
+        return False  # not text: the file reader reports it before any YAML reader sees it
     ours = read_block(source, resolve_scalar)
     try:
         theirs = compose_yaml(source).root
@@ -156,3 +160,11 @@ def block(draw: st.DrawFn, indent: int = 0, depth: int = 0) -> list[str]:
 @given(block(), st.booleans())
 def test_generated_documents_read_as_ruamel_reads_them(lines: list[str], final_newline: bool) -> None:
     agrees(("\n".join(lines) + ("\n" if final_newline else "")).encode())
+
+
+@fuzz.SETTINGS
+@given(fuzz.mutated(".yaml"))
+def test_mutated_real_configs_read_as_ruamel_reads_them(content: bytes) -> None:
+    """Real configs with bytes inserted, deleted, replaced and repeated (tests/test_fuzz.py's
+    mutations; RECIPELINT_FUZZ_EXAMPLES sets how many): each read as ruamel reads it, or declined."""
+    agrees(content)
