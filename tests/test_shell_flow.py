@@ -150,3 +150,27 @@ def test_markdown_blocks_parsed_one_at_a_time() -> None:
     parsed = parse_shell(source, ranges=ranges)
     launch = [c for c in parsed.commands if c.name == "xtuner"]
     assert launch and launch[0].span.line == 6
+
+
+def test_an_unquoted_variable_is_split_into_words_as_bash_splits_it() -> None:
+    text = 'G=8\nN=2\nA="--nproc_per_node $G \\\n  --nnodes=${N} --tag \\"x y\\""\nB=$A\ntorchrun $A "$A" ${B} t.py\n'
+    words = last_words(text)
+    source = text.encode()
+    assert [w.text for w in words[:5]] == ["torchrun", "--nproc_per_node", "$G", "--nnodes=${N}", "--tag"]
+    assert [w.value for w in words[1:7]] == ["--nproc_per_node", "8", "--nnodes=2", "--tag", '"x', 'y"']
+    # each word keeps its place in the assignment: a fix to the literal edits it there
+    assert source[words[1].span.start : words[1].span.end] == b"--nproc_per_node" and words[1].edit_span == words[1].span
+    assert words[2].ref == "G" and words[2].binding is not None and words[2].binding.value == "8"
+    option = words[3].option
+    assert option is not None and option[0] == "--nnodes" and option[1].value == "2"
+    quoted = words[7]  # "$A" stays one word
+    assert quoted.text == '"$A"' and quoted.value is not None and quoted.value.startswith("--nproc_per_node 8")
+    assert [w.value for w in words[8:14]] == ["--nproc_per_node", "8", "--nnodes=2", "--tag", '"x', 'y"']  # B=$A: the same words
+    assert words[-1].text == "t.py"
+
+
+def test_a_value_without_blanks_or_unknown_stays_one_word() -> None:
+    words = last_words('A="--x=1"\nB=$(nproc)\nrun $A $B\n')
+    assert [(w.text, w.value) for w in words] == [("run", "run"), ("$A", "--x=1"), ("$B", None)]
+    words = last_words("A='a  b'\nrun $A\n")
+    assert [w.value for w in words] == ["run", "a", "b"]

@@ -184,3 +184,20 @@ def test_trainer_arguments_json_is_not_deepspeed(tmp_path: Path) -> None:
     # the folder walk does not report it (not named), and its launch names a preset, not a file
     descriptions, _ = describe([root])
     assert [f.code for d in descriptions for f in d.findings] == []
+
+
+@pytest.mark.parametrize("script", ["finetune/finetune_ds.sh", "finetune/finetune_lora_ds.sh"])
+def test_launcher_options_held_in_a_variable_are_split_as_bash_splits_them(
+    launches: dict[str, tuple[Path, list[show.Description]]], script: str
+) -> None:
+    """Qwen: `DISTRIBUTED_ARGS="--nproc_per_node $GPUS_PER_NODE --nnodes $NNODES ..."` then
+    `torchrun $DISTRIBUTED_ARGS finetune.py`: read as one word, torchrun looked like 1 rank on
+    1 node at 127.0.0.1:29500; split, GPUS_PER_NODE ($(python -c '...device_count()')) is the
+    node's GPU count, NNODES defaults to 1, and the rendezvous is MASTER_ADDR:MASTER_PORT."""
+    root, descriptions = launches["Qwen"]
+    (recipe,) = [d for d in descriptions if d.path == root / script]
+    per_node = item(recipe, "launch", "ranks per node")
+    assert per_node.value == "8" and "from profile" in per_node.source and "torch.cuda.device_count" in per_node.source
+    nodes = item(recipe, "launch", "nodes")
+    assert nodes.value == "1" and nodes.source.startswith("`$NNODES`")
+    assert item(recipe, "launch", "rendezvous").value == "localhost:6001"

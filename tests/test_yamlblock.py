@@ -168,3 +168,9 @@ def test_mutated_real_configs_read_as_ruamel_reads_them(content: bytes) -> None:
     """Real configs with bytes inserted, deleted, replaced and repeated (tests/test_fuzz.py's
     mutations; RECIPELINT_FUZZ_EXAMPLES sets how many): each read as ruamel reads it, or declined."""
     agrees(content)
+
+
+def test_control_characters_are_left_to_ruamel() -> None:
+    """Found by the mutation test: a NUL in a comment is invalid YAML; the reader took it."""
+    assert not agrees(b"#\x00 comment\na: 1\n")
+    assert not agrees(b"a: 1\x7f\n")

@@ -23,7 +23,7 @@ from typing import Any
 from recipelint.parse.files import SourceError
 from recipelint.parse.shellvalue import arithmetic, pure_pipeline
 from recipelint.parse.span import SourceText, Span
-from recipelint.records import dataclass, field
+from recipelint.records import dataclass, field, replace
 
 _PARSER: Any = None
 # Kaldi's option parser: sourcing it lets `--name value` on the command line override any
@@ -97,6 +97,9 @@ class Binding:
     origin: Assignment | None  # the one assignment the value comes from; None when several could
     reason: str | None = None  # why the value is unknown: a sentence starting with the variable
     exported: bool = False
+    # The words an unquoted use splits into (`torchrun $DISTRIBUTED_ARGS ...`), each with its span
+    # in the assignment and its value as the assignment evaluated it; None: nothing to split.
+    fields: list[Word] | None = None
 
 
 @dataclass
@@ -251,6 +254,103 @@ class _Builder:
         conditional = inner.type == "expansion" and ":+" in self.text(inner)[:64] and ref is None
         word = Word(self.text(node), self.span(node), value, ref, edit_span, conditional, reason=reason, binding=binding)
         word.option = self.option_of([node])
+        return word
+
+    def split_use(self, node: Any) -> list[Word] | None:
+        """The words an unquoted `$var` or `${var}` becomes when var's value has blanks (bash
+        splits it): copies of the words the assignment recorded; None: one word, as written."""
+        if node.type not in ("simple_expansion", "expansion"):
+            return None
+        match = _VAR_IN_BRACES.match(self.text(node))
+        binding = self.env.vars.get(match.group(1) or match.group(2)) if match else None
+        if binding is None or binding.fields is None:
+            return None
+        return [replace(field) for field in binding.fields]
+
+    def fields(self, node: Any) -> list[Word] | None:
+        """The words a quoted value (`"--nproc_per_node $GPUS \\ --nnodes 2"`) splits into at an
+        unquoted use; `A=$B` takes B's. None when the value has no blank outside an expansion."""
+        if node.type in ("simple_expansion", "expansion"):
+            match = _VAR_IN_BRACES.match(self.text(node))
+            binding = self.env.vars.get(match.group(1) or match.group(2)) if match else None
+            return binding.fields if binding is not None else None
+        if node.type not in ("string", "raw_string"):
+            return None
+        start, end = node.start_byte + 1, node.end_byte - 1
+        atoms = [c for c in node.named_children if c.type != "string_content"] if node.type == "string" else []
+        groups: list[list[tuple[int, int, Any]]] = [[]]  # (start, end, a node or the literal text)
+        position = start
+        for atom in [*atoms, None]:
+            stop = atom.start_byte if atom is not None else end
+            self.split_literal(position, stop, groups, node.type == "string")
+            if atom is not None:
+                groups[-1].append((atom.start_byte, atom.end_byte, atom))
+                position = atom.end_byte
+        groups = [group for group in groups if group]
+        if len(groups) < 2:
+            return None
+        return [self.field_word(group) for group in groups]
+
+    def split_literal(self, start: int, stop: int, groups: list[list[tuple[int, int, Any]]], escapes: bool) -> None:
+        """Literal bytes of a quoted value, cut at blanks into the groups (a backslash-newline
+        inside double quotes joins the lines; `\\"`, `\\$`, `\\\\` and `\\``` are the character)."""
+        data, at, piece_start, piece = self.data, start, start, bytearray()
+
+        def close_piece(until: int) -> None:
+            if piece:
+                groups[-1].append((piece_start, until, piece.decode("utf-8", "replace")))
+
+        while at < stop:
+            char = data[at]
+            if escapes and char == 0x5C and at + 1 < stop and data[at + 1] in b'\n"$`\\':
+                if data[at + 1] != 0x0A:
+                    if not piece:
+                        piece_start = at
+                    piece.append(data[at + 1])
+                at += 2
+                continue
+            if char in b" \t\n":
+                close_piece(at)
+                if groups[-1]:
+                    groups.append([])
+                piece = bytearray()
+                at += 1
+                piece_start = at
+                continue
+            if not piece:
+                piece_start = at
+            piece.append(char)
+            at += 1
+        close_piece(stop)
+
+    def field_word(self, group: list[tuple[int, int, Any]]) -> Word:
+        start, end = group[0][0], group[-1][1]
+        span = self.source.span(start, end)
+        value, reason = self.evaluate_parts([part for _, _, part in group])
+        text = self.data[start:end].decode("utf-8", "replace")
+        literal = all(isinstance(part, str) for _, _, part in group)
+        word = Word(text, span, value, None, span if literal and text == value else None, reason=reason)
+        if len(group) == 1 and not literal:
+            match = _VAR_IN_BRACES.match(text)
+            if match:
+                word.ref = match.group(1) or match.group(2)
+                word.binding = self.env.vars.get(word.ref)
+        option = re.match(r"(-{1,2}[A-Za-z0-9_.\-]+)=", text)
+        if option and literal:
+            cut = start + len(option.group(0).encode())
+            rest = self.source.span(cut, end)
+            tail = text[len(option.group(0)) :]
+            word.option = (
+                option.group(1),
+                Word(tail, rest, value[len(option.group(0)) :] if value else None, None, rest if word.edit_span else None),
+            )
+        elif option:
+            cut = start + len(option.group(0).encode())
+            tail_value = value[len(option.group(0)) :] if value is not None and value.startswith(option.group(0)) else None
+            word.option = (
+                option.group(1),
+                Word(text[len(option.group(0)) :], self.source.span(cut, end), tail_value, None, None, reason=reason),
+            )
         return word
 
     def joined_word(self, nodes: list[Any]) -> Word:
@@ -528,7 +628,7 @@ class _Builder:
                 self.exports.add(name)
                 binding = self.env.vars.get(name)
                 if binding is not None:
-                    self.env.vars[name] = Binding(binding.value, binding.origin, binding.reason, True)
+                    self.env.vars[name] = Binding(binding.value, binding.origin, binding.reason, True, binding.fields)
 
     def unset(self, node: Any) -> None:
         for child in node.named_children:
@@ -572,7 +672,9 @@ class _Builder:
         if self.recording:
             self.assignments.append(assignment)
         self.assigned += 1
-        self.env.vars[name] = Binding(word.value, assignment, _assignment_reason(name, word, self.line(node)), exported)
+        appended = any(c.type == "+=" for c in node.children)
+        fields = self.fields(value_node) if value_node is not None and not tail and not appended else None
+        self.env.vars[name] = Binding(word.value, assignment, _assignment_reason(name, word, self.line(node)), exported, fields)
 
     def argument(self, name: str, node: Any, text: str) -> None:
         """`X=$1`: a value from the script's command line. A default assigned before stays the
@@ -600,7 +702,14 @@ class _Builder:
             value_node = run[0].child_by_field_name("value")
             if name_node is not None and value_node is not None:
                 env[self.text(name_node)] = self.word(value_node) if len(run) == 1 else self.joined_word([value_node, *run[1:]])
-        words = [self.word(_unwrap(run[0])) if len(run) == 1 else self.joined_word(run) for run in rest]
+        words: list[Word] = []
+        for run in rest:
+            if len(run) > 1:
+                words.append(self.joined_word(run))
+                continue
+            word_node = _unwrap(run[0])
+            fields = self.split_use(word_node)
+            words.extend(fields if fields is not None else [self.word(word_node)])
         command = Command(words, self.span(node), env, dict(self.env.vars), self.env.cwd)
         if self.recording:
             self.commands.append(command)
@@ -845,7 +954,7 @@ def _merge_binding(name: str, items: list[Binding | None], where: str) -> Bindin
         return first
     if first is not None and first.value is not None and all(item is not None and item.value == first.value for item in items):
         origin = first.origin if all(item is not None and item.origin is first.origin for item in items) else None
-        return Binding(first.value, origin, None, exported)
+        return Binding(first.value, origin, None, exported, first.fields if origin is not None else None)
     alternatives = list(dict.fromkeys(_describe(item) for item in items))
     return Binding(None, None, f"{name} differs between the branches of {where}: {' or '.join(alternatives)}", exported)
 

@@ -6,7 +6,7 @@ the tree `recipelint.parse.yamlfile` builds from ruamel's composer, node for nod
 span (libyaml's marks: a block collection ends where the next token starts, an empty value sits
 just after its colon, the stream ends on a line of its own). Anything else it declines (returns
 None) and ruamel reads the file: anchors, aliases, tags, block scalars, multi-line scalars or
-flow collections, escapes, documents markers, tabs, CR, non-ASCII text, keys other than plain
+flow collections, escapes, document markers, tabs, CR and other control characters, non-ASCII text, keys other than plain
 tokens or simple quoted strings, and every error, whose message is ruamel's.
 `tests/test_yamlblock.py` holds it to ruamel on every YAML file the tests carry and on generated
 documents.
@@ -27,6 +27,8 @@ _KEY = re.compile(r"[^\s\-?:,\[\]{}#&*!|>'\"%@`][^\s:,\[\]{}#]*")
 _PLAIN_START = set("-?:,[]{}#&*!|>'\"%@`")
 _FLOW_STOP = set(",[]{}")
 _MAX_DEPTH = 100
+# YAML allows no control character but tab and line ends; tabs and CR are left to ruamel too.
+_NOT_PRINTABLE = re.compile(rb"[\x00-\x09\x0b-\x1f\x7f]")
 
 Line = tuple[int, int, str]  # (line number from 0, indentation, the line's text)
 
@@ -38,7 +40,7 @@ class _Decline(Exception):
 def read_block(source: SourceText, resolve: Callable[[str, str, bool], object]) -> Node | None:
     """The document's root node, or None when the text is outside the subset."""
     data = source.data
-    if not data.isascii() or b"\t" in data or b"\r" in data:
+    if not data.isascii() or _NOT_PRINTABLE.search(data):
         return None
     try:
         return _Reader(source, resolve).document()
