@@ -258,14 +258,20 @@ class _Builder:
 
     def split_use(self, node: Any) -> list[Word] | None:
         """The words an unquoted `$var` or `${var}` becomes when var's value has blanks (bash
-        splits it): copies of the words the assignment recorded; None: one word, as written."""
+        splits it; an empty value passes no word): copies of the words the assignment recorded,
+        each in its place there, else the value's pieces at the expansion. None: one word."""
         if node.type not in ("simple_expansion", "expansion"):
             return None
         match = _VAR_IN_BRACES.match(self.text(node))
         binding = self.env.vars.get(match.group(1) or match.group(2)) if match else None
-        if binding is None or binding.fields is None:
+        if binding is None:
             return None
-        return [replace(field) for field in binding.fields]
+        if binding.fields is not None:
+            return [replace(field) for field in binding.fields]
+        value = binding.value
+        if value is None or (value and value.strip() == value and " " not in value and "\n" not in value):
+            return None
+        return _pieces(value, self.span(node))
 
     def fields(self, node: Any) -> list[Word] | None:
         """The words a quoted value (`"--nproc_per_node $GPUS \\ --nnodes 2"`) splits into at an
@@ -286,10 +292,20 @@ class _Builder:
             if atom is not None:
                 groups[-1].append((atom.start_byte, atom.end_byte, atom))
                 position = atom.end_byte
-        groups = [group for group in groups if group]
-        if len(groups) < 2:
-            return None
-        return [self.field_word(group) for group in groups]
+        words = [word for group in groups if group for word in self.field_words(group)]
+        return words if len(words) != 1 else None
+
+    def field_words(self, group: list[tuple[int, int, Any]]) -> list[Word]:
+        """The words one blank-free stretch of a quoted value gives at an unquoted use: an
+        expansion in it is split in turn (`ds_args=" --deepspeed_config=x ${ds_args}"`)."""
+        if len(group) == 1 and not isinstance(group[0][2], str):
+            fields = self.fields(group[0][2])
+            if fields is not None:
+                return [replace(field) for field in fields]
+        word = self.field_word(group)
+        if word.value is None or not word.value or (word.value.strip() == word.value and " " not in word.value):
+            return [word] if word.value != "" else []
+        return _pieces(word.value, word.span)
 
     def split_literal(self, start: int, stop: int, groups: list[list[tuple[int, int, Any]]], escapes: bool) -> None:
         """Literal bytes of a quoted value, cut at blanks into the groups (a backslash-newline
@@ -855,6 +871,19 @@ def _runs(nodes: list[Any]) -> list[list[Any]]:
         else:
             runs.append([node])
     return runs
+
+
+def _pieces(value: str, span: Span) -> list[Word]:
+    """A value's words after bash splits it, each at `span` (where the expansion is): the value
+    came from text that holds no single place for each piece."""
+    pieces = []
+    for piece in value.split():
+        word = Word(piece, span, piece, None, None)
+        name, equals, rest = piece.partition("=")
+        if equals and name.startswith("-"):
+            word.option = (name, Word(rest, span, rest, None, None))
+        pieces.append(word)
+    return pieces
 
 
 def _argument_nodes(command: Any) -> list[Any]:

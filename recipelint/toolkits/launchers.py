@@ -226,25 +226,6 @@ def _count(name: str, word: Word | None, script: ShellScript, at: int, command: 
     return setting
 
 
-def split_words(words: list[Word]) -> list[Word]:
-    """The words a command gets after bash splits unquoted expansions: `deepspeed train.py
-    $ds_args` with ds_args="--deepspeed_config ds.json" passes two words. Each piece keeps the
-    span of the expansion; an empty unquoted expansion passes nothing."""
-    out: list[Word] = []
-    for word in words:
-        unquoted = word.ref is not None and word.text.startswith("$")
-        if not unquoted or word.value is None or (word.value.strip() == word.value and " " not in word.value and word.value):
-            out.append(word)
-            continue
-        for piece in word.value.split():
-            item = Word(piece, word.span, piece, None, None, reason=None)
-            name, equals, value = piece.partition("=")
-            if equals and name.startswith("-"):
-                item.option = (name, Word(value, word.span, value, None, None))
-            out.append(item)
-    return out
-
-
 def repo_root(folder: Path) -> Path | None:
     """The nearest folder at or above `folder` with .git, pyproject.toml or setup.py."""
     current = folder

@@ -33,7 +33,6 @@ from recipelint.toolkits.launchers import (
     scan_options,
     search_places,
     setting_from_word,
-    split_words,
     word_text,
 )
 
@@ -147,8 +146,7 @@ def _unknown_launcher(script: ShellScript, command: Command, launcher: int, inde
 
 def load_ds_launches(script: ShellScript, files: FileCache, root: Path) -> list[Recipe]:
     recipes = []
-    for original in script.commands:
-        command = Command(split_words(original.words), original.span, original.env, original.scope, original.cwd)
+    for command in script.commands:
         found = program(command.words)
         flag = ds_flag(command.words, found[0] + 1) if found is not None else None
         if flag is None:
@@ -167,7 +165,7 @@ def load_ds_launches(script: ShellScript, files: FileCache, root: Path) -> list[
         filler = "accelerate" if accelerate else ("hf" if name == "--deepspeed" else "none")
         recipe = Recipe(root=root, toolkit="deepspeed", script=script, ds_filler=filler)
         recipe.launch = _launch(script, command, launcher, index)
-        recipe.places = search_places(script, original)
+        recipe.places = search_places(script, command)
         _link(recipe, script, command, value, files)
         _script_args(recipe, script, command, index)
         recipes.append(recipe)
@@ -196,8 +194,8 @@ def named_json(script: ShellScript) -> list[str]:
     """The DeepSpeed configs the script's launches name, so a folder check lints each with its
     launch, not a second time alone."""
     found = []
-    for original in script.commands:
-        words = split_words(original.words)
+    for command in script.commands:
+        words = command.words
         launch = program(words)
         flag = ds_flag(words, launch[0] + 1) if launch is not None else None
         if flag is not None and flag[1].value and _names_a_file(flag[1]):
