@@ -166,6 +166,14 @@ class ShellScript:
 
 
 _VAR_IN_BRACES = re.compile(r"^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$|^\$([A-Za-z_][A-Za-z0-9_]*)$")
+
+
+def _plain_variable(text: str) -> str | None:
+    """The variable a word is exactly (`$x` or `${x}`), or None."""
+    match = _VAR_IN_BRACES.match(text)
+    return (match.group(1) or match.group(2)) if match else None
+
+
 # `X=$1` in an option loop (`case $1 in --deepspeed) shift; DS=$1`): the command line may override X.
 _POSITIONAL = re.compile(r'^"?\$(\{[1-9]\}|[1-9]|\{?OPTARG\}?)"?$')
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -237,9 +245,7 @@ class _Builder:
         if kind == "string" and node.named_child_count == 1 and node.named_children[0].type in ("simple_expansion", "expansion"):
             inner = node.named_children[0]
         if inner.type in ("simple_expansion", "expansion"):
-            match = _VAR_IN_BRACES.match(self.text(inner))
-            if match:
-                ref = match.group(1) or match.group(2)
+            ref = _plain_variable(self.text(inner))
             edit_span = None
             if self.default_of(inner) is not None:
                 ref = self.expansion_name(inner)
@@ -256,14 +262,16 @@ class _Builder:
         word.option = self.option_of([node])
         return word
 
+    def plain_binding(self, node: Any) -> Binding | None:
+        """The binding of the variable an expansion node is exactly, if any."""
+        name = _plain_variable(self.text(node)) if node.type in ("simple_expansion", "expansion") else None
+        return self.env.vars.get(name) if name else None
+
     def split_use(self, node: Any) -> list[Word] | None:
         """The words an unquoted `$var` or `${var}` becomes when var's value has blanks (bash
         splits it; an empty value passes no word): copies of the words the assignment recorded,
         each in its place there, else the value's pieces at the expansion. None: one word."""
-        if node.type not in ("simple_expansion", "expansion"):
-            return None
-        match = _VAR_IN_BRACES.match(self.text(node))
-        binding = self.env.vars.get(match.group(1) or match.group(2)) if match else None
+        binding = self.plain_binding(node)
         if binding is None:
             return None
         if binding.fields is not None:
@@ -277,8 +285,7 @@ class _Builder:
         """The words a quoted value (`"--nproc_per_node $GPUS \\ --nnodes 2"`) splits into at an
         unquoted use; `A=$B` takes B's. None when the value has no blank outside an expansion."""
         if node.type in ("simple_expansion", "expansion"):
-            match = _VAR_IN_BRACES.match(self.text(node))
-            binding = self.env.vars.get(match.group(1) or match.group(2)) if match else None
+            binding = self.plain_binding(node)
             return binding.fields if binding is not None else None
         if node.type not in ("string", "raw_string"):
             return None
@@ -347,10 +354,8 @@ class _Builder:
         literal = all(isinstance(part, str) for _, _, part in group)
         word = Word(text, span, value, None, span if literal and text == value else None, reason=reason)
         if len(group) == 1 and not literal:
-            match = _VAR_IN_BRACES.match(text)
-            if match:
-                word.ref = match.group(1) or match.group(2)
-                word.binding = self.env.vars.get(word.ref)
+            word.ref = _plain_variable(text)
+            word.binding = self.env.vars.get(word.ref) if word.ref else None
         option = re.match(r"(-{1,2}[A-Za-z0-9_.\-]+)=", text)
         if option and literal:
             cut = start + len(option.group(0).encode())

@@ -110,13 +110,7 @@ class _Reader:
 
     def key(self, line: str, column: int) -> tuple[str, int, int]:
         """(key, where its text ends, where its colon is)."""
-        if line[column] in "'\"":
-            value, end = self.quoted(line, column)
-        else:
-            found = _KEY.match(line, column)
-            if found is None:
-                raise _Decline
-            value, end = found.group(), found.end()
+        value, end = self.key_text(line, column)
         if line[end : end + 1] != ":" or line[end + 1 : end + 2] not in ("", " "):
             raise _Decline
         return value, end, end
@@ -199,6 +193,15 @@ class _Reader:
             raise _Decline
         return node
 
+    def key_text(self, line: str, start: int) -> tuple[str, int]:
+        """A key, quoted or plain, and where it ends."""
+        if line[start] in "'\"":
+            return self.quoted(line, start)
+        found = _KEY.match(line, start)
+        if found is None:
+            raise _Decline
+        return found.group(), found.end()
+
     def quoted(self, line: str, start: int) -> tuple[str, int]:
         quote = line[start]
         if quote == '"':
@@ -227,13 +230,7 @@ class _Reader:
                 node.children.append(child)
             else:
                 key_start = position
-                if line[position] in "'\"":
-                    key, position = self.quoted(line, position)
-                else:
-                    found = _KEY.match(line, position)
-                    if found is None:
-                        raise _Decline
-                    key, position = found.group(), found.end()
+                key, position = self.key_text(line, position)
                 if not line.startswith(": ", position):
                     raise _Decline
                 key_end = position
