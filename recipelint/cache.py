@@ -58,6 +58,9 @@ class ResultCache:
         self._buckets: dict[str, _Bucket] = {}  # read from disk
         self._new: dict[str, dict[str, Any]] = {}  # written in this run, by bucket
         self._names: dict[tuple[int, int], str] = {}
+        # One row object per input for the run: entries share them, so a helper's results pickle
+        # each once and the bucket table is built by identity.
+        self._rows: dict[tuple[str, str], list[Any]] = {}
 
     @contextmanager
     def tracking(self) -> Iterator[None]:
@@ -209,16 +212,19 @@ class ResultCache:
         stat only when older than the run by `RACY_SECONDS`, and hashed with its stat checked on
         both sides, so the hash is of the content the check read."""
         found = []
-        for (kind, path), seen in recorder.events.items():
+        for event, seen in recorder.events.items():
+            kind, path = event
             now = self._signature(kind, path)
             if kind == deps.READ and isinstance(now, list):
                 if now != seen or max(now[2], now[5]) >= (self.started - RACY_SECONDS) * 1e9:
                     return None  # changed while the check ran, or too recent for its times to tell
-                found.append([kind, path, now, self._content(path, now)])
-                continue
-            if kind != deps.VALUE and now != seen:
+            elif kind != deps.VALUE and now != seen:
                 return None
-            found.append([kind, path, now])
+            row = self._rows.get(event)
+            if row is None:
+                row = [kind, path, now, self._content(path, now)] if kind == deps.READ and isinstance(now, list) else [kind, path, now]
+                self._rows[event] = row
+            found.append(row)
         return {"deps": found, "outcome": outcome}
 
     def _content(self, path: str, signature: list[Any]) -> str | None:
@@ -313,14 +319,19 @@ class _Bucket:
     def merged(self, fresh: dict[str, Any]) -> bytes:
         """This bucket with the fresh entries in, as the bytes of its file."""
         rows: dict[tuple[Any, ...], int] = {}
+        by_identity: dict[int, int] = {}  # a row object seen before (entries of one run share them)
         table: list[list[Any]] = []
         entries: dict[str, Any] = {}
 
         def index(row: list[Any]) -> int:
+            known = by_identity.get(id(row))
+            if known is not None:
+                return known
             key = (row[0], row[1], id(row[2]), row[3] if len(row) > 3 else None)
             if key not in rows:
                 rows[key] = len(table)
-                table.append(row)
+                table.append(row)  # kept alive by the table: its id is not reused meanwhile
+            by_identity[id(row)] = rows[key]
             return rows[key]
 
         for name, entry in self.entries.items():
