@@ -174,3 +174,8 @@ def test_a_value_without_blanks_or_unknown_stays_one_word() -> None:
     assert [(w.text, w.value) for w in words] == [("run", "run"), ("$A", "--x=1"), ("$B", None)]
     words = last_words("A='a  b'\nrun $A\n")
     assert [w.value for w in words] == ["run", "a", "b"]
+
+
+def test_an_expansion_with_a_default_is_split_too() -> None:
+    words = last_words('deepspeed train.py ${ds_args:-"--deepspeed_config ds.json"}\n')
+    assert [w.value for w in words] == ["deepspeed", "train.py", "--deepspeed_config", "ds.json"]

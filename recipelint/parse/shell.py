@@ -268,18 +268,17 @@ class _Builder:
         return self.env.vars.get(name) if name else None
 
     def split_use(self, node: Any) -> list[Word] | None:
-        """The words an unquoted `$var` or `${var}` becomes when var's value has blanks (bash
-        splits it; an empty value passes no word): copies of the words the assignment recorded,
-        each in its place there, else the value's pieces at the expansion. None: one word."""
+        """The words an unquoted expansion becomes when its value has blanks (bash splits it;
+        an empty value passes no word): for `$var`, copies of the words var's assignment
+        recorded, each in its place there; else the value's pieces at the expansion
+        (`${args:-"--a 1"}`). None: one word, as written."""
+        if node.type not in ("simple_expansion", "expansion"):
+            return None
         binding = self.plain_binding(node)
-        if binding is None:
-            return None
-        if binding.fields is not None:
+        if binding is not None and binding.fields is not None:
             return [replace(field) for field in binding.fields]
-        value = binding.value
-        if value is None or (value and value.strip() == value and " " not in value and "\n" not in value):
-            return None
-        return _pieces(value, self.span(node))
+        value = binding.value if binding is not None else self.evaluate(node)[0]
+        return _split(value, self.span(node))
 
     def fields(self, node: Any) -> list[Word] | None:
         """The words a quoted value (`"--nproc_per_node $GPUS \\ --nnodes 2"`) splits into at an
@@ -310,9 +309,8 @@ class _Builder:
             if fields is not None:
                 return [replace(field) for field in fields]
         word = self.field_word(group)
-        if word.value is None or not word.value or (word.value.strip() == word.value and " " not in word.value):
-            return [word] if word.value != "" else []
-        return _pieces(word.value, word.span)
+        pieces = _split(word.value, word.span)
+        return pieces if pieces is not None else [word]
 
     def split_literal(self, start: int, stop: int, groups: list[list[tuple[int, int, Any]]], escapes: bool) -> None:
         """Literal bytes of a quoted value, cut at blanks into the groups (a backslash-newline
@@ -878,9 +876,12 @@ def _runs(nodes: list[Any]) -> list[list[Any]]:
     return runs
 
 
-def _pieces(value: str, span: Span) -> list[Word]:
-    """A value's words after bash splits it, each at `span` (where the expansion is): the value
-    came from text that holds no single place for each piece."""
+def _split(value: str | None, span: Span) -> list[Word] | None:
+    """A known value's words after bash splits it, each at `span` (where the expansion is: the
+    value came from text that holds no single place for each piece); None when splitting leaves
+    it as it is (no blank in it) or it is unknown. An empty value gives no word."""
+    if value is None or value.split() == [value]:
+        return None
     pieces = []
     for piece in value.split():
         word = Word(piece, span, piece, None, None)
