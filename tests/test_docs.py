@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import pytest
 
 from recipelint.docs import rules_markdown
@@ -41,3 +43,23 @@ def test_every_schema_is_valid_2020_12_with_id_and_title(name: str) -> None:
     schema = load_schema(name)
     Draft202012Validator.check_schema(schema)
     assert schema["$id"].endswith(name) and schema["title"] and schema["description"]
+
+
+@functools.cache
+def _rules_listing() -> str:
+    from typer.testing import CliRunner
+
+    from recipelint.cli import app
+
+    return CliRunner().invoke(app, ["rules"]).output
+
+
+@pytest.mark.parametrize("code", sorted(all_rules()))
+def test_rules_listing_shows_the_whole_first_sentence(code: str) -> None:
+    """`recipelint rules` shows the docstring's whole first paragraph: a summary wrapped over two
+    lines (RL104's) was cut mid-sentence."""
+    rule = all_rules()[code]
+    first = " ".join(rule.doc.strip().split("\n\n", 1)[0].split())
+    assert rule.summary == first and first.endswith((".", ")", "?")), rule.summary
+    row = next(line for line in _rules_listing().splitlines() if line.startswith(f"{code} "))
+    assert row.endswith(rule.summary)
