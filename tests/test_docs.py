@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import re
 
 import pytest
 
@@ -63,3 +64,63 @@ def test_rules_listing_shows_the_whole_first_sentence(code: str) -> None:
     assert rule.summary == first and first.endswith((".", ")", "?")), rule.summary
     row = next(line for line in _rules_listing().splitlines() if line.startswith(f"{code} "))
     assert row.endswith(rule.summary)
+
+
+# What a rule page may cite: every source a user can open. An upstream file at a tag or commit
+# (`owner/repo@ref:path`), an upstream issue or pull request (`owner/repo#N`), a page of docs/,
+# a file of this repository, or a public URL. The private reference notes (`wenet.md 3.2`) are
+# none of these.
+_UPSTREAM = re.compile(r"(?<![\w/.-])([A-Za-z0-9][\w.-]*/[\w.-]+)@([\w.+-]+):([\w./-]+)")
+_ISSUE = re.compile(r"(?<![\w/.-])[A-Za-z0-9][\w.-]*/[\w.-]+#\d+")
+_DOCS = re.compile(r"(?<![\w/.-])docs/[\w./-]+\.md")
+_LOCAL = re.compile(r"(?<![\w/.-])(?:recipelint|schemas|bench|examples|tools)/[\w./-]*[\w/]")
+_URL = re.compile(r"https://[^\s);,]+")
+_NOTES = re.compile(r"(?<![\w/-])(?:wenet|deepspeed|xtuner|xtuner-commands|anchors)\.md\b|shared/reference")
+_REF = re.compile(r"v?\d+(?:\.\d+)*(?:[-.+]\w+)*|[0-9a-f]{7,40}")
+
+
+@functools.cache
+def _fetched_commits() -> dict[str, set[str]]:
+    """The commits and tags each upstream repository's files in tests/data were copied from."""
+    refs: dict[str, set[str]] = {}
+    for source in (REPO / "tests" / "data").rglob("SOURCE.md"):
+        text = source.read_text()
+        named = set(re.findall(r"github\.com/([\w.-]+/[\w.-]+)", text))
+        for row in re.findall(r"\|\s*`?[\w.-]+`?\s*\|\s*([\w.-]+/[\w.-]+)\s*\|\s*`([0-9a-f]{40})`", text):
+            refs.setdefault(row[0], set()).add(row[1])
+        for repo in named:
+            refs.setdefault(repo.removesuffix(".git"), set()).update(re.findall(r"\b[0-9a-f]{40}\b", text))
+    return refs
+
+
+def _citations(code: str) -> tuple[str, str]:
+    rule = all_rules()[code]
+    return rule.source, rule.doc
+
+
+@pytest.mark.parametrize("code", sorted(all_rules()))
+def test_rule_sources_are_pages_a_user_can_open(code: str) -> None:
+    source, doc = _citations(code)
+    for text in (source, doc):
+        assert not _NOTES.search(text), f"{code} cites a private note: {_NOTES.search(text)}"
+        for page in _DOCS.findall(text):
+            assert (REPO / page).is_file(), f"{code} cites {page}, which docs/ does not have"
+        for repo, ref, path in _UPSTREAM.findall(text):
+            assert _REF.fullmatch(ref) and not path.startswith("/"), f"{code}: {repo}@{ref}:{path}"
+            known = _fetched_commits().get(repo)
+            if known and re.fullmatch(r"[0-9a-f]{7,40}", ref):
+                assert any(c.startswith(ref) for c in known), f"{code}: {repo}@{ref} is none of the commits tests/data holds"
+    openable = [pattern.search(source) for pattern in (_UPSTREAM, _ISSUE, _DOCS, _LOCAL, _URL)]
+    assert any(openable), f"{code}'s SOURCE cites nothing a user can open: {source!r}"
+    for local in _LOCAL.findall(_UPSTREAM.sub("", _URL.sub("", source))):
+        assert (REPO / local).exists(), f"{code} cites {local}, which this repository does not have"
+
+
+def test_citation_check_refuses_a_private_note_and_a_dead_page() -> None:
+    assert _NOTES.search("wenet.md 3.2: torch DataLoader rejects prefetch_factor")
+    assert not _NOTES.search("docs/toolkits/deepspeed.md and docs/hardware.md")
+    assert not (REPO / "docs" / "nowhere.md").exists()
+    assert _UPSTREAM.findall("wenet-e2e/wenet@01546996:wenet/bin/train.py (argparse)") == [
+        ("wenet-e2e/wenet", "01546996", "wenet/bin/train.py")
+    ]
+    assert any(c.startswith("01546996") for c in _fetched_commits()["wenet-e2e/wenet"])

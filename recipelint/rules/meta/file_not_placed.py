@@ -36,7 +36,7 @@ CODE = "RL011"
 NAME = "file-not-placed"
 SEVERITY = Severity.INFO
 FIXABLE = False
-SOURCE = "recipelint's own placement: DeepSpeed signature keys, WeNet top-level keys, run scripts that name the file"
+SOURCE = "recipelint's own placement: DeepSpeed signature keys, WeNet top-level keys, run scripts that name the file (recipelint/discovery.py, docs/usage.md)"
 
 
 def check(ctx: Context) -> Iterator[Diagnostic | None]:

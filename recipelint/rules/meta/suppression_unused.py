@@ -37,7 +37,9 @@ CODE = "RL002"
 NAME = "suppression-unused"
 SEVERITY = Severity.WARNING
 FIXABLE = False
-SOURCE = "ruff RUF100 (anchors.md A.1)"
+SOURCE = (
+    "ruff RUF100 (astral-sh/ruff@cff8b559:crates/ruff_linter/src/rules/ruff/rules/unused_noqa.rs); the suppression syntax in docs/usage.md"
+)
 
 
 def check(ctx: Context) -> Iterator[Diagnostic | None]:

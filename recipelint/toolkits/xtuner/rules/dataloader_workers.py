@@ -8,7 +8,7 @@ which decode images in `__getitem__`, that is in the DataLoader workers.
 ## Why is this bad
 Too many workers starve the training processes (see RL102). With 0 workers, every image of
 every batch is decoded in the training process between steps: the GPUs wait. XTuner's own
-LLaVA and InternVL configs use 4 (82 shipped configs; xtuner.md 4).
+LLaVA and InternVL configs use 4 (82 shipped configs under InternLM/xtuner@v0.2.0:xtuner/configs).
 
 ## Example
 `dataloader_num_workers = 16` with 8 ranks on a 64-CPU node: 8 x 17 = 136 > 64.
@@ -35,7 +35,7 @@ CODE = "RL807"
 NAME = "xtuner-dataloader-workers"
 SEVERITY = Severity.WARNING
 FIXABLE = True
-SOURCE = "core CPU formula (tuner.cpu_worker_cap); xtuner.md 2, 4 (image datasets decode in workers; shipped value 4)"
+SOURCE = "the CPU formula in recipelint/tuner.py (cpu_worker_cap, docs/tuner.md); InternLM/xtuner@v0.2.0:xtuner/configs (image datasets decode in workers; shipped value 4)"
 FACTS = ("cpus",)
 IMAGE_DATASETS = {"LLaVADataset", "InternVL_V1_5_Dataset"}
 SHIPPED_IMAGE_WORKERS = 4

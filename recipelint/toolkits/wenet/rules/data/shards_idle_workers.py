@@ -32,7 +32,7 @@ CODE = "RL201"
 NAME = "shards-idle-workers"
 SEVERITY = Severity.WARNING
 FIXABLE = True
-SOURCE = "wenet.md 3.3: lines are split over world_size x num_workers readers"
+SOURCE = "wenet-e2e/wenet@01546996:wenet/dataset/datapipes.py (ShardDataPipe): lines are split over world_size x num_workers readers"
 
 
 def check(ctx: Context) -> Iterator[Diagnostic | None]:

@@ -43,7 +43,7 @@ CODE = "RL102"
 NAME = "cpu-oversubscription"
 SEVERITY = Severity.WARNING
 FIXABLE = True
-SOURCE = "formula ranks_per_node x num_workers <= usable CPUs, or the measured plateau (tuner.loader_worker_cap; bench/fidelity)"
+SOURCE = "formula ranks_per_node x num_workers <= usable CPUs, or the measured plateau (loader_worker_cap in recipelint/tuner.py, docs/tuner.md; bench/fidelity)"
 FACTS = ("cpus",)
 
 
