@@ -8,7 +8,7 @@ from pathlib import Path
 
 from recipelint.parse import kind_of
 from recipelint.parse.files import FileCache, SourceError
-from recipelint.parse.span import Span
+from recipelint.parse.span import SourceText, Span
 from recipelint.records import dataclass, field
 
 _PATTERN = re.compile(r"#\s*recipelint:\s*(ignore|ignore-file)\[([A-Za-z0-9_,\s-]*)\]\s*(.*)$")
@@ -22,6 +22,18 @@ class Suppression:
     whole_file: bool
     standalone: bool  # the comment is alone on its line: it covers the next line
     used: set[str] = field(default_factory=set)
+    written: list[str] = field(default_factory=list)  # the codes as written (`rl101`), in order
+    bracket: Span | None = None  # inside the brackets: what a fix rewrites to drop some codes
+    removal: Span | None = None  # the comment with the blanks before it, or its whole line when alone on it
+
+    def without(self, dropped: set[str]) -> tuple[Span, str] | None:
+        """The edit that takes `dropped` (codes as read, upper case) out of this comment: the
+        bracket's codes rewritten, or the whole comment removed when no code is left (as ruff's
+        RUF100 does); the rest of the line stays byte for byte."""
+        kept = [w for w, c in zip(self.written, self.codes, strict=False) if c not in dropped]
+        if not kept:
+            return (self.removal, "") if self.removal is not None else None
+        return (self.bracket, ", ".join(kept)) if self.bracket is not None else None
 
     def covers(self, code: str, line: int) -> bool:
         if not any(code.startswith(c) or c == "ALL" for c in self.codes):
@@ -50,15 +62,31 @@ def read_suppressions(path: Path, files: FileCache) -> list[Suppression]:
             start = source.offset(number - 1, match.start())
             end = source.offset(number - 1, len(line.rstrip("\r")))
             span = source.span(start, end)
+            written = [c.strip() for c in codes.split(",") if c.strip()]
+            bracket = source.span(source.offset(number - 1, match.start(2)), source.offset(number - 1, match.end(2)))
             found.append(
                 Suppression(
                     span,
-                    [c.strip().upper() for c in codes.split(",") if c.strip()],
+                    [c.upper() for c in written],
                     reason.strip(),
                     whole and kind == "ignore-file",
                     standalone,
+                    written=written,
+                    bracket=bracket,
+                    removal=_removal(source, span, standalone),
                 )
             )
         if stripped and not stripped.startswith("#") and not stripped.startswith("---"):
             in_header = False
     return found
+
+
+def _removal(source: SourceText, comment: Span, standalone: bool) -> Span | None:
+    """What deleting a comment removes: its whole line when it stands alone, else the comment and
+    the blanks between it and the code before it (`x=1  # ...` becomes `x=1`)."""
+    if standalone:
+        return source.whole_lines(comment, comment)
+    start = comment.start
+    while start > 0 and source.data[start - 1 : start] in (b" ", b"\t"):
+        start -= 1
+    return source.span(start, comment.end)
