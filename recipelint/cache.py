@@ -522,7 +522,9 @@ def _encode_outcome(outcome: Outcome) -> dict[str, Any]:
                 "files": item.files,
                 "errors": [_error(e) for e in item.errors],
                 "suppressions": {
-                    str(path): [[_span(s.span), s.codes, s.reason, s.whole_file, s.standalone, s.written, *_spans(s)] for s in items]
+                    str(path): [
+                        [_span(s.span), s.codes, s.reason, s.whole_file, s.standalone, s.written, *_spans(s), list(s.reach)] for s in items
+                    ]
                     for path, items in item.suppressions.items()
                 },
                 "machine": item.machine,
@@ -551,8 +553,9 @@ def _decode_outcome(data: dict[str, Any]) -> Outcome:
                     written=written,
                     bracket=_unspan_or_none(bracket),
                     removal=_unspan_or_none(removal),
+                    reach=(reach[0], reach[1]),
                 )
-                for span, codes, reason, whole, standalone, written, bracket, removal in items
+                for span, codes, reason, whole, standalone, written, bracket, removal, reach in items
             ]
             for path, items in item["suppressions"].items()
         }

@@ -22,6 +22,9 @@ class Suppression:
     whole_file: bool
     standalone: bool  # the comment is alone on its line: it covers the next line
     used: set[str] = field(default_factory=set)
+    # The lines it covers, first and last: the command it ends (lines continued with `\` into its
+    # own), or, alone on its line, the command that starts on the next line.
+    reach: tuple[int, int] = (0, 0)
     written: list[str] = field(default_factory=list)  # the codes as written (`rl101`), in order
     bracket: Span | None = None  # inside the brackets: what a fix rewrites to drop some codes
     removal: Span | None = None  # the comment with the blanks before it, or its whole line when alone on it
@@ -38,7 +41,9 @@ class Suppression:
     def covers(self, code: str, line: int) -> bool:
         if not any(code.startswith(c) or c == "ALL" for c in self.codes):
             return False
-        return self.whole_file or line == self.span.line or (self.standalone and line == self.span.line + 1)
+        if self.whole_file or line == self.span.line or (self.standalone and line == self.span.line + 1):
+            return True
+        return self.reach[0] <= line <= self.reach[1]
 
 
 def read_suppressions(path: Path, files: FileCache) -> list[Suppression]:
@@ -52,7 +57,8 @@ def read_suppressions(path: Path, files: FileCache) -> list[Suppression]:
         return []
     found = []
     in_header = True
-    for number, line in enumerate(source.text.splitlines(), start=1):
+    lines = source.text.splitlines()
+    for number, line in enumerate(lines, start=1):
         stripped = line.strip()
         match = _PATTERN.search(line)
         if match:
@@ -74,6 +80,7 @@ def read_suppressions(path: Path, files: FileCache) -> list[Suppression]:
                     written=written,
                     bracket=bracket,
                     removal=_removal(source, span, standalone),
+                    reach=_reach(lines, number, standalone),
                 )
             )
         if stripped and not stripped.startswith("#") and not stripped.startswith("---"):
@@ -90,3 +97,22 @@ def _removal(source: SourceText, comment: Span, standalone: bool) -> Span | None
     while start > 0 and source.data[start - 1 : start] in (b" ", b"\t"):
         start -= 1
     return source.span(start, comment.end)
+
+
+def _reach(lines: list[str], number: int, standalone: bool) -> tuple[int, int]:
+    """The lines a comment on line `number` covers. A comment cannot follow a `\\` that continues
+    a command, so one written for a flag of a command over several lines ends the command's last
+    line (or stands alone above its first) and covers every line of it."""
+
+    def continued(line: int) -> bool:  # 1-based
+        return 1 <= line <= len(lines) and lines[line - 1].rstrip().endswith("\\")
+
+    if standalone:
+        last = number + 1
+        while continued(last):
+            last += 1
+        return number + 1, last
+    first = number
+    while continued(first - 1):
+        first -= 1
+    return first, number
