@@ -239,7 +239,7 @@ class Context:
             ), f"measured batches/s by num_workers on {measured['cores']} cores ({rates}), {_measured_source(measured)}"
         if not isinstance(cpus, int):
             return None
-        return tuner.loader_worker_cap(cpus, ranks), "formula: ranks_per_node x num_workers <= usable CPUs"
+        return tuner.loader_worker_cap(cpus, ranks), f"formula: {tuner.CPU_FORMULA}"
 
     @cached_property
     def loader_plan(self) -> tuner.LoaderPlan:

@@ -124,3 +124,27 @@ def test_citation_check_refuses_a_private_note_and_a_dead_page() -> None:
         ("wenet-e2e/wenet", "01546996", "wenet/bin/train.py")
     ]
     assert any(c.startswith("01546996") for c in _fetched_commits()["wenet-e2e/wenet"])
+
+
+# A page or rule doc stating the CPU formula: `ranks x num_workers`, `ranks_per_node x
+# (dataloader_num_workers + 1)`, ...; group 1 is the `+ 1` of a core kept for each trainer.
+_CPU_STATED = re.compile(r"ranks(?:_per_node)? x \(?(?:dataloader_)?num_workers( \+ 1)?")
+
+
+def test_one_cpu_formula_in_the_code_the_rules_and_the_pages() -> None:
+    from recipelint import tuner
+
+    for cpus in range(1, 130):
+        for ranks in (1, 2, 3, 4, 8, 16):
+            cap = tuner.loader_worker_cap(cpus, ranks)
+            assert cap == 1 or ranks * cap <= cpus < ranks * (cap + 1), (cpus, ranks, cap)
+    assert tuner.CPU_FORMULA == "ranks_per_node x num_workers <= usable CPUs"
+    texts = {str(page.relative_to(REPO)): page.read_text() for page in (REPO / "docs").rglob("*.md")}
+    texts.update({code: rule.doc for code, rule in all_rules().items()})
+    stated = {name: [m.group(0) for m in _CPU_STATED.finditer(text)] for name, text in texts.items()}
+    assert all(s.endswith("num_workers") for found in stated.values() for s in found), {n: f for n, f in stated.items() if f}
+    for name in ("docs/tuner.md", "RL102"):
+        assert tuner.CPU_FORMULA in texts[name], name
+    assert stated["docs/hardware.md"] and stated["RL807"] and stated["RL101"]
+    old = _CPU_STATED.search("ranks x (num_workers + 1)")  # what docs/hardware.md said
+    assert old is not None and old.group(1)

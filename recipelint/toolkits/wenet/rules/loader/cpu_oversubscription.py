@@ -61,7 +61,7 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
         return
     setting = recipe.arg("num_workers")
     if cap[1].startswith("formula"):
-        message = oversubscribed(ranks, workers, cpus.value, with_trainer=False)
+        message = oversubscribed(ranks, workers, cpus.value)
     else:
         message = (
             f"num_workers {workers} is past the measured throughput plateau: {cap[0]} worker(s) reach within 10 % of the best batches/s"

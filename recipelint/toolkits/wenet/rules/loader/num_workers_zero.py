@@ -16,7 +16,7 @@ torchrun ... wenet/bin/train.py --config conf/train.yaml --num_workers 0
 
 ## Fix
 Sets `num_workers` to the tuner's plan: the largest value within the CPU budget
-(`ranks_per_node x (num_workers + 1) <= usable CPUs`) and the shard count
+(`ranks_per_node x num_workers <= usable CPUs`, the formula RL102 checks) and the shard count
 (`shards // world_size`), starting from upstream's recipe default of 8; never below 1.
 When the flag is missing it is added after the training script.
 
