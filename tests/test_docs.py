@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import functools
 import re
+import shutil
+from pathlib import Path
 
 import pytest
 
@@ -148,3 +150,63 @@ def test_one_cpu_formula_in_the_code_the_rules_and_the_pages() -> None:
     assert stated["docs/hardware.md"] and stated["RL807"] and stated["RL101"]
     old = _CPU_STATED.search("ranks x (num_workers + 1)")  # what docs/hardware.md said
     assert old is not None and old.group(1)
+
+
+# Documented example runs: a fenced block whose first line is `$ recipelint ...` shows what the
+# command prints, shortened. Each line of the block is found in the output, in order; `...` in
+# a line stands for text left out, a line of `...` alone for lines left out.
+_EXAMPLE_FILES = REPO / "tests" / "data" / "diagnose" / "wenet-4node-v100"  # the logs the examples name
+
+
+def _examples() -> list[tuple[str, str, list[str]]]:
+    found = []
+    for page in sorted((REPO / "docs").rglob("*.md")):
+        blocks = re.findall(r"^```[^\n]*\n(.*?)^```", page.read_text(), re.M | re.S)
+        for block in blocks:
+            first, *shown = block.rstrip("\n").split("\n")
+            if first.startswith("$ recipelint "):
+                found.append((str(page.relative_to(REPO)), first[2:], shown))
+    return found
+
+
+def _shown_in(line: str, output: str) -> bool:
+    pieces = line.rstrip().split("...")
+    if not output.startswith(pieces[0].rstrip()):  # the line's start, its indent included
+        return False
+    at = 0
+    for piece in pieces:
+        at = output.find(piece.strip(), at)
+        if at < 0:
+            return False
+        at += len(piece.strip())
+    return True
+
+
+def test_the_docs_show_their_examples() -> None:
+    assert [page for page, _, _ in _examples()] == ["docs/diagnose.md", "docs/tuner.md"]
+
+
+@pytest.mark.parametrize(("page", "command", "shown"), _examples(), ids=[page for page, _, _ in _examples()])
+def test_a_documented_example_prints_what_the_page_shows(page: str, command: str, shown: list[str], tmp_path: Path) -> None:
+    import shlex
+
+    from tests.helpers import cli
+
+    (tmp_path / "examples").symlink_to(REPO / "examples")
+    for log in _EXAMPLE_FILES.iterdir():
+        shutil.copy(log, tmp_path / log.name)
+    result = cli(*shlex.split(command)[1:], cwd=tmp_path)
+    output = (result.stdout + result.stderr).splitlines()
+    at = 0
+    for line in shown:
+        if not line.strip() or line.strip() == "...":
+            continue
+        while at < len(output) and not _shown_in(line, output[at]):
+            at += 1
+        assert at < len(output), f"{page}: `{command}` does not print, at this point or later:\n{line}"
+        at += 1
+
+
+def test_an_example_line_the_run_does_not_print_is_caught() -> None:
+    assert _shown_in("Found 2 failure signatures ... 2 fixable with ...", "Found 2 failure signatures in 2 logs. 2 fixable with x")
+    assert not _shown_in("Found 2 failure signatures ... 3 fixable with ...", "Found 2 failure signatures in 2 logs. 2 fixable with x")
