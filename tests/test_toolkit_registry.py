@@ -41,7 +41,7 @@ def test_an_unregistered_suffix_is_not_a_target(tmp_path: Path) -> None:
 
 
 def test_the_registry_order() -> None:
-    assert [toolkit.name for toolkit in REGISTRY] == ["wenet", "xtuner", "deepspeed"]
+    assert [toolkit.name for toolkit in REGISTRY] == ["wenet", "xtuner", "deepspeed", "unjudged"]
 
 
 def _script(text: str) -> tuple[Target, FileCache]:

@@ -65,11 +65,12 @@ class Toolkit(Protocol):
 
 def _builtin() -> list[Toolkit]:
     from recipelint.toolkits.deepspeed import DEEPSPEED
+    from recipelint.toolkits.unjudged import UNJUDGED
     from recipelint.toolkits.wenet import WENET
     from recipelint.toolkits.xtuner import XTUNER
 
     # The order breaks ties: a script launching XTuner is XTuner's before it is a plain DeepSpeed launch.
-    return [WENET, XTUNER, DEEPSPEED]
+    return [WENET, XTUNER, DEEPSPEED, UNJUDGED]
 
 
 REGISTRY: list[Toolkit] = _builtin()

@@ -1,0 +1,34 @@
+"""A recipe per launch of a trainer recipelint does not judge: the command, and which trainer."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from recipelint.model import Recipe
+from recipelint.records import dataclass
+
+if TYPE_CHECKING:
+    from recipelint.parse.shell import Command, ShellScript
+    from recipelint.parse.span import SourceText
+    from recipelint.toolkits import Target
+
+
+@dataclass
+class TrainerLaunch:
+    """`Recipe.payload` of such a recipe: the launch as written, and the trainer it starts."""
+
+    source: SourceText
+    command: Command
+    trainer: str
+
+
+def load_launches(script: ShellScript, target: Target) -> list[Recipe]:
+    from recipelint.toolkits.unjudged import UNJUDGED, trainer
+
+    recipes = []
+    for command in script.commands:
+        started = trainer(command)
+        if started is not None:
+            payload = TrainerLaunch(script.source, command, started)
+            recipes.append(Recipe(root=target.root, toolkit=UNJUDGED.name, explicit=target.explicit, script=script, payload=payload))
+    return recipes
