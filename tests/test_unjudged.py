@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from recipelint import engine
-from tests.helpers import UPSTREAM, assert_snapshot, cli
+from tests.helpers import UPSTREAM, assert_snapshot, cli, describe, item
 
 LLAMA_FACTORY = UPSTREAM / "deepspeed" / "LLaMA-Factory"
 
@@ -70,3 +70,13 @@ def test_a_launch_another_toolkit_reads_is_judged_by_it() -> None:
     result = engine.check([LLAMA_FACTORY / "v0.7.0" / "examples" / "lora_multi_gpu" / "single_node.sh"])
     assert result.recipes and all(recipe.toolkit != "unjudged" for recipe in result.recipes)
     assert not any(d.code == "RL013" for d in result.diagnostics)
+
+
+def test_show_names_the_trainer_and_no_release() -> None:
+    readme = LLAMA_FACTORY / "main-ff6d4d12" / "README.md"
+    (description,) = describe([readme])[0]
+    assert description.toolkit == "unjudged"
+    trainer = item(description, "launch", "trainer")
+    assert trainer.value == "LLaMA-Factory (`llamafactory-cli train`)"
+    assert trainer.source == f"line {_lines_launching(readme)[0]}: not judged by recipelint (RL013)"
+    assert [section.title for section in description.sections] == ["launch", "findings"]  # no release is read

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from recipelint.model import Recipe
+from recipelint.model import Note, Recipe
 from recipelint.records import dataclass
 
 if TYPE_CHECKING:
@@ -30,5 +30,8 @@ def load_launches(script: ShellScript, target: Target) -> list[Recipe]:
         started = trainer(command)
         if started is not None:
             payload = TrainerLaunch(script.source, command, started)
-            recipes.append(Recipe(root=target.root, toolkit=UNJUDGED.name, explicit=target.explicit, script=script, payload=payload))
+            recipe = Recipe(root=target.root, toolkit=UNJUDGED.name, explicit=target.explicit, script=script, payload=payload)
+            where = f"line {command.span.line}"
+            recipe.notes.append(Note("launch", "trainer", started, f"{where}: not judged by recipelint (RL013)"))
+            recipes.append(recipe)
     return recipes
