@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -11,14 +12,32 @@ if TYPE_CHECKING:
     from recipelint.toolkits import Target
 
 
+# WeNet's evidence in a YAML: `dataset_conf` or `encoder` at the top (every train YAML of
+# wenet-e2e/wenet v2.2.1 and v3 has both, tests/data/corpus/wenet; docs/toolkits/wenet.md). A
+# key at column 0 of block-style YAML is a top-level key; found without parsing the file.
+EVIDENCE = ("dataset_conf", "encoder")
+_TOP_KEY = re.compile(rb"^(?:\xef\xbb\xbf)?(?:dataset_conf|encoder)[ \t]*:", re.MULTILINE)  # a BOM may open the file
+_PEEK_BYTES = 1 << 20  # a train YAML is a few KiB; its top-level keys are in the first MiB
+
+
+def has_evidence(target: Target) -> bool:
+    """A YAML with WeNet's keys at its top: a profile, a CI workflow or another trainer's YAML
+    (LLaMA-Factory's `model_name_or_path`/`stage`) is not a WeNet train config."""
+    from recipelint.parse.files import head
+
+    start = head(target.path, _PEEK_BYTES)
+    return start is not None and _TOP_KEY.search(start) is not None
+
+
 class WeNet:
     name = "wenet"
     suffixes: tuple[str, ...] = ()
     rules: tuple[str, ...] = ("recipelint.toolkits.wenet.rules",)
+    preload: tuple[str, ...] = ("recipelint.toolkits.wenet.frontend",)
 
     def claims(self, target: Target, script: ShellScript | None) -> float:
         if target.kind == "yaml":
-            return 1.0
+            return 1.0 if has_evidence(target) else 0.0
         if target.kind != "script" or script is None:
             return 0.0
         from recipelint.toolkits.wenet.frontend import find_launch
@@ -31,15 +50,13 @@ class WeNet:
             from recipelint.model import Recipe
             from recipelint.parse.checkout import find_checkout
             from recipelint.parse.yamlfile import parse_yaml
-            from recipelint.toolkits.accelerate import is_config
 
             document = parse_yaml(files.read(target.path))
-            if is_config(document.root):  # an Accelerate config is not a train YAML: the launchers' toolkit reads it
-                return []
-            recipe = Recipe(root=target.root, explicit=target.explicit, config=document)
-            if document.root.kind == "map" and {"dataset_conf", "encoder"} & set(document.root.entries):
-                # A train config no launch names is still read by the WeNet code of its repository.
-                recipe.checkout = find_checkout("wenet", target.path.parent, None, files)
+            if document.root.kind != "map" or not set(EVIDENCE) & set(document.root.entries):
+                return []  # the peek saw the keys somewhere the parse does not put at the top
+            recipe = Recipe(root=target.root, toolkit=self.name, explicit=target.explicit, config=document)
+            # A train config no launch names is still read by the WeNet code of its repository.
+            recipe.checkout = find_checkout("wenet", target.path.parent, None, files)
             return [recipe]
         assert script is not None
         from recipelint.toolkits.wenet.frontend import find_launch, load_called, load_recipe
@@ -47,6 +64,11 @@ class WeNet:
         if find_launch(script) is not None:
             return [load_recipe(target.path, files, script)]
         return load_called(script, files)
+
+    def configs_named(self, script: ShellScript) -> list[str]:
+        from recipelint.toolkits.wenet.frontend import names_config
+
+        return names_config(script)
 
 
 WENET = WeNet()
