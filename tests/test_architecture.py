@@ -47,3 +47,58 @@ def test_a_module_the_doc_does_not_name_is_found() -> None:
     assert not _placed("report/checkstyle.py")
     assert _placed("toolkits/wenet/rules/loader/num_workers_zero.py")
     assert not _placed("toolkits/wenet/knowledge.py")
+
+
+# -- the core names no toolkit ------------------------------------------------------------------
+
+CORE = ("context.py", "hardware/host.py", "report/show.py", "tune.py", "knownissues/__init__.py", "engine.py", "discovery.py")
+
+
+def _toolkit_name_tests(source: str, names: set[str]) -> list[str]:
+    """Where a module tests a toolkit's name (`recipe.toolkit == "wenet"`, a table keyed by toolkit
+    names, a loop over them) or imports a toolkit package by name."""
+    import ast
+
+    found: list[str] = []
+
+    def named(node: ast.AST) -> bool:
+        items = node.elts if isinstance(node, (ast.Tuple, ast.List, ast.Set)) else [node]
+        return any(isinstance(item, ast.Constant) and item.value in names for item in items)
+
+    def is_toolkit(node: ast.AST) -> bool:
+        return (isinstance(node, ast.Attribute) and node.attr == "toolkit") or (isinstance(node, ast.Name) and node.id == "toolkit")
+
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Compare) and any(is_toolkit(side) for side in [node.left, *node.comparators]):
+            if any(named(side) for side in [node.left, *node.comparators]):
+                found.append(f"line {node.lineno}: compares a toolkit with a name")
+        elif isinstance(node, ast.Dict) and any(key is not None and named(key) for key in node.keys):
+            found.append(f"line {node.lineno}: a table keyed by toolkit names")
+        elif isinstance(node, ast.For) and named(node.iter):
+            found.append(f"line {node.lineno}: a loop over toolkit names")
+        elif isinstance(node, ast.ImportFrom) and any((node.module or "").startswith(f"recipelint.toolkits.{n}") for n in names):
+            found.append(f"line {node.lineno}: imports recipelint.toolkits.{(node.module or '').split('.')[2]}")
+    return found
+
+
+def test_no_core_module_tests_a_toolkit_by_name() -> None:
+    """What the core needs of a toolkit it asks through the Toolkit protocol or reads in the model."""
+    from recipelint.toolkits import REGISTRY
+
+    names = {toolkit.name for toolkit in REGISTRY}
+    found = {module: _toolkit_name_tests((PACKAGE / module).read_text(), names) for module in CORE}
+    assert {module: lines for module, lines in found.items() if lines} == {}
+
+
+def test_a_toolkit_name_test_is_found() -> None:
+    """The lines the seam closed (issue 29), as they were: each is found."""
+    names = {"wenet", "xtuner", "deepspeed"}
+    before = (
+        'found = [r for r in recipes if r.toolkit == "wenet"]\n'
+        'if recipe.toolkit not in ("wenet", "xtuner"):\n    pass\n'
+        'table = {"wenet": 1, "xtuner": 2}.get(toolkit, ())\n'
+        'for toolkit in ("wenet", "xtuner"):\n    pass\n'
+        "from recipelint.toolkits.wenet.frontend import config_paths\n"
+    )
+    assert len(_toolkit_name_tests(before, names)) == 5
+    assert _toolkit_name_tests('if package == "deepspeed" and engine == "deepspeed":\n    pass\n', names) == []
