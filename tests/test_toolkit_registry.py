@@ -239,3 +239,30 @@ def test_a_rule_that_raises_is_named_and_the_other_findings_are_kept() -> None:
     assert {str(e).split(": ", 1)[1] for e in after.errors} == {
         f"internal error in TOY900: RuntimeError: broken on {r.root.name}" for r in after.recipes
     }
+
+
+class ToyNamer(Broken):
+    """A toolkit whose launches name a `.toy` file with `--toy FILE` (claims nothing itself)."""
+
+    name = "namer"
+    rules: tuple[str, ...] = ()
+
+    def configs_named(self, script: ShellScript) -> list[str]:
+        words = [word.value or "" for command in script.commands for word in command.words]
+        return [after for before, after in zip(words, words[1:], strict=False) if before == "--toy"]
+
+
+def test_discovery_asks_every_toolkit_which_configs_a_script_names(tmp_path: Path) -> None:
+    """A config a script's launch names is read with the launch, not again alone: discovery asks
+    each registered toolkit (Toolkit.configs_named), not WeNet's front end."""
+    from recipelint.discovery import discover
+
+    (tmp_path / "run.sh").write_text("python train.py --toy train.toy\n")
+    (tmp_path / "train.toy").write_text("workers = 0\n")
+    (tmp_path / "other.toy").write_text("workers = 0\n")
+    with registered(toytool.Toytool()):
+        alone = [t.path.name for t in discover([tmp_path], FileCache())]
+        with registered(ToyNamer()):
+            named = [t.path.name for t in discover([tmp_path], FileCache())]
+    assert alone == ["run.sh", "other.toy", "train.toy"]
+    assert named == ["run.sh", "other.toy"]
