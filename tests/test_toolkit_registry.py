@@ -266,3 +266,26 @@ def test_discovery_asks_every_toolkit_which_configs_a_script_names(tmp_path: Pat
             named = [t.path.name for t in discover([tmp_path], FileCache())]
     assert alone == ["run.sh", "other.toy", "train.toy"]
     assert named == ["run.sh", "other.toy"]
+
+
+class Preloading(Broken):
+    """A toolkit whose front end needs a module loaded before worker processes fork."""
+
+    name = "preloading"
+    rules: tuple[str, ...] = ()
+    preload: tuple[str, ...] = ("colorsys",)  # a standard module nothing else of a check imports
+
+
+def test_the_engine_preloads_what_each_toolkit_names_before_workers_fork(tmp_path: Path) -> None:
+    import sys
+
+    from recipelint.hardware.machines import Machines
+    from recipelint.settings import Settings
+
+    sys.modules.pop("colorsys", None)
+    job = engine.Job(FileCache(), None, Machines(None), True, False)
+    engine._prepare(job, [(Target("script", tmp_path / "run.sh"), Settings())])
+    assert "colorsys" not in sys.modules
+    with registered(Preloading()):
+        engine._prepare(job, [(Target("script", tmp_path / "run.sh"), Settings())])
+    assert "colorsys" in sys.modules
