@@ -106,6 +106,7 @@ def test_an_accelerate_config_yaml_goes_to_deepspeed_alone() -> None:
 LLAMA_FACTORY = DATA / "nonrecipe/LLaMA-Factory"
 LORA_SFT = LLAMA_FACTORY / "examples/train_lora/qwen3_lora_sft.yaml"
 WENET_YAML = CORPUS / "wenet/examples/aishell/s0/conf/train_conformer.yaml"
+ESPNET_YAML = DATA / "nonrecipe/espnet/egs2/aishell/asr1/conf/tuning/train_asr_conformer_e12_amp.yaml"
 
 
 class TrainerArguments:
@@ -143,9 +144,12 @@ def test_a_toolkit_appended_to_the_registry_gets_the_yaml_its_evidence_claims() 
 
 
 def test_another_trainers_yaml_is_no_wenet_recipe() -> None:
-    """Without a toolkit for it, LLaMA-Factory's train YAML is nobody's: no recipe, no RL011 'not a
-    WeNet train config', no '(wenet)' in show; a WeNet train YAML named alone is WeNet's."""
-    for path in (LORA_SFT, LLAMA_FACTORY / "examples/train_lora/qwen3_lora_sft_ds3.yaml"):
+    """Without a toolkit for them, LLaMA-Factory's train YAMLs and ESPnet's (`encoder: conformer`,
+    `encoder_conf`, `decoder` as in WeNet's, but no `dataset_conf`, `tokenizer` or `cmvn`: WeNet's
+    rules called it a WeNet v3 config that stops with KeyError, and nine keys ignored) are
+    nobody's: no recipe, no RL011 'not a WeNet train config', no '(wenet)' in show. A WeNet train
+    YAML named alone is WeNet's."""
+    for path in (LORA_SFT, LLAMA_FACTORY / "examples/train_lora/qwen3_lora_sft_ds3.yaml", ESPNET_YAML):
         assert ranked(Target("yaml", path, explicit=True), None) == []
         descriptions, result = describe([path])
         assert descriptions == [] and result.recipes == [] and result.diagnostics == []

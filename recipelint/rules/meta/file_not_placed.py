@@ -5,8 +5,8 @@ Reports, as info, a JSON file given by name that is none of what recipelint read
 DeepSpeed config by its keys (at least two DeepSpeed signature keys such as
 `zero_optimization`, `train_micro_batch_size_per_gpu`, an `fp16`/`bf16` block or an `optimizer`
 with a `type`, and no majority of keys DeepSpeed does not know), and named by no run script
-found above it. A YAML is read only by a toolkit whose keys it has (WeNet: `dataset_conf` or
-`encoder` at the top; Accelerate: `distributed_type`), so another YAML given by name is not
+found above it. A YAML is read only by a toolkit whose keys it has (WeNet: `dataset_conf`, or
+`encoder` with `tokenizer` or `cmvn`, at the top; Accelerate: `distributed_type`), so another YAML given by name is not
 read at all, and `check` says when it found no recipe.
 
 ## Why is this bad

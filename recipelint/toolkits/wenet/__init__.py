@@ -12,21 +12,29 @@ if TYPE_CHECKING:
     from recipelint.toolkits import Target
 
 
-# WeNet's evidence in a YAML: `dataset_conf` or `encoder` at the top (every train YAML of
-# wenet-e2e/wenet v2.2.1 and v3 has both, tests/data/corpus/wenet; docs/toolkits/wenet.md). A
-# key at column 0 of block-style YAML is a top-level key; found without parsing the file.
-EVIDENCE = ("dataset_conf", "encoder")
-_TOP_KEY = re.compile(rb"^(?:\xef\xbb\xbf)?(?:dataset_conf|encoder)[ \t]*:", re.MULTILINE)  # a BOM may open the file
+# WeNet's evidence in a YAML, at its top: `dataset_conf` (WeNet's data pipeline; every train
+# YAML of wenet-e2e/wenet v2.2.1 and v3 has it, tests/data/corpus/wenet), or `encoder` with a key
+# only WeNet's configs have (v3's `tokenizer` and `cmvn`, v2's `is_json_cmvn`, a dumped config's
+# `input_dim`). `encoder` alone is no evidence: an ESPnet train YAML has `encoder: conformer`,
+# `encoder_conf`, `decoder`, `model_conf` and `optim` as WeNet's do (tests/data/nonrecipe/espnet).
+WENET_ONLY = frozenset({"tokenizer", "cmvn", "is_json_cmvn", "input_dim"})
+# A key at column 0 of block-style YAML is a top-level key: found without parsing the file.
+_TOP_KEY = re.compile(rb"^(?:\xef\xbb\xbf)?([A-Za-z_][\w.-]*)[ \t]*:", re.MULTILINE)  # a BOM may open the file
 _PEEK_BYTES = 1 << 20  # a train YAML is a few KiB; its top-level keys are in the first MiB
 
 
+def is_train_config(keys: set[str]) -> bool:
+    """Whether top-level keys are a WeNet train YAML's."""
+    return "dataset_conf" in keys or ("encoder" in keys and bool(WENET_ONLY & keys))
+
+
 def has_evidence(target: Target) -> bool:
-    """A YAML with WeNet's keys at its top: a profile, a CI workflow or another trainer's YAML
-    (LLaMA-Factory's `model_name_or_path`/`stage`) is not a WeNet train config."""
+    """A YAML with WeNet's keys at its top: a profile, a CI workflow, another trainer's YAML
+    (LLaMA-Factory's `model_name_or_path`/`stage`, ESPnet's) is not a WeNet train config."""
     from recipelint.parse.files import head
 
     start = head(target.path, _PEEK_BYTES)
-    return start is not None and _TOP_KEY.search(start) is not None
+    return start is not None and is_train_config({key.decode() for key in _TOP_KEY.findall(start)})
 
 
 class WeNet:
@@ -53,7 +61,7 @@ class WeNet:
             from recipelint.parse.yamlfile import parse_yaml
 
             document = parse_yaml(files.read(target.path))
-            if document.root.kind != "map" or not set(EVIDENCE) & set(document.root.entries):
+            if document.root.kind != "map" or not is_train_config(set(document.root.entries)):
                 return []  # the peek saw the keys somewhere the parse does not put at the top
             recipe = Recipe(root=target.root, toolkit=self.name, explicit=target.explicit, config=document)
             # A train config no launch names is still read by the WeNet code of its repository.
