@@ -57,6 +57,7 @@ class Unjudged:
     name = "unjudged"
     suffixes: tuple[str, ...] = ()
     rules: tuple[str, ...] = ("recipelint.toolkits.unjudged.rules",)
+    preload: tuple[str, ...] = ("recipelint.toolkits.unjudged.frontend",)
 
     def claims(self, target: Target, script: ShellScript | None) -> float:
         if target.kind not in SHELL_KINDS or script is None:
@@ -67,6 +68,9 @@ class Unjudged:
         from recipelint.toolkits.unjudged.frontend import load_launches
 
         return load_launches(script, target) if script is not None else []
+
+    def configs_named(self, script: ShellScript) -> list[str]:
+        return []  # the trainer's own YAML is not read: a config it names is checked alone, as before
 
 
 UNJUDGED = Unjudged()
