@@ -99,6 +99,7 @@ class Link:
     # rule reports it (RL401, RL809); True: RL010 reports it.
     report_missing: bool = True
     written_at: Span | None = None  # the script writes the file itself (`cat <<EOF > $ds_config`)
+    read_as: str = ""  # how a written file was read from the script's own text; "": not read
     missing: str = ""  # what the launcher does when the file is not there, for RL010's message
 
 

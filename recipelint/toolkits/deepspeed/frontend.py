@@ -21,10 +21,11 @@ import re
 from pathlib import Path
 
 from recipelint.model import FILLER_OF, Consumer, Launch, Link, Recipe, Setting
-from recipelint.parse.files import FileCache
+from recipelint.parse.files import FileCache, SourceError
 from recipelint.parse.jsonfile import parse_json
-from recipelint.parse.shell import Command, ShellScript, Word
+from recipelint.parse.shell import Command, ShellScript, Word, Written
 from recipelint.parse.where import repo_root
+from recipelint.records import replace
 from recipelint.toolkits import Target
 from recipelint.toolkits.accelerate import config_file_setting, deepspeed_file, is_config, options, options_start, parse_accelerate
 from recipelint.toolkits.launchers import (
@@ -325,11 +326,41 @@ def _link(recipe: Recipe, script: ShellScript, command: Command, value: Word, fi
         recipe.links.append(Link(ROLE, setting, None, []))
         return
     if command.cwd is not None and not posixpath.isabs(text):
-        written = script.written.get(posixpath.normpath(posixpath.join(command.cwd or ".", text)))
+        key = posixpath.normpath(posixpath.join(command.cwd or ".", text))
+        written = script.written.get(key)
         if written is not None:
-            recipe.links.append(Link(ROLE, setting, None, [], written_at=written))
+            link = Link(ROLE, setting, None, [], written_at=written)
+            recipe.links.append(link)
+            template = script.templates.get(key)
+            if template is not None:
+                _read_written(recipe, script, template, link, files)
             return
     recipe.ds_config = recipe.read_config(text, parse_json, files, ROLE, setting)
+
+
+def _read_written(recipe: Recipe, script: ShellScript, written: Written, link: Link, files: FileCache) -> None:
+    """A JSON the script writes from its own text (a heredoc, a sed-filled template) is this
+    launch's DeepSpeed config, read with the script's values. A key whose value the run time
+    decides is left out and named; the code-set keys tell the batch rules not to judge them."""
+    from recipelint.parse.shelltemplate import render
+
+    try:
+        template = files.read(script.source.path.parent / written.template) if written.template is not None else None
+        rendered = render(written, script.source, template)
+    except SourceError as error:
+        link.read_as = f"not read: {error.reason}"
+        return
+    recipe.ds_config = rendered.document
+    how = f"{written.command} at line {written.span.line}"
+    if template is not None:
+        how += f", filling {template.path.name}"
+    link.read_as = f"read from {how} with the script's values"
+    if rendered.runtime:
+        said = "; ".join(f"{key} ({why}, line {span.line})" for key, span, why in rendered.runtime)
+        link.read_as += f"; decided at run time, not judged: {said}"
+        top = tuple(dict.fromkeys(key.split(".")[0] for key, _, _ in rendered.runtime))
+        consumer = recipe.reader
+        recipe.consumer = replace(consumer, code_sets=tuple(dict.fromkeys((*consumer.code_sets, *top))))
 
 
 def load_accelerate_config(target: Target, files: FileCache) -> list[Recipe]:
