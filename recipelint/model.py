@@ -280,6 +280,10 @@ class Recipe:
     # folder the command cds into, the script's, those above it up to the repository root.
     places: list[Path] = field(default_factory=list)
     workdir: Workdir | None = None  # the folder the launch runs from, with its reason (None: no launch)
+    # Ranks per model replica when the training code hands DeepSpeed a model-parallel unit (Megatron's
+    # mpu: TP x PP x SP), so the data-parallel size is the world size divided by it; None: no such
+    # unit; a Setting whose value is None: decided at run time.
+    model_parallel: Setting | None = None
     links: list[Link] = field(default_factory=list)
     explicit: bool = False  # the user named this file itself (not found by walking a folder)
 

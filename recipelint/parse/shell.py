@@ -826,10 +826,16 @@ class _Builder:
                 path = posixpath.normpath(posixpath.join(self.env.cwd or ".", value))
                 self.written.setdefault(path, self.span(redirect))
                 self.template(node, path, self.span(redirect))
+            elif value is None:  # `> ${config_json}`, its name decided at run time: kept by its assignment
+                binding = self.plain_binding(_unwrap_string(target))
+                if binding is not None and binding.origin is not None:
+                    self.template(node, unknown_path(binding.origin), self.span(redirect))
 
     def template(self, node: Any, path: str, span: Span) -> None:
         """What a heredoc or a sed pipeline writes, when it writes it from the script's own text."""
-        if path in self.templates:
+        earlier = self.templates.get(path)
+        if earlier is not None:  # written twice (on two branches, or over itself): not one content
+            earlier.unknown = earlier.unknown or f"the script writes it at lines {earlier.span.line} and {span.line}"
             return
         from recipelint.parse import shelltemplate  # only for scripts that write files
 
@@ -908,6 +914,19 @@ class _Builder:
         if not path.is_file():
             return None, f"no such file {path}"
         return path, ""
+
+
+def unknown_path(origin: Assignment) -> str:
+    """The key of a file whose name only the run time knows, written and read through the same
+    assignment (`config_json="ds_config_gpt_${NAME}.json"`): the variable and where it is set."""
+    return f"${{{origin.name}}}@{origin.order}"
+
+
+def _unwrap_string(node: Any) -> Any:
+    """`"$x"` as `$x`."""
+    if node.type == "string" and node.named_child_count == 1 and node.named_children[0].type in ("simple_expansion", "expansion"):
+        return node.named_children[0]
+    return node
 
 
 def _unescape(text: str) -> str:

@@ -365,3 +365,25 @@ def _remap_note(value: Any, mapper: _Mapper) -> Any:
     if isinstance(value, tuple) and all(isinstance(v, Span) for v in value):
         return tuple(mapper.span(v) for v in value)
     return mapper.span(value) if isinstance(value, Span) else value
+
+
+# --- a template checked alone ------------------------------------------------------------------
+
+# A bare upper-case word where a JSON value goes (`"train_batch_size": GBSIZE,`): a placeholder sed fills.
+_PLACEHOLDER = re.compile(rb"[:\[,]\s*([A-Z][A-Z0-9_]*[A-Z0-9])\s*(?=[,}\]\r\n])")
+
+
+@dataclass
+class Template:
+    """A JSON template with placeholders, read alone: not JSON until a script fills it."""
+
+    source: SourceText
+    placeholders: list[tuple[str, Span]]
+    filled_by: list[Span] = field(default_factory=list)  # the seds of scripts in the tree that fill it
+    error: SourceError | None = None  # what the JSON reader says of it as it is
+
+
+def placeholders(source: SourceText) -> list[tuple[str, Span]]:
+    """The bare upper-case words in value places; empty when there is none (then the file is
+    simply broken JSON)."""
+    return [(m.group(1).decode(), source.span(m.start(1), m.end(1))) for m in _PLACEHOLDER.finditer(source.data)]
