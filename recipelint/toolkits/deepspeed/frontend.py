@@ -280,9 +280,15 @@ def _flag_on_every_branch(word: Word) -> tuple[str, Word] | None:
     file (`ds_args` with `--deepspeed_config=$DS_CONFIG` before an `if` that only adds
     `--deepspeed-activation-checkpointing`); None when a branch lacks it or names another file."""
     found = _branch_flags(word.binding, 6)
-    if not found or len({(name, value.value) for name, value in found}) != 1:
+    if not found or len({(name, value.value, _origin(value)) for name, value in found}) != 1:
         return None
     return found[0]
+
+
+def _origin(word: Word) -> int | None:
+    """Where a word's variable is set, for a value the run time decides (`${config_json}`)."""
+    origin = word.binding.origin if word.value is None and word.binding is not None else None
+    return origin.order if origin is not None else None
 
 
 def _branch_flags(binding: Binding | None, depth: int) -> list[tuple[str, Word]] | None:
@@ -300,7 +306,7 @@ def _branch_flags(binding: Binding | None, depth: int) -> list[tuple[str, Word]]
         return out
     words = binding.fields or []
     flag = ds_flag(words, 0)
-    if flag is not None and flag[1].value is not None:
+    if flag is not None and (flag[1].value is not None or _origin(flag[1]) is not None):
         return [flag]
     inner = [w.binding for w in words if w.value is None and w.binding is not None and w.binding.branches is not None]
     return _branch_flags(inner[0], depth - 1) if len(inner) == 1 else None
