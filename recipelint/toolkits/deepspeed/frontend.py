@@ -193,6 +193,18 @@ def load_ds_launches(script: ShellScript, files: FileCache, root: Path) -> list[
 _MEGATRON_PARALLEL = ("tensor_model_parallel_size", "pipeline_model_parallel_size", "ds_sequence_parallel_size")
 
 
+def _may_hold(binding: Binding | None, depth: int) -> bool:
+    """Whether a value only the run time knows may carry Megatron's parallel sizes: not when each
+    branch's value is known and names none (`$WANDB_ARGS`, empty or the wandb flags)."""
+    if binding is None:
+        return True
+    if binding.branches is not None:
+        return depth < 0 or any(b is not None and _may_hold(b, depth - 1) for b in binding.branches)
+    if binding.value is None:
+        return True
+    return any(word.lstrip("-").replace("-", "_") in _MEGATRON_PARALLEL for word in binding.value.split())
+
+
 def _model_parallel(recipe: Recipe, command: Command) -> None:
     """The ranks per model replica of a Megatron-DeepSpeed launch, from its training flags: the
     batch triple holds for the data-parallel size, not the GPU count. A flag the launch may pass
@@ -211,7 +223,7 @@ def _model_parallel(recipe: Recipe, command: Command) -> None:
             return
         product *= setting.value
         said.append(f"{flag} {setting.value}")
-    hidden = next((w for w in command.words if w.value is None and w.text.startswith("$")), None)
+    hidden = next((w for w in command.words if w.value is None and w.text.startswith("$") and _may_hold(w.binding, 6)), None)
     if hidden is not None and len(said) < len(_MEGATRON_PARALLEL):
         origin = f"Megatron's parallel sizes may come in `{hidden.text}`, which only the run time knows"
         recipe.model_parallel = Setting("model_parallel", None, False, hidden.span, origin=origin)
