@@ -9,9 +9,11 @@ from pathlib import Path
 from recipelint import engine, fix
 from recipelint.diagnostics import Diagnostic
 from recipelint.hardware.profile import from_mapping
+from recipelint.model import Recipe
 from recipelint.parse.files import FileCache
 from recipelint.parse.shell import parse_shell
-from recipelint.parse.span import SourceText
+from recipelint.parse.span import SourceText, Span
+from recipelint.parse.tree import Node
 from tests.helpers import NODE, UPSTREAM, assert_snapshot, clone, describe, item
 
 MEGATRON = "deepspeed/Megatron-DeepSpeed"
@@ -27,6 +29,23 @@ def found(result: engine.Result, code: str) -> list[Diagnostic]:
     return [d for d in result.diagnostics if d.code == code]
 
 
+def ds_root(recipe: Recipe) -> Node:
+    assert recipe.ds_config is not None
+    return recipe.ds_config.root
+
+
+def at(root: Node, key: str) -> Span:
+    node = root.get(key)
+    assert node is not None, key
+    return node.span
+
+
+def key_line(root: Node, key: str) -> int:
+    span = root.key_span(key)
+    assert span is not None, key
+    return span.line
+
+
 # -- heredoc: cat <<EOT > $DS_CONFIG ----------------------------------------------------------------
 
 
@@ -35,15 +54,15 @@ def test_heredoc_json_is_the_launch_config_with_the_script_values() -> None:
     result = run(script)
     assert result.errors == [] and found(result, "RL012") == []
     (recipe,) = [r for r in result.recipes if r.ds_config is not None]
-    root = recipe.ds_config.root
+    root = ds_root(recipe)
     assert (root.scalar("train_batch_size"), root.scalar("train_micro_batch_size_per_gpu"), root.scalar("zero_optimization.stage")) == (
         64,
         4,
         2,
     )
     # a value from $GLOBAL_BATCH points at GLOBAL_BATCH=64; a literal key at the heredoc's own line
-    assert root.get("train_batch_size").span.line == 13 and root.key_span("train_batch_size").line == 24
-    assert root.get("fp16.enabled").span.line == 33 and recipe.ds_config.path == script
+    assert at(root, "train_batch_size").line == 13 and key_line(root, "train_batch_size") == 24
+    assert at(root, "fp16.enabled").line == 33 and at(root, "fp16.enabled").path == script
 
 
 def test_heredoc_batch_triple_points_at_the_assignment_and_the_fix_edits_it(tmp_path: Path) -> None:
@@ -82,15 +101,15 @@ def test_sed_filled_template_is_read_with_the_values_and_runtime_keys_said() -> 
     assert source.startswith("written by the script itself at line 294; read from sed at line 294, filling ds_config_gpt_TEMPLATE.json")
     assert "decided at run time, not judged: prescale_gradients (prescale_grad differs between the branches of the if at line 206" in source
     (recipe,) = [r for r in run(script).recipes if r.ds_config is not None]
-    root = recipe.ds_config.root
+    root = ds_root(recipe)
     assert (root.scalar("train_batch_size"), root.scalar("train_micro_batch_size_per_gpu"), root.scalar("zero_optimization.stage")) == (
         256,
         2,
         1,
     )
     assert root.get("prescale_gradients") is None and "prescale_gradients" in recipe.reader.code_sets
-    assert (root.get("train_batch_size").span.path.name, root.get("train_batch_size").span.line) == ("ds_pretrain_gpt_125M.sh", 24)
-    assert (root.get("fp16.loss_scale").span.path.name, root.get("fp16.loss_scale").span.line) == ("ds_config_gpt_TEMPLATE.json", 15)
+    assert (at(root, "train_batch_size").path.name, at(root, "train_batch_size").line) == ("ds_pretrain_gpt_125M.sh", 24)
+    assert (at(root, "fp16.loss_scale").path.name, at(root, "fp16.loss_scale").line) == ("ds_config_gpt_TEMPLATE.json", 15)
     # tensor parallelism hides in ${megatron_options}, which differs between branches: no data-parallel size
     assert recipe.model_parallel is not None and recipe.model_parallel.value is None
 
@@ -141,7 +160,7 @@ def test_xtuner_config_name_is_read_from_the_checkout() -> None:
     configs = [item(d, "configs", "mmengine config") for d in described if any(s.title == "configs" for s in d.sections)]
     assert len(configs) == 3 and all(c.source.endswith("internlm2_5_chat_7b/internlm2_5_chat_7b_qlora_oasst1_e3.py") for c in configs)
     (recipe, *_) = [r for r in run(readme).recipes if r.pyconfig is not None]
-    assert recipe.pyconfig.source.path.name == "internlm2_5_chat_7b_qlora_oasst1_e3.py"
+    assert recipe.pyconfig is not None and recipe.pyconfig.source.path.name == "internlm2_5_chat_7b_qlora_oasst1_e3.py"
 
 
 def test_xtuner_config_name_not_in_the_checkout_still_says_so(tmp_path: Path) -> None:
