@@ -115,7 +115,7 @@ def test_sed_filled_template_is_read_with_the_values_and_runtime_keys_said() -> 
 
 
 def test_sed_substitutions_modelled_and_declined() -> None:
-    text = b'G=8\nsed -e "s/GB/$G/" -e \'s/MB/2/g;s/Z/1/\' t.json > a.json\nsed "s/A.*/x/" t.json > b.json\n'
+    text = b'G=8\nsed -e "s/GB/$G/" -e \'s/MB/2/g; s/Z/1/\' t.json > a.json\nsed "s/A.*/x/" t.json > b.json\n'
     script = parse_shell(SourceText(Path("x.sh"), text))
     a = script.templates["a.json"]
     assert a.template == "t.json" and [(s.pattern, s.replacement.text, s.every) for s in a.edits] == [
@@ -125,6 +125,8 @@ def test_sed_substitutions_modelled_and_declined() -> None:
     ]
     assert a.edits[0].replacement.origin is not None and a.edits[0].replacement.origin.name == "G"
     assert script.templates["b.json"].unknown == "the sed command `s/A.*/x/` is not a plain s/WORD/VALUE/"
+    replacements = [s.replacement for s in a.edits]
+    assert [text[r.span.start : r.span.end] for r in replacements] == [b"$G", b"2", b"1"]  # each at its place, `; s/Z/` too
 
 
 # -- a template checked alone ---------------------------------------------------------------------------

@@ -124,7 +124,7 @@ def _sed(builder: Any, body: Any, path: str, span: Span) -> Written | None:
         if index == 0:
             written.template_span = files[0].span
             if builder.env.cwd is None or posixpath.isabs(files[0].value):
-                written.unknown = f"the template {files[0].value} is not in this checkout's known folders"
+                written.unknown = f"the template {files[0].value} is an absolute path, or the folder sed runs in is unknown"
                 return written
             written.template = posixpath.normpath(posixpath.join(builder.env.cwd or ".", files[0].value))
     return written
@@ -161,24 +161,24 @@ def _substitutions(builder: Any, word: Any, out: list[Substitution]) -> str | No
     quote = raw[:1] if raw[:1] in ("'", '"') and raw[-1:] == raw[:1] and len(raw) > 1 else ""
     inner_start = len(quote)
     text = raw[inner_start : len(raw) - len(quote)]
-    offset = 0
-    for command in text.split(";"):
-        if not command.strip():
-            offset += len(command) + 1
+    offset = word.span.start + inner_start  # bytes: where each command starts in the script
+    for written in text.split(";"):
+        command = written.strip()
+        at = offset + len(written[: len(written) - len(written.lstrip())].encode())
+        offset += len(written.encode()) + 1
+        if not command:
             continue
         parts = command.split(command[1]) if len(command) > 1 and command[0] == "s" else []
         if len(parts) != 4 or parts[3] not in ("", "g") or not _PLAIN_PATTERN.fullmatch(parts[1]):
-            return f"the sed command `{command.strip()}` is not a plain s/WORD/VALUE/"
-        replacement_at = word.span.start + inner_start + offset + 3 + len(parts[1])
-        piece = _replacement(builder, parts[2], word, replacement_at, quote)
+            return f"the sed command `{command}` is not a plain s/WORD/VALUE/"
+        piece = _replacement(builder, parts[2], at + 3 + len(parts[1]), quote)
         if piece is None:
             return f"the sed replacement `{parts[2]}` is not modelled"
         out.append(Substitution(parts[1], piece, parts[3] == "g"))
-        offset += len(command) + 1
     return None
 
 
-def _replacement(builder: Any, raw: str, word: Any, at: int, quote: str) -> Piece | None:
+def _replacement(builder: Any, raw: str, at: int, quote: str) -> Piece | None:
     span = builder.source.span(at, at + len(raw.encode()))
     if "&" in raw or "\\" in raw:
         return None
@@ -223,7 +223,8 @@ def render(written: Written, script: SourceText, template: SourceText | None) ->
         raise SourceError(
             script.path, f"what {written.command} writes is decided at run time: {written.unknown}", written.span.line, written.span.column
         )
-    pieces = written.body if written.body is not None else _filled(written, template)
+    sources = {script.path: script} | ({template.path: template} if template is not None else {})
+    pieces = written.body if written.body is not None else _filled(written, template, sources)
     segments: list[_Segment] = []
     size = 0
     for piece in pieces:
@@ -231,7 +232,6 @@ def render(written: Written, script: SourceText, template: SourceText | None) ->
         segments.append(_Segment(size, data, piece))
         size += len(data)
     text = SourceText(script.path, b"".join(s.text for s in segments))
-    sources = {script.path: script} | ({template.path: template} if template is not None else {})
     mapper = _Mapper(segments, sources)
     try:
         document = parse_json(text)
@@ -245,7 +245,7 @@ def render(written: Written, script: SourceText, template: SourceText | None) ->
     return Rendered(Document(home, document.root, "json", notes), runtime)
 
 
-def _filled(written: Written, template: SourceText | None) -> list[Piece]:
+def _filled(written: Written, template: SourceText | None, sources: dict[Path, SourceText]) -> list[Piece]:
     """The template's text with each substitution applied as sed does: line by line, the first
     match on a line (every match with g), in the order the script gives them."""
     if template is None:
@@ -256,12 +256,15 @@ def _filled(written: Written, template: SourceText | None) -> list[Piece]:
     for edit in written.edits:
         out: list[Piece] = []
         for piece in pieces:
-            out.extend(_substitute(piece, edit, template) if piece.literal and piece.text else [piece])
+            source = sources.get(piece.span.path)
+            out.extend(_substitute(piece, edit, source) if piece.literal and piece.text and source is not None else [piece])
         pieces = out
     return pieces
 
 
-def _substitute(piece: Piece, edit: Substitution, template: SourceText) -> list[Piece]:
+def _substitute(piece: Piece, edit: Substitution, source: SourceText) -> list[Piece]:
+    """One substitution over a literal piece (the template's text, or an earlier literal
+    replacement, which a later sed of the pipeline sees as text too)."""
     assert piece.text is not None
     out: list[Piece] = []
     data = piece.text.encode()
@@ -273,12 +276,12 @@ def _substitute(piece: Piece, edit: Substitution, template: SourceText) -> list[
         while found != -1:
             at = line_start + found
             if at > position:
-                out.append(Piece(data[position:at].decode(), template.span(base + position, base + at), literal=True))
+                out.append(Piece(data[position:at].decode(), source.span(base + position, base + at), literal=True))
             out.append(edit.replacement)
             position = at + len(pattern)
             found = line.find(pattern, found + len(pattern)) if edit.every else -1
     if position < len(data):
-        out.append(Piece(data[position:].decode(), template.span(base + position, base + len(data)), literal=True))
+        out.append(Piece(data[position:].decode(), source.span(base + position, base + len(data)), literal=True))
     return out
 
 
