@@ -833,6 +833,9 @@ class _Builder:
 
     def template(self, node: Any, path: str, span: Span) -> None:
         """What a heredoc or a sed pipeline writes, when it writes it from the script's own text."""
+        heredoc = any(c.type == "heredoc_redirect" for c in node.named_children)
+        if not heredoc and not self.data.startswith(b"sed", node.start_byte):
+            return  # `> log.txt`: nothing to read, and no reader to import
         earlier = self.templates.get(path)
         if earlier is not None:  # written twice (on two branches, or over itself): not one content
             earlier.unknown = earlier.unknown or f"the script writes it at lines {earlier.span.line} and {span.line}"
