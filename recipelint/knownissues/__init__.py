@@ -43,6 +43,10 @@ class KnownIssue:
     # ("examples/aishell/s0"). The title says "{recipe}" where the recipe checked is named.
     recipes: tuple[str, ...] = ()
 
+    def headline(self, recipe: str | None = None) -> str:
+        """The title, with the recipe it is about named where it says "{recipe}"."""
+        return self.title.replace("{recipe}", recipe or "the recipe")
+
 
 def for_toolkit(toolkit: str) -> tuple[KnownIssue, ...]:
     from recipelint.knownissues import wenet, xtuner

@@ -89,7 +89,7 @@ ISSUES: tuple[KnownIssue, ...] = (
     KnownIssue(
         id="wenet-recipe-prefetch-500",
         toolkit="wenet",
-        title="{recipe} sets prefetch=500, as WeNet's aishell/s0 recipe did: each DataLoader worker queues up to 500 padded batches",
+        title="{recipe} sets prefetch=500: each DataLoader worker queues up to 500 padded batches",
         symptom="stage 4 freezes the machine (out of host memory) until it comes back hours later; solved by prefetch 500 -> 20 (#2438)",
         reports=(f"{ISSUE}2438",),
         introduced=Change("2505d18e24dec878807e8453b5af52ff078b702e", "2023-05-27", "#1849", f"{PR}1849", "v3.0.0"),

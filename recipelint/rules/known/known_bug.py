@@ -66,7 +66,7 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
         what = f"known {checkout.name} bug in the code this recipe runs"
         if issue.recipes:  # the example recipe's own setting, not the shared code
             what = f"known problem of {checkout.name}'s example recipes"
-        title = issue.title.replace("{recipe}", recipe or "this recipe")
+        title = issue.headline(recipe or "this recipe")
         yield ctx.diagnostic(
             CODE,
             SEVERITY,
