@@ -114,6 +114,18 @@ def test_sed_filled_template_is_read_with_the_values_and_runtime_keys_said() -> 
     assert recipe.model_parallel is not None and recipe.model_parallel.value is None
 
 
+def test_template_written_on_both_branches_keeps_what_they_agree_on() -> None:
+    script = EXAMPLES / "bert_with_pile/ds_finetune_bert_mnli.sh"
+    (described,), result = describe([script])
+    assert result.errors == [] and found(result, "RL012") == []
+    source = item(described, "configs", "DeepSpeed config").source
+    assert "decided at run time, not judged: prescale_gradients (the script writes 'false' and 'true' here at lines 92 and 101" in source
+    (recipe,) = [r for r in run(script).recipes if r.ds_config is not None]
+    root = ds_root(recipe)
+    assert (root.scalar("train_batch_size"), root.scalar("train_micro_batch_size_per_gpu"), root.scalar("fp16.enabled")) == (128, 16, True)
+    assert root.get("prescale_gradients") is None
+
+
 def test_sed_substitutions_modelled_and_declined() -> None:
     text = b'G=8\nsed -e "s/GB/$G/" -e \'s/MB/2/g; s/Z/1/\' t.json > a.json\nsed "s/A.*/x/" t.json > b.json\n'
     script = parse_shell(SourceText(Path("x.sh"), text))

@@ -836,14 +836,13 @@ class _Builder:
         heredoc = any(c.type == "heredoc_redirect" for c in node.named_children)
         if not heredoc and not self.data.startswith(b"sed", node.start_byte):
             return  # `> log.txt`: nothing to read, and no reader to import
-        earlier = self.templates.get(path)
-        if earlier is not None:  # written twice (on two branches, or over itself): not one content
-            earlier.unknown = earlier.unknown or f"the script writes it at lines {earlier.span.line} and {span.line}"
-            return
         from recipelint.parse import shelltemplate  # only for scripts that write files
 
         written = shelltemplate.capture(self, node, path, span)
-        if written is not None:
+        earlier = self.templates.get(path)
+        if earlier is not None:  # written twice (on two branches, or over itself): what both write
+            self.templates[path] = shelltemplate.merge(earlier, written, span)
+        elif written is not None:
             self.templates[path] = written
 
     def change_dir(self, target: Word | None) -> None:

@@ -28,7 +28,7 @@ from recipelint.parse.files import SourceError
 from recipelint.parse.shell import Piece, Substitution, Written, _argument_nodes
 from recipelint.parse.shellvalue import arithmetic
 from recipelint.parse.span import SourceText, Span
-from recipelint.records import dataclass, field
+from recipelint.records import dataclass, field, replace
 
 if TYPE_CHECKING:
     from recipelint.parse.tree import Document, Node
@@ -54,6 +54,33 @@ def capture(builder: Any, node: Any, path: str, span: Span) -> Written | None:
     if body is not None and body.type in ("command", "pipeline"):
         return _sed(builder, body, path, span)
     return None
+
+
+def merge(earlier: Written, later: Written | None, span: Span) -> Written:
+    """One file written twice, on two branches of an `if` (or once over the other): the same
+    heredoc or template with the same substitutions keeps what both write, and a value that
+    differs is decided at run time; anything else leaves the file unknown."""
+    lines = f"lines {earlier.span.line} and {span.line}"
+    if later is None or earlier.unknown or later.unknown:
+        return replace(earlier, unknown=earlier.unknown or (later.unknown if later else None) or f"the script writes it at {lines}")
+    if earlier.body is not None and later.body is not None and len(earlier.body) == len(later.body):
+        body = [_agree(a, b, lines) for a, b in zip(earlier.body, later.body, strict=True)]
+        return replace(earlier, body=body)
+    same = [(e.pattern, e.every) for e in earlier.edits] == [(e.pattern, e.every) for e in later.edits]
+    if earlier.body is None and later.body is None and earlier.template == later.template and same:
+        edits = [
+            replace(a, replacement=_agree(a.replacement, b.replacement, lines)) for a, b in zip(earlier.edits, later.edits, strict=True)
+        ]
+        return replace(earlier, edits=edits)
+    return replace(earlier, unknown=f"the script writes it differently at {lines}")
+
+
+def _agree(a: Piece, b: Piece, lines: str) -> Piece:
+    if a.text is None or b.text is None:
+        return a if a.text is None else b
+    if a.text is not None and a.text == b.text and (a.literal or b.literal or a.origin is b.origin):
+        return a if a.literal == b.literal and a.origin is b.origin else replace(a, origin=None, literal=False)
+    return Piece(None, a.span, None, f"the script writes {a.text!r} and {b.text!r} here at {lines}")
 
 
 def _heredoc(builder: Any, heredoc: Any, path: str, span: Span) -> Written | None:
