@@ -158,7 +158,7 @@ class Context:
         """What the recipe's WeNet keeps per sample and batch: its checkout's code when found,
         else upstream HEAD's pipeline."""
         checkout = self.recipe.checkout
-        if checkout is None or checkout.toolkit != "wenet":
+        if checkout is None or not checkout.wenet:
             return tuner.WenetData()
         return tuner.wenet_data_of(checkout.batch_carries_pcm, checkout.version_at_least("2024-01-31"), checkout.root)
 
