@@ -12,7 +12,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from recipelint.diagnose.reader import FileScan, Hit, LogLine, Scanner
+from recipelint.diagnose.reader import FileScan, Hit, LogLine, Root, Scanner
 from recipelint.diagnose.scene import Scene, build_scene
 from recipelint.diagnose.signatures import Cause, Explanation, Found, Signature, all_signatures
 from recipelint.diagnostics import Diagnostic, Severity
@@ -67,6 +67,7 @@ class Report:
     error_lines: list[LogLine]
     last_error: Hit | None
     errors: list[SourceError]
+    roots: list[Root] = field(default_factory=list)  # the first exception of each rank, in log order
 
     @property
     def fixes(self) -> list[Diagnostic]:
@@ -126,7 +127,9 @@ def diagnose(
     replaced = {code for finding in findings for code in finding.signature.supersedes}
     findings = [f for f in findings if f.signature.code not in replaced]
     findings.sort(key=lambda f: (-f.severity.value, str(f.anchor.line.path), f.anchor.line.number))
-    return Report(findings, scene, scanner.files, list(scanner.error_lines), scanner.last_error, errors + scene.errors)
+    order = {scan.path: i for i, scan in enumerate(scanner.files)}
+    roots = sorted(scanner.roots.values(), key=lambda r: (order.get(r.hit.line.path, 0), r.hit.line.number))
+    return Report(findings, scene, scanner.files, list(scanner.error_lines), scanner.last_error, errors + scene.errors, roots)
 
 
 def rank_causes(signature: Signature, explanation: Explanation, scene: Scene) -> list[RankedCause]:
@@ -189,6 +192,10 @@ def to_json(report: Report) -> str:
         )
     data = {
         "findings": findings,
+        "roots": [
+            {**line(r.hit.line), "rank": r.hit.rank, "type": r.raised.type, "message": r.raised.message, "where": r.raised.where}
+            for r in report.roots
+        ],
         "diagnostics": [diagnostic_dict(d) for d in report.fixes],
         "unknown": [line(x) for x in (other_error_lines(report) if report.findings else unknown_lines(report))],
         "logs": [{"path": str(s.path), "lines": s.lines} for s in report.logs],

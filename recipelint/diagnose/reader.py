@@ -21,7 +21,7 @@ from io import BytesIO
 from pathlib import Path
 from typing import IO, cast
 
-from recipelint.diagnose import timeline
+from recipelint.diagnose import roots, timeline
 from recipelint.diagnose.timeline import Progress
 from recipelint.parse.files import SourceError, open_regular
 from recipelint.records import dataclass, field
@@ -75,6 +75,14 @@ class Hit:
     time: datetime | None
     progress: Progress | None  # the last training progress before this line, in its file
     after_epoch: bool = False  # an epoch's validation or checkpoint came after that progress
+
+
+@dataclass
+class Root:
+    """The first exception a rank (or a log without ranks) printed."""
+
+    hit: Hit
+    raised: roots.Raised
 
 
 @dataclass
@@ -186,6 +194,7 @@ class Scanner:
         self.files: list[FileScan] = []
         self.error_lines: deque[LogLine] = deque(maxlen=ERROR_LINES)
         self.last_error: Hit | None = None
+        self.roots: dict[tuple[Path, int | None], Root] = {}
         self._pending: list[Hit] = []
 
     def stat(self, key: str) -> Stats:
@@ -281,6 +290,7 @@ class Scanner:
     def _line(self, chunk: _Chunk, start: int, end: int, number: int, raw: bytes) -> None:
         text = decode(raw)
         matched = False
+        missed: list[Pattern] = []
         for needle, patterns in self.by_needle.items():
             if needle not in raw:
                 continue
@@ -291,6 +301,10 @@ class Scanner:
                         matched = True
                         self._hit(chunk, start, end, number, seen, pattern.key, match)
                         break
+                else:
+                    missed.append(pattern)
+        if missed and not matched:
+            matched = self._wrapped(chunk, start, end, number, text, missed)
         if any(marker in raw for marker in EPOCH_END):
             marker = chunk.scan.last_marker
             if marker is None or marker[1] != "end":  # the first validation line: where training stopped
@@ -301,6 +315,44 @@ class Scanner:
         if not matched and any(needle in raw for needle in ERROR_NEEDLES):
             self.error_lines.append(LogLine(chunk.scan.path, number, shown(text)))
             chunk.late["error"] = (start, end, number, text, None)
+        if b"rror" in raw or b"Exception" in raw:
+            self._root(chunk, start, end, number, text)
+
+    def _wrapped(self, chunk: _Chunk, start: int, end: int, number: int, text: str, missed: list[Pattern]) -> bool:
+        """A line a terminal wrapped at its width (`OpT` / `ype=BROADCAST`): its needle is on this
+        line but the rest of the message on the next; the patterns read the two joined."""
+        if end + 1 >= len(chunk.buf) or len(text) >= MAX_MATCH:
+            return False
+        _, following = chunk.line_at(end + 1)
+        joined = text + decode(following)
+        matched = False
+        for pattern in missed:
+            match = pattern.regex.search(joined)
+            # Only a match that crosses the join with its needle on the first line: a match inside
+            # either line alone, or one that reaches the next line's own message, is not a wrap.
+            if (
+                match is not None
+                and match.start() < len(text) < match.end()
+                and -1 < joined.find(pattern.needle, match.start()) < len(text)
+            ):
+                matched = True
+                self._hit(chunk, start, end, number, joined, pattern.key, match)
+        return matched
+
+    def _root(self, chunk: _Chunk, start: int, end: int, number: int, text: str) -> None:
+        """Keep the first exception of each rank of each file, with the frame it was raised in."""
+        found = roots.exception(text)
+        if found is None:
+            return
+        rank = timeline.rank_of(text)
+        key = (chunk.scan.path, chunk.scan.rank if rank is None else rank)
+        if key in self.roots or len(self.roots) >= roots.MAX_ROOTS:
+            return
+        hit = self._make(chunk, start, end, number, text, "root", None)
+        where = roots.location(line.text for line in hit.before)
+        self.roots[key] = Root(hit, roots.Raised(found[0], found[1], where))
+        if len(hit.after) < CONTEXT:
+            self._pending.append(hit)
 
     def _hit(self, chunk: _Chunk, start: int, end: int, number: int, text: str, key: str, match: re.Match[str]) -> None:
         stats = self.stats.setdefault(key, Stats())

@@ -45,6 +45,7 @@ def text_report(report: Report, files: FileCache) -> str:
     for finding in report.findings:
         out.extend(finding_lines(finding))
         out.append("")
+    out.extend(root_lines(report))
     others = other_error_lines(report)
     if others:
         out.append("Other error lines, no known signature:")
@@ -57,6 +58,24 @@ def text_report(report: Report, files: FileCache) -> str:
         out.append("")
     out.append(summary(report))
     return "\n".join(out)
+
+
+# Root errors listed in a report; the rest are counted.
+SHOWN_ROOTS = 8
+
+
+def root_lines(report: Report) -> list[str]:
+    """The first exception of each rank: what broke first, whatever the signatures say."""
+    if not report.roots:
+        return []
+    out = ["Root errors (the first exception of each rank, raised where the traceback says):"]
+    for root in report.roots[:SHOWN_ROOTS]:
+        who = f"rank {root.hit.rank}" if root.hit.rank is not None else "the log"
+        out.append(f"  {root.hit.line.path}:{root.hit.line.number}: {who}: {root.raised.describe()}")
+    if len(report.roots) > SHOWN_ROOTS:
+        out.append(f"  ... and {len(report.roots) - SHOWN_ROOTS} more")
+    out.append("")
+    return out
 
 
 def finding_lines(finding: Finding) -> list[str]:
@@ -107,6 +126,8 @@ def summary(report: Report) -> str:
 def no_signature(report: Report) -> str:
     lines: list[LogLine] = unknown_lines(report)
     out = [summary(report)]
+    roots = root_lines(report)
+    out.extend(roots[:-1])
     if lines:
         out.append("Last error lines:" if report.error_lines else "Last lines:")
         width = len(str(max(x.number for x in lines)))

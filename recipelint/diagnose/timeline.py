@@ -94,7 +94,15 @@ _WENET = re.compile(r"\b(?P<tag>TRAIN|CV) (?:\| (?:steps/sec [\d.]+\| ?)?)?Batch
 _MM_EPOCH = re.compile(r"Epoch\((?P<tag>train|val)\)\s*\[(?P<epoch>\d+)\]\s*\[\s*(?P<step>\d+)/(?P<total>\d+)\]")
 _MM_ITER = re.compile(r"Iter\((?P<tag>train|val)\)\s*\[\s*(?P<step>\d+)/(?P<total>\d+)\]")
 _TQDM = re.compile(r"(?:Epoch (?P<epoch>\d+): *)?\d+%\|[^|\n]*\|\s*(?P<step>\d+)/(?P<total>\d+) \[(?P<elapsed>[\d:]+)<")
-_PREP = re.compile(r"\b(?:Map|map|Filter|Tokeniz\w*|Loading|Downloading|Generating|Resolving|Fetching|Extracting|Preprocess\w*)\b")
+# A bar's label before it, or its rate after it, says data preparation: `datasets.map` ("Map",
+# "Running tokenizer on dataset", "Grouping texts in chunks of 1024", "Converting format of
+# dataset") counts `examples/s` (older versions `ba/s`); model loading counts checkpoint shards.
+_PREP = re.compile(
+    r"\b(?:map|filter|tokeniz\w*|loading|downloading|generating|resolving|fetching|extracting|preprocess\w*|grouping|converting"
+    r"|packing|formatting|running tokenizer|encoding|saving the dataset)\b",
+    re.IGNORECASE,
+)
+_PREP_RATE = re.compile(r"[^\]\r\n]{0,40}(?:examples/s|ba/s|shards/s)")
 _HF = re.compile(r"\{'loss': [-\d.e]+.*?'epoch': (?P<epoch>[\d.]+)\}")
 _DS = re.compile(r"\bstep=(?P<step>\d+), skipped=\d+")
 # Bytes: what the reader searches for before decoding a line.
@@ -123,7 +131,7 @@ def progress(text: str, line: int, time: datetime | None = None) -> Progress | N
         epoch = match["epoch"]
         # A bar for data preparation or model loading is not training progress.
         label = text[max(0, text.rfind("\r", 0, match.start()) + 1, match.start() - 80) : match.start()]
-        tag = "prep" if _PREP.search(label) else "train"
+        tag = "prep" if _PREP.search(label) or _PREP_RATE.match(text, match.end()) else "train"
         step = Progress(
             line, int(match["step"]), float(epoch) if epoch else None, int(match["total"]), tag, _elapsed(match["elapsed"]), time
         )
