@@ -35,6 +35,7 @@ class RankedCause:
     why: str
     status: str
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    lines: list[str] = field(default_factory=list)  # the recipe's lines behind it that no rule reports
 
 
 @dataclass
@@ -115,6 +116,7 @@ def diagnose(
     scanner, errors = scan(logs)
     scene = build_scene(recipes, hardware, resolver)
     findings: list[Finding] = []
+    shown = shown_toolkits(scanner, scene)
     for signature in all_signatures().values():
         prefix = signature.code + "."
         if not any(key.startswith(prefix) for key in scanner.stats):
@@ -123,7 +125,7 @@ def diagnose(
         if explanation is None:
             continue
         count = sum(stats.count for key, stats in scanner.stats.items() if key.startswith(prefix))
-        findings.append(Finding(signature, explanation, count, rank_causes(signature, explanation, scene)))
+        findings.append(Finding(signature, explanation, count, rank_causes(signature, explanation, scene, shown)))
     replaced = {code for finding in findings for code in finding.signature.supersedes}
     findings = [f for f in findings if f.signature.code not in replaced]
     findings.sort(key=lambda f: (-f.severity.value, str(f.anchor.line.path), f.anchor.line.number))
@@ -132,11 +134,20 @@ def diagnose(
     return Report(findings, scene, scanner.files, list(scanner.error_lines), scanner.last_error, errors + scene.errors, roots)
 
 
-def rank_causes(signature: Signature, explanation: Explanation, scene: Scene) -> list[RankedCause]:
+def shown_toolkits(scanner: Scanner, scene: Scene) -> set[str]:
+    """The toolkits the logs and the recipe show."""
+    shown = {name for scan in scanner.files for name in scan.toolkits}
+    return shown | {c.recipe.toolkit for c in scene.contexts if c.recipe.toolkit}
+
+
+def rank_causes(signature: Signature, explanation: Explanation, scene: Scene, shown: set[str] | None = None) -> list[RankedCause]:
     """The signature's causes in its order, each with the recipe's findings for it; causes the
-    recipe confirms come first, causes its rules ruled out last."""
+    recipe confirms come first, causes its rules ruled out last. A cause of a toolkit that
+    neither the log nor the recipe shows is not offered (`shown`: None offers every cause)."""
     ranked: dict[str, RankedCause] = {}
     for key, why in explanation.causes:
+        if shown is not None and signature.causes[key].toolkit not in (None, *shown):
+            continue
         if key in ranked:
             if why and not ranked[key].why:
                 ranked[key].why = why
@@ -151,7 +162,10 @@ def rank_causes(signature: Signature, explanation: Explanation, scene: Scene) ->
             status = "not-found"
         else:
             status = "unchecked"
-        ranked[key] = RankedCause(key, cause, why, status, found)
+        lines = explanation.recipe_lines.get(key, [])
+        if lines and status != "found":
+            status = "found"
+        ranked[key] = RankedCause(key, cause, why, status, found, lines)
     order = list(ranked.values())
     return sorted(order, key=lambda c: (STATUS_ORDER[c.status], order.index(c)))
 
@@ -185,6 +199,7 @@ def to_json(report: Report) -> str:
                         "codes": list(c.cause.codes),
                         "status": c.status,
                         "diagnostics": [diagnostic_dict(d) for d in c.diagnostics],
+                        "recipe_lines": c.lines,
                     }
                     for i, c in enumerate(finding.causes)
                 ],

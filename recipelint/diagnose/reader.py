@@ -39,6 +39,13 @@ ERROR_NEEDLES = (b"rror", b"RROR", b"Exception", b"Traceback", b"FAILED", b"Kill
 # Validation and checkpoints mark the end of an epoch's training; "TRAIN info" the start of the next.
 EPOCH_END = (b"CV info", b"Epoch(val)", b"Saving checkpoint", b"CV |", b"DEBUG CV Batch")
 EPOCH_START = (b"TRAIN info",)
+# Lines that show which toolkit wrote a log (its package in a traceback, its own progress
+# lines): a cause that belongs to one toolkit is offered only when the log or the recipe shows it.
+TOOLKIT_MARKS = {
+    "wenet": (b"wenet", b"DEBUG TRAIN Batch", b"TRAIN | steps/sec", b"DEBUG CV Batch"),
+    "xtuner": (b"xtuner",),
+    "deepspeed": (b"deepspeed", b"DeepSpeed"),
+}
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 # Colour codes written inside a message ("Watchdog \x1b[0mcaught"): removed from the bytes before
 # any needle is looked for, so a code between two words never hides a line.
@@ -121,6 +128,7 @@ class FileScan:
     last_marker: tuple[int, str] | None = None  # (line, "end" | "start") of the latest epoch marker
     last_lines: deque[LogLine] = field(default_factory=lambda: deque(maxlen=CONTEXT))
     year: int = 1900  # for timestamps without one: the year of the last full timestamp seen
+    toolkits: set[str] = field(default_factory=set)  # the toolkits its lines show (TOOLKIT_MARKS)
 
 
 @dataclass
@@ -258,6 +266,9 @@ class Scanner:
     def _chunk(self, chunk: _Chunk) -> None:
         self._fill_pending(chunk)
         scan = chunk.scan
+        for name, marks in TOOLKIT_MARKS.items():
+            if name not in scan.toolkits and any(mark in chunk.buf for mark in marks):
+                scan.toolkits.add(name)
         if scan.first_time is None:
             scan.first_time = _first_time(chunk)
         if scan.first_progress is None:

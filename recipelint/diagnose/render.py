@@ -95,11 +95,15 @@ def finding_lines(finding: Finding) -> list[str]:
     for i, cause in enumerate(finding.causes, 1):
         codes = " ".join(cause.cause.codes)
         state = f"{codes}: {STATUS[cause.status]}" if codes else "advice: no rule checks this"
+        if cause.lines and not cause.diagnostics:
+            state = f"{codes + ': ' if codes else ''}{STATUS['found']}"
         out.append(f"    {i}. {cause.cause.text} [{state}]")
         if cause.why:
             out.append(f"       because {cause.why}")
         for d in cause.diagnostics:
             out.append(f"       -> {d.span}: {d.code} {d.message}")
+        for where in cause.lines:
+            out.append(f"       -> {where}")
     return out
 
 

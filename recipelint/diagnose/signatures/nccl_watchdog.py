@@ -63,14 +63,14 @@ CAUSES = {
         ("RL105", "RL102", "RL103", "RL201"),
     ),
     "network": Cause("NCCL over the wrong interface, or over sockets where InfiniBand is up", ("RL504", "RL503", "RL502")),
-    "slow-data": Cause("a rank stalled reading its data: remote or compressed shards", ("RL203", "RL204")),
+    "slow-data": Cause("a rank stalled reading its data: remote or compressed shards", ("RL203", "RL204"), "wenet"),
     # Shard-count rules landing later (e.g. shards not divisible by the world size) go here too.
     "uneven": Cause(
         "a rank ran out of data and left the training loop (to validation or a checkpoint) while the others still all-reduce",
         ("RL202", "RL205", "RL201"),
     ),
     "join-order": Cause(
-        "WeNet's join timeout at or above the process-group timeout: the watchdog fires before the join ends the epoch", ("RL303",)
+        "WeNet's join timeout at or above the process-group timeout: the watchdog fires before the join ends the epoch", ("RL303",), "wenet"
     ),
     "long-step": Cause("one rank legitimately worked longer than the timeout alone (rank-0 preprocessing, evaluation, saving)", ("RL805",)),
 }
@@ -97,7 +97,12 @@ def explain(found: Found) -> Explanation | None:
         )
     evidence.extend(_ranks(found, hits, top, reported))
     kind, _ = phase(anchor, found.file(anchor.line.path))
-    return Explanation(anchor, said, evidence, _order(found, kind, top, ops))
+    causes = _order(found, kind, top, ops)
+    if anchor.progress is not None and anchor.progress.tag == "prep":
+        # The other ranks waited in a collective while this log still prepared data (a tokenizer's
+        # or datasets.map's bar just before the watchdog): the wait was for that preparation.
+        causes.insert(0, ("long-step", f"data preparation was still running ({anchor.progress.describe()})"))
+    return Explanation(anchor, said, evidence, causes)
 
 
 def _ranks(found: Found, hits: list[Hit], top: int, reported: set[int]) -> list[str]:

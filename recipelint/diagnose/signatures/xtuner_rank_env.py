@@ -38,7 +38,7 @@ PATTERNS = {
     "mmengine": ('.py", line', r"in _init_dist_pytorch"),
 }
 CAUSES = {
-    "single": Cause("--launcher pytorch on a process nothing started with torchrun (a single-process xtuner train)", ("RL802",)),
+    "single": Cause("--launcher pytorch on a process nothing started with torchrun (a single-process xtuner train)", ("RL802",), "xtuner"),
     "launcher": Cause("a launcher that does not set the torch.distributed environment for this script"),
 }
 
