@@ -339,7 +339,11 @@ def test_a_watchdog_line_wrapped_by_the_terminal_is_read_whole(tmp_path: Path) -
     assert codes(report) == ["LOG002"] and "BROADCAST (SeqNum 1)" in report.findings[0].explanation.message
     assert report.findings[0].anchor.line.number == 1
     # a line that merely ends where the next begins is not joined into a match
-    two = write(tmp_path, "two.log", "NCCL INFO NET/Plugin : No plugin found (libnccl-net.so).\nNCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB eth0:<0>\n")
+    two = write(
+        tmp_path,
+        "two.log",
+        "NCCL INFO NET/Plugin : No plugin found (libnccl-net.so).\nNCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB eth0:<0>\n",
+    )
     scan = scanner()
     scan.read(two)
     assert [h.line.number for h in scan.stat("LOG006.ib").all] == [2]

@@ -31,6 +31,7 @@ MAX_CARRY = 1 << 20  # a line longer than this is cut in two (counted once per p
 MAX_MATCH = 1 << 16  # characters of one line the patterns see
 MAX_SHOWN = 600  # characters of one line kept for the excerpt
 CONTEXT = 3  # lines kept before and after each hit
+WRAP_NEEDLE = 15  # a pattern whose needle is this long may be wrapped by a terminal (long messages are)
 KEEP_HITS = 32  # first hits kept per pattern
 LAST_HITS = 8  # last hits kept per pattern
 ERROR_LINES = 20  # last error lines kept, for a log with no known signature
@@ -46,6 +47,11 @@ TOOLKIT_MARKS = {
     "xtuner": (b"xtuner",),
     "deepspeed": (b"deepspeed", b"DeepSpeed"),
 }
+_ERROR = re.compile(b"|".join(re.escape(n) for n in ERROR_NEEDLES))
+_EPOCH_END = re.compile(b"|".join(re.escape(n) for n in EPOCH_END))
+_EPOCH_START = re.compile(b"|".join(re.escape(n) for n in EPOCH_START))
+# What an exception line starts with (roots.exception decides): a cheap test before decoding.
+_EXCEPTION_START = re.compile(rb"\s*(?:\[(?:rank|default)\d+\]:\s*)?(?:E\s+)?(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)\b")
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 # Colour codes written inside a message ("Watchdog \x1b[0mcaught"): removed from the bytes before
 # any needle is looked for, so a code between two words never hides a line.
@@ -198,12 +204,22 @@ class Scanner:
         for needle in sorted(set(self.by_needle) | set(ERROR_NEEDLES + EPOCH_END + EPOCH_START), key=len):
             if not any(shorter in needle for shorter in self.needles):
                 self.needles.append(needle)
+        # A line found through a needle can hold only the patterns whose needle contains it: only
+        # those are tried on it (a dense log finds most lines through a few short needles).
+        self.covers: dict[bytes, tuple[bytes, ...]] = {
+            found: tuple(needle for needle in self.by_needle if found in needle) for found in self.needles
+        }
         self.stats: dict[str, Stats] = {}
         self.files: list[FileScan] = []
-        self.error_lines: deque[LogLine] = deque(maxlen=ERROR_LINES)
+        self._errors: deque[tuple[Path, int, bytes]] = deque(maxlen=ERROR_LINES)
         self.last_error: Hit | None = None
         self.roots: dict[tuple[Path, int | None], Root] = {}
         self._pending: list[Hit] = []
+
+    @property
+    def error_lines(self) -> list[LogLine]:
+        """The last error lines no pattern matched (decoded only now: most are never shown)."""
+        return [LogLine(path, number, shown(decode(raw))) for path, number, raw in self._errors]
 
     def stat(self, key: str) -> Stats:
         return self.stats.get(key) or Stats()
@@ -276,64 +292,68 @@ class Scanner:
             if found is not None:
                 start = chunk.buf.rfind(b"\n", 0, found.start()) + 1
                 scan.first_progress = self._progress_at(chunk, start, chunk.number(start))
-        for start in self._line_starts(chunk.buf):
+        for start, found in sorted(self._line_starts(chunk.buf).items()):
             number = chunk.number(start)
             end, raw = chunk.line_at(start)
-            self._line(chunk, start, end, number, raw)
+            self._line(chunk, start, end, number, raw, found)
         self._finish(chunk)
         last = self._progress_before(chunk, len(chunk.buf), chunk.base + chunk.buf.count(b"\n") + 1)
         if last is not None:
             scan.last_progress = last
         scan.last_time = _last_time(chunk) or scan.last_time
 
-    def _line_starts(self, buf: bytes) -> list[int]:
-        starts: set[int] = set()
+    def _line_starts(self, buf: bytes) -> dict[int, list[bytes]]:
+        """Where each line holding a needle starts, with the needles it was found through."""
+        starts: dict[int, list[bytes]] = {}
         for needle in self.needles:
             at = buf.find(needle)
             while at != -1:
-                starts.add(buf.rfind(b"\n", 0, at) + 1)
+                starts.setdefault(buf.rfind(b"\n", 0, at) + 1, []).append(needle)
                 newline = buf.find(b"\n", at)
                 if newline == -1:
                     break
                 at = buf.find(needle, newline + 1)
-        return sorted(starts)
+        return starts
 
-    def _line(self, chunk: _Chunk, start: int, end: int, number: int, raw: bytes) -> None:
+    def _line(self, chunk: _Chunk, start: int, end: int, number: int, raw: bytes, found: list[bytes] | None = None) -> None:
         text = decode(raw)
         matched = False
         missed: list[Pattern] = []
-        for needle, patterns in self.by_needle.items():
+        needles = self.by_needle if found is None else {n: None for f in found for n in self.covers[f]}
+        plain = len(raw) <= MAX_MATCH or b"\r" not in raw
+        for needle in needles:
             if needle not in raw:
                 continue
-            for pattern in patterns:
-                for seen in _redraws(raw, needle, text):
+            for pattern in self.by_needle[needle]:
+                for seen in [text] if plain else _redraws(raw, needle, text):
                     match = pattern.regex.search(seen)
                     if match is not None:
                         matched = True
                         self._hit(chunk, start, end, number, seen, pattern.key, match)
                         break
                 else:
-                    missed.append(pattern)
+                    if len(needle) >= WRAP_NEEDLE:
+                        missed.append(pattern)
         if missed and not matched:
             matched = self._wrapped(chunk, start, end, number, text, missed)
-        if any(marker in raw for marker in EPOCH_END):
+        if _EPOCH_END.search(raw):
             marker = chunk.scan.last_marker
             if marker is None or marker[1] != "end":  # the first validation line: where training stopped
                 chunk.scan.epoch_ends.append((number, self._progress_before(chunk, start, number)))
             chunk.scan.last_marker = (number, "end")
-        elif any(marker in raw for marker in EPOCH_START):
+        elif _EPOCH_START.search(raw):
             chunk.scan.last_marker = (number, "start")
-        if not matched and any(needle in raw for needle in ERROR_NEEDLES):
-            self.error_lines.append(LogLine(chunk.scan.path, number, shown(text)))
+        if not matched and _ERROR.search(raw):
+            self._errors.append((chunk.scan.path, number, raw[: MAX_SHOWN * 4]))
             chunk.late["error"] = (start, end, number, text, None)
-        if b"rror" in raw or b"Exception" in raw:
+        if _EXCEPTION_START.match(raw):
             self._root(chunk, start, end, number, text)
 
     def _wrapped(self, chunk: _Chunk, start: int, end: int, number: int, text: str, missed: list[Pattern]) -> bool:
         """A line a terminal wrapped at its width (`OpT` / `ype=BROADCAST`): its needle is on this
         line but the rest of the message on the next; the patterns read the two joined."""
-        if end + 1 >= len(chunk.buf) or len(text) >= MAX_MATCH:
-            return False
+        if end + 1 >= len(chunk.buf) or len(text) >= MAX_MATCH or chunk.buf[end + 1 : end + 2] in (b" ", b"\t", b"\n", b"["):
+            return False  # a continuation starts mid-word: not indented, not a new bracketed record
         _, following = chunk.line_at(end + 1)
         joined = text + decode(following)
         matched = False

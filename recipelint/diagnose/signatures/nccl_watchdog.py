@@ -46,8 +46,10 @@ SEVERITY = Severity.ERROR
 FIRST_COLLECTIVES = 3  # SeqNum up to this: set-up, or a broadcast of what rank 0 prepared
 SOURCE = "xtuner.md 6 (watchdog message, default timeouts); pytorch#118369, OFA#271, LlamaFactory#7396, NVIDIA/nccl#1409, BasicSR#737"
 PATTERNS = {
+    # The needle is the message's first words: a terminal that wraps the long line later still
+    # leaves it on the first line, and the reader joins the next one (reader._wrapped).
     "watchdog": (
-        "Watchdog caught collective operation timeout",
+        "Watchdog caught",
         r"(?:\[Rank (?P<rank>\d+)\] )?Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=(?P<seq>\d+), "
         r"OpType=(?P<op>\w+)(?:, NumelIn=(?P<numel>\d+), NumelOut=\d+)?, Timeout\(ms\)=(?P<ms>\d+)\) ran for (?P<ran>\d+) milli",
     ),

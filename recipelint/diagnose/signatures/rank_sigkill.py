@@ -45,8 +45,8 @@ SOURCE = (
 )
 PATTERNS = {
     "exitcode": ("exitcode", r"failed \(exitcode: -9\) local_rank: (?P<local_rank>\d+) \(pid: (?P<pid>\d+)\)"),
-    "sigkill": ("Signal ", r"Signal 9 \(SIGKILL\) received by PID (?P<pid>\d+)"),
-    "oom-killer": ("Killed", r"Out of memory: Killed process (?P<pid>\d+)"),
+    "sigkill": ("Signal 9 (SIGKILL)", r"Signal 9 \(SIGKILL\) received by PID (?P<pid>\d+)"),
+    "oom-killer": ("Out of memory: Killed", r"Out of memory: Killed process (?P<pid>\d+)"),
     "cgroup-oom": ("oom-kill", r"Detected (?P<events>\d+) oom-kill event"),
     "loading": ("Loading checkpoint shards", r"Loading checkpoint shards"),
     # DeepSpeed's launcher (deepspeed/launcher/launch.py sigkill_handler): a child's exit status, then the others killed.

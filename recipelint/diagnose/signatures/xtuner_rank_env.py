@@ -34,7 +34,7 @@ NAME = "launcher-env-missing"
 SEVERITY = Severity.ERROR
 SOURCE = "xtuner.md 1 (single-process path, --launcher pytorch, mmengine _init_dist_pytorch)"
 PATTERNS = {
-    "keyerror": ("rror", r"KeyError: '(?P<name>RANK|LOCAL_RANK|WORLD_SIZE|MASTER_ADDR|MASTER_PORT)'"),
+    "keyerror": ("KeyError: '", r"KeyError: '(?P<name>RANK|LOCAL_RANK|WORLD_SIZE|MASTER_ADDR|MASTER_PORT)'"),
     "mmengine": ('.py", line', r"in _init_dist_pytorch"),
 }
 CAUSES = {
