@@ -288,14 +288,14 @@ class Scanner:
         if scan.first_time is None:
             scan.first_time = _first_time(chunk)
         if scan.first_progress is None:
-            found = timeline.PROGRESS_BYTES.search(chunk.buf)
-            if found is not None:
-                start = chunk.buf.rfind(b"\n", 0, found.start()) + 1
+            first = timeline.PROGRESS_BYTES.search(chunk.buf)
+            if first is not None:
+                start = chunk.buf.rfind(b"\n", 0, first.start()) + 1
                 scan.first_progress = self._progress_at(chunk, start, chunk.number(start))
-        for start, found in sorted(self._line_starts(chunk.buf).items()):
+        for start, needles in sorted(self._line_starts(chunk.buf).items()):
             number = chunk.number(start)
             end, raw = chunk.line_at(start)
-            self._line(chunk, start, end, number, raw, found)
+            self._line(chunk, start, end, number, raw, needles)
         self._finish(chunk)
         last = self._progress_before(chunk, len(chunk.buf), chunk.base + chunk.buf.count(b"\n") + 1)
         if last is not None:
@@ -315,13 +315,28 @@ class Scanner:
                 at = buf.find(needle, newline + 1)
         return starts
 
-    def _line(self, chunk: _Chunk, start: int, end: int, number: int, raw: bytes, found: list[bytes] | None = None) -> None:
+    def _line(self, chunk: _Chunk, start: int, end: int, number: int, raw: bytes, found: list[bytes]) -> None:
         text = decode(raw)
+        matched = self._patterns(chunk, start, end, number, raw, text, found)
+        if _EPOCH_END.search(raw):
+            marker = chunk.scan.last_marker
+            if marker is None or marker[1] != "end":  # the first validation line: where training stopped
+                chunk.scan.epoch_ends.append((number, self._progress_before(chunk, start, number)))
+            chunk.scan.last_marker = (number, "end")
+        elif _EPOCH_START.search(raw):
+            chunk.scan.last_marker = (number, "start")
+        if not matched and _ERROR.search(raw):
+            self._errors.append((chunk.scan.path, number, raw[: MAX_SHOWN * 4]))
+            chunk.late["error"] = (start, end, number, text, None)
+        if _EXCEPTION_START.match(raw):
+            self._root(chunk, start, end, number, text)
+
+    def _patterns(self, chunk: _Chunk, start: int, end: int, number: int, raw: bytes, text: str, found: list[bytes]) -> bool:
+        """Try the patterns the line can hold; whether one matched."""
         matched = False
         missed: list[Pattern] = []
-        needles = self.by_needle if found is None else {n: None for f in found for n in self.covers[f]}
         plain = len(raw) <= MAX_MATCH or b"\r" not in raw
-        for needle in needles:
+        for needle in {n: None for f in found for n in self.covers[f]}:
             if needle not in raw:
                 continue
             for pattern in self.by_needle[needle]:
@@ -336,18 +351,7 @@ class Scanner:
                         missed.append(pattern)
         if missed and not matched:
             matched = self._wrapped(chunk, start, end, number, text, missed)
-        if _EPOCH_END.search(raw):
-            marker = chunk.scan.last_marker
-            if marker is None or marker[1] != "end":  # the first validation line: where training stopped
-                chunk.scan.epoch_ends.append((number, self._progress_before(chunk, start, number)))
-            chunk.scan.last_marker = (number, "end")
-        elif _EPOCH_START.search(raw):
-            chunk.scan.last_marker = (number, "start")
-        if not matched and _ERROR.search(raw):
-            self._errors.append((chunk.scan.path, number, raw[: MAX_SHOWN * 4]))
-            chunk.late["error"] = (start, end, number, text, None)
-        if _EXCEPTION_START.match(raw):
-            self._root(chunk, start, end, number, text)
+        return matched
 
     def _wrapped(self, chunk: _Chunk, start: int, end: int, number: int, text: str, missed: list[Pattern]) -> bool:
         """A line a terminal wrapped at its width (`OpT` / `ype=BROADCAST`): its needle is on this
