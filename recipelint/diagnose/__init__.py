@@ -23,9 +23,10 @@ from recipelint.records import dataclass, field
 from recipelint.settings import Resolver
 
 RECIPE_SUFFIXES = (".sh", ".yaml", ".yml", ".py", ".md", ".toml")
-# Where a cause stands after the recipe was checked: its rule found it, the rule ran and did
-# not, no rule checks it (or none ran on this recipe), or no recipe was given.
-STATUS_ORDER = {"found": 0, "unchecked": 1, "no-recipe": 1, "not-found": 2}
+# Where a cause stands after the recipe was checked: its rule found it, the recipe's line behind
+# it is named (`located`: no rule judges it), the rule ran and did not, no rule checks it (or
+# none ran on this recipe), or no recipe was given.
+STATUS_ORDER = {"found": 0, "located": 0, "unchecked": 1, "no-recipe": 1, "not-found": 2}
 
 
 @dataclass
@@ -164,7 +165,7 @@ def rank_causes(signature: Signature, explanation: Explanation, scene: Scene, sh
             status = "unchecked"
         lines = explanation.recipe_lines.get(key, [])
         if lines and status != "found":
-            status = "found"
+            status = "located"
         ranked[key] = RankedCause(key, cause, why, status, found, lines)
     order = list(ranked.values())
     return sorted(order, key=lambda c: (STATUS_ORDER[c.status], order.index(c)))

@@ -10,6 +10,7 @@ from recipelint.parse.files import FileCache
 
 STATUS = {
     "found": "found in the recipe",
+    "located": "set in the recipe here",
     "not-found": "not in this recipe",
     "unchecked": "no rule checks this here",
     "no-recipe": "give the recipe to check",
@@ -96,7 +97,7 @@ def finding_lines(finding: Finding) -> list[str]:
         codes = " ".join(cause.cause.codes)
         state = f"{codes}: {STATUS[cause.status]}" if codes else "advice: no rule checks this"
         if cause.lines and not cause.diagnostics:
-            state = f"{codes + ': ' if codes else ''}{STATUS['found']}"
+            state = f"{codes + ': ' if codes else ''}{STATUS['located']}"
         out.append(f"    {i}. {cause.cause.text} [{state}]")
         if cause.why:
             out.append(f"       because {cause.why}")

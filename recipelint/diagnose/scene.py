@@ -130,6 +130,25 @@ class Scene:
         path, _ = ctx.recipe.locate(launch.script.value)
         return _add_arguments(path) if path is not None and path.suffix == ".py" else []
 
+    def settings_at(self, *names: str) -> list[str]:
+        """Where the recipe sets these (`path:line:col: name = value`): the launch's flags, then the
+        DeepSpeed JSON's and the toolkit config's dotted keys; each name once, where it is written."""
+        ctx = self.ctx
+        if ctx is None:
+            return []
+        out: list[str] = []
+        for name in names:
+            setting = ctx.recipe.args.get(name)
+            if setting is not None and setting.given and setting.span is not None:
+                out.append(f"{setting.span}: {name} {setting.value}")
+                continue
+            for document in (ctx.recipe.ds_config, ctx.recipe.config):
+                node = document.root.get(name) if document is not None else None
+                if node is not None and node.kind == "scalar":
+                    out.append(f"{node.span}: {name} {node.value}")
+                    break
+        return out
+
     def env(self, name: str) -> str | None:
         ctx = self.ctx
         launch = ctx.recipe.launch if ctx is not None else None

@@ -93,4 +93,9 @@ def explain(found: Found) -> Explanation | None:
     if kind in ("mid-epoch", "epoch-end", "first-steps", "training"):
         causes.append(("loader-ram", "it died during training, when the loaders' queues are full"))
     causes += [("offload", ""), ("loader-ram", ""), ("model-load", ""), ("other", "")]
-    return Explanation(anchor, said, evidence, causes)
+    offload = [
+        line
+        for line in found.scene.settings_at("zero_optimization.offload_optimizer.device", "zero_optimization.offload_param.device")
+        if line.endswith(" cpu")
+    ]
+    return Explanation(anchor, said, evidence, causes, recipe_lines={"offload": offload} if offload else {})

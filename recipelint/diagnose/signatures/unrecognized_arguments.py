@@ -79,6 +79,14 @@ def _local_rank_lines(found: Found, spelling: str | None) -> list[str]:
     launch = ctx.recipe.launch if ctx is not None else None
     if launch is None:
         return []
+    # Which launchers add the flag: torch.distributed.launch (--local-rank since torch 2.0,
+    # --local_rank before; none with --use-env) and the deepspeed launcher (--local_rank, none
+    # with --no_local_rank); torchrun sets LOCAL_RANK in the environment instead.
+    passes = launch.launcher in ("torch.distributed.launch", "deepspeed") and not scene.launch_flag(
+        "--use-env", "--use_env", "--no_local_rank", "--no-local-rank"
+    )
+    if not passes:
+        return [f"{launch.command.span}: this launch ({launch.launcher}) passes no --local_rank: the log comes from another launch"]
     lines = [f"{launch.command.span}: {launch.launcher} passes the flag to {launch.script.value or launch.script.text}"]
     options = scene.script_options()
     for option, span in options:
