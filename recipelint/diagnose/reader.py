@@ -31,6 +31,7 @@ MAX_CARRY = 1 << 20  # a line longer than this is cut in two (counted once per p
 MAX_MATCH = 1 << 16  # characters of one line the patterns see
 MAX_SHOWN = 600  # characters of one line kept for the excerpt
 CONTEXT = 3  # lines kept before and after each hit
+MARK_LINES = 50000  # lines at a log's start searched for the toolkit it shows (and its last chunk)
 WRAP_NEEDLE = 15  # a pattern whose needle is this long may be wrapped by a terminal (long messages are)
 KEEP_HITS = 32  # first hits kept per pattern
 LAST_HITS = 8  # last hits kept per pattern
@@ -271,7 +272,7 @@ class Scanner:
             if b"\x1b" in buf:
                 buf = _ANSI_BYTES.sub(b"", buf)
             chunk = _Chunk(scan, buf, scan.lines, tuple(tail))
-            self._chunk(chunk)
+            self._chunk(chunk, last=not data)
             scan.lines += buf.count(b"\n") + (0 if buf.endswith(b"\n") else 1)
             tail.extend(_last_lines(chunk, CONTEXT))  # a chunk of one line keeps the two before it
             scan.last_lines = deque(tail, maxlen=CONTEXT)
@@ -279,12 +280,15 @@ class Scanner:
                 break
         self._pending = []
 
-    def _chunk(self, chunk: _Chunk) -> None:
+    def _chunk(self, chunk: _Chunk, last: bool = False) -> None:
         self._fill_pending(chunk)
         scan = chunk.scan
-        for name, marks in TOOLKIT_MARKS.items():
-            if name not in scan.toolkits and any(mark in chunk.buf for mark in marks):
-                scan.toolkits.add(name)
+        # A log shows its toolkit at start-up (its imports, its first lines) or in the traceback
+        # it ends with: the first chunks and the last are searched, not every pass of a long run.
+        if chunk.base < MARK_LINES or last:
+            for name, marks in TOOLKIT_MARKS.items():
+                if name not in scan.toolkits and any(mark in chunk.buf for mark in marks):
+                    scan.toolkits.add(name)
         if scan.first_time is None:
             scan.first_time = _first_time(chunk)
         if scan.first_progress is None:
