@@ -39,7 +39,9 @@ TAIL = (
     "WorkNCCL(SeqNum=41237, OpType=ALLREDUCE, NumelIn=31490048, NumelOut=31490048, Timeout(ms)=600000) ran for 600003 milliseconds before timing out.\n"
 )
 LOOP = "import sys\nn = 0\nwith open(sys.argv[1], 'rb') as f:\n    for line in f:\n        n += b'rror' in line\nprint(n)\n"
-DIAGNOSE = "import sys\nfrom recipelint.cli import main\nsys.argv = ['recipelint', 'diagnose', '--format', 'concise', sys.argv[1]]\nmain()\n"
+DIAGNOSE = (
+    "import sys\nfrom recipelint.cli import main\nsys.argv = ['recipelint', 'diagnose', '--format', 'concise', sys.argv[1]]\nmain()\n"
+)
 
 
 def write_log(path: Path, size: int) -> None:
@@ -77,7 +79,10 @@ def main() -> None:
             ("recipelint diagnose", [sys.executable, "-c", DIAGNOSE, str(log)]),
         ):
             cpu, peak = child_cpu(command)
-            print(f"{name:<40} {cpu:>7.2f} {mib / cpu:>14.1f}" + (f"   peak RSS of the children so far {peak:.0f} MiB" if "diagnose" in name else ""))
+            print(
+                f"{name:<40} {cpu:>7.2f} {mib / cpu:>14.1f}"
+                + (f"   peak RSS of the children so far {peak:.0f} MiB" if "diagnose" in name else "")
+            )
         print(f"log: {mib:.0f} MiB")
 
 

@@ -35,7 +35,12 @@ RUNS: list[tuple[str, str, str, list[str]]] = [
     ),
     ("framepack-382-cuda-oom-new.log", "deepspeed/FastChat/scripts/train_lora.sh", "too-big", ["scripts/train_lora.sh:10"]),
     ("wenet-1678-cuda-oom.log", "wenet/examples/aishell", "too-big", ["conf/train_conformer.yaml:90"]),
-    ("firefly-154-local-rank-deepspeed.log", "deepspeed/LMFlow/scripts/archive/run_finetune.sh", "no-local-rank", ["archive/run_finetune.sh:56"]),
+    (
+        "firefly-154-local-rank-deepspeed.log",
+        "deepspeed/LMFlow/scripts/archive/run_finetune.sh",
+        "no-local-rank",
+        ["archive/run_finetune.sh:56"],
+    ),
     # The DeepSpeed launcher's SIGKILL with LMFlow's repository: the offload the rule checks is
     # in a JSON no launch of the first recipe names, so no line is named (counted as a miss).
     ("deepspeed-3232-launcher-sigkill.log", "deepspeed/LMFlow", "offload", []),

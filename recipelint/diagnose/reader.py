@@ -272,7 +272,7 @@ class Scanner:
             if b"\x1b" in buf:
                 buf = _ANSI_BYTES.sub(b"", buf)
             chunk = _Chunk(scan, buf, scan.lines, tuple(tail))
-            self._chunk(chunk, last=not data)
+            self._chunk(chunk, final=not data)
             scan.lines += buf.count(b"\n") + (0 if buf.endswith(b"\n") else 1)
             tail.extend(_last_lines(chunk, CONTEXT))  # a chunk of one line keeps the two before it
             scan.last_lines = deque(tail, maxlen=CONTEXT)
@@ -280,12 +280,12 @@ class Scanner:
                 break
         self._pending = []
 
-    def _chunk(self, chunk: _Chunk, last: bool = False) -> None:
+    def _chunk(self, chunk: _Chunk, final: bool = False) -> None:
         self._fill_pending(chunk)
         scan = chunk.scan
         # A log shows its toolkit at start-up (its imports, its first lines) or in the traceback
         # it ends with: the first chunks and the last are searched, not every pass of a long run.
-        if chunk.base < MARK_LINES or last:
+        if chunk.base < MARK_LINES or final:
             for name, marks in TOOLKIT_MARKS.items():
                 if name not in scan.toolkits and any(mark in chunk.buf for mark in marks):
                     scan.toolkits.add(name)
@@ -301,9 +301,9 @@ class Scanner:
             end, raw = chunk.line_at(start)
             self._line(chunk, start, end, number, raw, needles)
         self._finish(chunk)
-        last = self._progress_before(chunk, len(chunk.buf), chunk.base + chunk.buf.count(b"\n") + 1)
-        if last is not None:
-            scan.last_progress = last
+        latest = self._progress_before(chunk, len(chunk.buf), chunk.base + chunk.buf.count(b"\n") + 1)
+        if latest is not None:
+            scan.last_progress = latest
         scan.last_time = _last_time(chunk) or scan.last_time
 
     def _line_starts(self, buf: bytes) -> dict[int, list[bytes]]:
