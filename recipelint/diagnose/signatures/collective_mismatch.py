@@ -45,18 +45,19 @@ SOURCE = (
     "OpenDDE#23, DeepSpeed#4890, NVIDIA/nccl#296"
 )
 PATTERNS = {
+    # torch prints the fingerprints on the mismatch line and on each debug line: one needle for both.
     "mismatch": (
-        "Detected mismatch between collectives",
+        "CollectiveFingerPrint",
         r"Detected mismatch between collectives on ranks\. Rank (?P<a>\d+) is running (?:inconsistent )?collective: ?"
         r"CollectiveFingerPrint\((?:SequenceNumber=(?P<seq_a>\d+),? ?)?OpType=(?P<op_a>\w+)",
     ),
-    "aspects": ("Collectives differ in the following aspects", r"Collectives differ in the following aspects: *(?P<aspects>.+)"),
+    "aspects": ("CollectiveFingerPrint", r"Collectives differ in the following aspects: *(?P<aspects>.+)"),
     "nccl": (
-        "Mismatched collective detected",
+        "NCCL WARN",
         r"Mismatched collective detected(?:, please check your collective calls at and around rank (?P<a>\d+))?",
     ),
     "running": (
-        "Running collective: CollectiveFingerPrint",
+        "CollectiveFingerPrint",
         r"\[Rank (?P<rank>\d+)\] Running collective: CollectiveFingerPrint\(SequenceNumber=(?P<seq>\d+), OpType=(?P<op>\w+)",
     ),
 }

@@ -45,9 +45,9 @@ SOURCE = (
 )
 PATTERNS = {
     "torch": ("CUDA error: ", r"CUDA error: (?P<what>(?!out of memory)[a-z][a-z -]*[a-z])"),
-    "nccl": ("Cuda failure", r"Cuda failure (?:(?P<code>\d+) )?'(?P<what>[^']+)'"),
+    "nccl": ("NCCL WARN", r"Cuda failure (?:(?P<code>\d+) )?'(?P<what>[^']+)'"),
     "unhandled": ("unhandled cuda error", r"unhandled cuda error"),
-    "cublas": ("CUBLAS_STATUS_", r"CUBLAS_STATUS_(?P<what>EXECUTION_FAILED|INTERNAL_ERROR|ARCH_MISMATCH)"),
+    "cublas": ("CUDA error: ", r"CUDA error: CUBLAS_STATUS_(?P<what>EXECUTION_FAILED|INTERNAL_ERROR|ARCH_MISMATCH)"),
 }
 CAUSES = {
     "index": Cause(

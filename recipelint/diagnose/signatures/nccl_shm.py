@@ -41,9 +41,11 @@ SOURCE = (
     "NCCL include/shm.h and misc/shmutils.cc messages; NVIDIA/nccl#290, NVIDIA/nccl#342, NVIDIA/nccl#525, llm-d#352, pytorch/ci-infra#490"
 )
 PATTERNS = {
-    "fallocate": ("posix_fallocate", r"Call to posix_fallocate failed ?: (?P<why>[^\n]*)"),
-    "extend": ("/dev/shm/nccl-", r"failed to extend (?P<segment>/dev/shm/nccl-\w+) to (?P<size>\d+) bytes(?:, error: (?P<why>[^\n]*))?"),
-    "segment": ("shared memory segment", r"Error while creating shared memory segment (?P<segment>\S+) \(size (?P<size>\d+)\)"),
+    # NCCL prints each as a warning (`NCCL WARN`): that needle is searched for anyway, so these
+    # cost no pass of their own over the log.
+    "fallocate": ("NCCL WARN", r"Call to posix_fallocate failed ?: (?P<why>[^\n]*)"),
+    "extend": ("NCCL WARN", r"failed to extend (?P<segment>/dev/shm/nccl-\w+) to (?P<size>\d+) bytes(?:, error: (?P<why>[^\n]*))?"),
+    "segment": ("NCCL WARN", r"Error while creating shared memory segment (?P<segment>\S+) \(size (?P<size>\d+)\)"),
 }
 CAUSES = {
     "container": Cause(

@@ -50,8 +50,8 @@ PATTERNS = {
     "cgroup-oom": ("oom-kill", r"Detected (?P<events>\d+) oom-kill event"),
     "loading": ("Loading checkpoint shards", r"Loading checkpoint shards"),
     # DeepSpeed's launcher (deepspeed/launcher/launch.py sigkill_handler): a child's exit status, then the others killed.
-    "ds-exit": ("exits with return code = -9", r"exits with return code = -9\b"),
-    "ds-killing": ("Killing subprocess", r"Killing subprocess (?P<pid>\d+)"),
+    "ds-exit": ("sigkill_handler", r"exits with return code = -9\b"),
+    "ds-killing": ("sigkill_handler", r"Killing subprocess (?P<pid>\d+)"),
     # DeepSpeed's see_memory_usage: the host's memory just before.
     "cpu-memory": ("CPU Virtual Memory", r"CPU Virtual Memory: +used = (?P<used>[\d.]+) GB, percent = (?P<percent>[\d.]+)%"),
 }
