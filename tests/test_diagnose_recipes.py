@@ -86,3 +86,15 @@ def test_xtuner_launcher_cause_only_where_xtuner_shows() -> None:
     assert "launcher" not in [c.key for c in plain.findings[0].causes]
     xtuner = diagnose([LOGS / "xtuner-438-client-socket.log"], [])
     assert xtuner.findings[0].causes[0].key == "launcher"
+
+
+def test_master_addr_warning_is_a_warning_only_where_the_launch_passes_one_to_a_dynamic_rendezvous() -> None:
+    """pytorch#114335's warning: without a recipe it says the condition; Qwen's static torchrun
+    uses its --master_addr and FastChat's deepspeed launch passes none: both only informative."""
+    log = LOGS / "pytorch-114335-master-addr-warning.log"
+    alone = diagnose([log], []).findings[0]
+    assert str(alone.severity) == "warning" and "if the launch passes them" in alone.explanation.message
+    static = diagnose([log], [DS / "Qwen" / "finetune" / "finetune_ds.sh"]).findings[0]
+    assert str(static.severity) == "info" and "rendezvous is static and uses it" in static.explanation.message
+    none = diagnose([log], [DS / "FastChat" / "scripts" / "train_lora.sh"]).findings[0]
+    assert str(none.severity) == "info" and "passes none" in none.explanation.message

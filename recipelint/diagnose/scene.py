@@ -115,6 +115,24 @@ class Scene:
                 return word
         return None
 
+    def launch_option(self, *names: str) -> str | None:
+        """The value the launch gives one of these options (`--rdzv_backend c10d` or `=c10d`);
+        "" for a flag without a value, None when not given or not known statically."""
+        ctx = self.ctx
+        launch = ctx.recipe.launch if ctx is not None else None
+        if launch is None:
+            return None
+        words = launch.command.words
+        for i, word in enumerate(words):
+            text = word.value or word.text
+            for name in names:
+                if text.startswith(name + "="):
+                    return text.split("=", 1)[1]
+                if text == name:
+                    following = words[i + 1] if i + 1 < len(words) else None
+                    return (following.value or "") if following is not None else ""
+        return None
+
     @property
     def launcher(self) -> str | None:
         ctx = self.ctx

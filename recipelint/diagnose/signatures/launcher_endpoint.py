@@ -101,6 +101,11 @@ def _ignored(found: Found) -> Explanation | None:
     given = scene.launch_flag("--master_addr", "--master-addr", "--master_port", "--master-port")
     evidence = when(found, anchor)
     lines: dict[str, list[str]] = {}
+    backend = scene.launch_option("--rdzv_backend", "--rdzv-backend")
+    dynamic = (backend not in (None, "", "static")) or scene.launch_option("--rdzv_endpoint", "--rdzv-endpoint", "--standalone") is not None
+    if given is not None and not dynamic:
+        said = "torchrun warns that --master_addr is unused, but this launch's rendezvous is static and uses it: the log comes from another launch"
+        return Explanation(anchor, said, evidence, [("ignored-addr", "")], severity=Severity.INFO)
     if given is not None:
         said = f"torchrun ignored {given.value or given.text}: a dynamic rendezvous assigns MASTER_ADDR itself"
         lines["ignored-addr"] = [f"{given.span}: {given.value or given.text} has no effect under this rendezvous"]
