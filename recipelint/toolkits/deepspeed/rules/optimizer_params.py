@@ -40,18 +40,29 @@ No fix.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
+from recipelint import versions
 from recipelint.context import Context
 from recipelint.diagnostics import Diagnostic, Severity
+from recipelint.parse.span import Span
 from recipelint.parse.tree import Node
+from recipelint.toolkits.deepspeed.knowledge import schema_node
+from recipelint.toolkits.deepspeed.rules import _engine
 from recipelint.toolkits.deepspeed.rules._ds import builds_block, ds_document
 
 CODE = "RL421"
 NAME = "deepspeed-optimizer-params"
 SEVERITY = Severity.ERROR
 FIXABLE = False
-SOURCE = "deepspeed.md 4.3: engine optimizer/scheduler construction (messages from deepspeed/runtime/engine.py)"
+SOURCE = (
+    "deepspeedai/DeepSpeed deepspeed/runtime/engine.py (_do_sanity_check, _configure_basic_optimizer, "
+    "_do_optimizer_sanity_check, _scheduler_from_config; 0.10.0 to 0.19.8); constructor signatures in "
+    "schemas/deepspeed/engine.json (tools/build_deepspeed_engine_table.py)"
+)
+UNTESTED = (
+    'You are using an untested ZeRO Optimizer. Please add <"zero_allow_untested_optimizer": true> in the configuration file to use it.'
+)
 SCHEDULERS = {"LRRangeTest", "OneCycle", "WarmupLR", "WarmupDecayLR", "WarmupCosineLR"}
 TORCH_SCHEDULERS = {
     "LambdaLR",
@@ -79,6 +90,9 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
         return
     yield from _optimizer(ctx, doc.root)
     yield from _scheduler(ctx, doc.root)
+    for block, judge in (("optimizer", _optimizer_at), ("scheduler", _scheduler_at)):
+        if builds_block(ctx, block)[0] is not False:
+            yield from _engine_checks(ctx, doc.root, block, judge)
 
 
 def _ignored(ctx: Context, root: Node, block: str, why: str) -> Diagnostic | None:
@@ -150,4 +164,127 @@ def _scheduler(ctx: Context, root: Node) -> Iterator[Diagnostic | None]:
         current=scheduler.value,
         suggested=near,
         evidence=[f"consumer: {why}"] if builds else [],
+    )
+
+
+# One thing the engine refuses at start-up: the setting it is about, the message, a suggestion.
+Finding = tuple[str, str, str]
+
+
+def _engine_checks(
+    ctx: Context, root: Node, block: str, judge: Callable[[Node, versions.Version], frozenset[Finding] | None]
+) -> Iterator[Diagnostic | None]:
+    """What `judge` finds at each DeepSpeed release the run may import: an error where it holds
+    for all of them and DeepSpeed builds the block, else a warning that says when it holds."""
+    builds, why = builds_block(ctx, block)
+    rng = ctx.version_range("deepspeed")
+    parts = versions.split(rng, lambda release: judge(root, release), _engine.change_points())
+    judged = [part for part in parts if part.value is not None]
+    for finding in sorted({f for part in judged for f in part.value or ()}):
+        held = [part for part in judged if finding in (part.value or ())]
+        everywhere = len(held) == len(parts)
+        when = "" if everywhere else f" with {' or '.join(part.condition for part in held)};"
+        setting, message, suggested = finding
+        yield ctx.diagnostic(
+            CODE,
+            SEVERITY if builds and everywhere else Severity.WARNING,
+            f"{message} ({when} {rng.allows()}){'' if builds else ' ' + why}".replace("( ", "("),
+            _span(root, setting),
+            setting=setting,
+            current=root.scalar(setting),
+            suggested=suggested or None,
+            evidence=[f"target: {rng.allows()}"] + ([f"consumer: {why}"] if builds else []),
+        )
+
+
+def _span(root: Node, setting: str) -> Span | None:
+    """The key of the setting, else of the nearest block above it that is there."""
+    parent, _, key = setting.rpartition(".")
+    node = root.get(parent) if parent else root
+    while node is None and "." in parent:
+        parent, _, key = parent.rpartition(".")
+        node = root.get(parent)
+    return (node.key_span(key) if node is not None else None) or (node.span if node is not None else None)
+
+
+def _zero_stage(root: Node) -> int | None:
+    """ZeRO's stage as DeepSpeed reads it (pydantic takes "2" for 2; a legacy `true` is stage 1);
+    None when not known ("auto" is dropped or filled by a trainer)."""
+    zero = root.get("zero_optimization")
+    if zero is None:
+        return 0
+    if zero.kind == "scalar" and isinstance(zero.value, bool):
+        return int(zero.value)
+    stage = root.scalar("zero_optimization.stage") if zero.kind == "map" else None
+    if stage is None and zero.kind == "map" and root.get("zero_optimization.stage") is None:
+        return 0
+    if isinstance(stage, int) and not isinstance(stage, bool):
+        return stage
+    return int(stage) if isinstance(stage, str) and stage.isdigit() else None
+
+
+def _optimizer_at(root: Node, release: versions.Version) -> frozenset[Finding] | None:
+    """`_do_sanity_check`, `_configure_basic_optimizer` and `_do_optimizer_sanity_check` at one release."""
+    name = root.scalar("optimizer.type")
+    if not _engine.judged(release):
+        return None
+    if not isinstance(name, str) or name in _engine.TORCH_NOT_OPTIMIZERS:
+        return frozenset()
+    ours = name.lower() in _engine.deepspeed_names(release)
+    removed = (schema_node("optimizer.type") or {}).get("x-removed-values", {})
+    if (not ours and name.lower() in removed) or (ours and name.lower() in _engine.NOT_JUDGED):
+        return frozenset()  # RL423 reports a removed name; mup and Muon are not judged
+    built = _engine.resolve(name, root, release)
+    if built is None:
+        return frozenset() if ours else frozenset({_unsupported(name)})
+    found = {
+        (f"optimizer.params.{key}", f"optimizer {name}: DeepSpeed builds {_label(built)} with **optimizer.params, which raises {error}", "")
+        for key, error in _engine.wrong_params(built, root.get("optimizer.params"), release)
+    }
+    stage = _zero_stage(root)
+    allowed = root.get("zero_allow_untested_optimizer")
+    if stage and not (allowed is not None and allowed.plain()) and not _engine.zero_tested(release, built):
+        found.add(
+            (
+                "optimizer.type",
+                f"optimizer {name} under ZeRO stage {stage}: DeepSpeed builds {_label(built)}, which is not in ZeRO's tested optimizers (deepspeed/runtime/zero/utils.py), and asserts '{UNTESTED}'",
+                "",
+            )
+        )
+    return frozenset(found)
+
+
+def _label(built: _engine.Built) -> str:
+    return f"{built.label} (torch {_engine.torch_releases()})" if built.kind != "deepspeed" else built.label
+
+
+def _unsupported(name: str) -> Finding:
+    near = next((t for t in sorted(_engine.torch_optimizers()) if t.lower() == name.lower().replace("_", "")), "")
+    hint = f"; torch.optim spells it '{near}'" if near else ""
+    message = f"optimizer type '{name}' is neither one of DeepSpeed's optimizer names (any case) nor a torch.optim class (case-sensitive): the engine asserts '{name} is not a supported DeepSpeed Optimizer'{hint}"
+    return ("optimizer.type", message, near)
+
+
+def _scheduler_at(root: Node, release: versions.Version) -> frozenset[Finding] | None:
+    """`_scheduler_from_config` at one release: the class called with `(optimizer, **params)`."""
+    name = root.scalar("scheduler.type")
+    if not _engine.judged(release):
+        return None
+    built = _engine.scheduler_class(name, release) if isinstance(name, str) else None
+    if built is None:
+        return frozenset()  # an unknown name: _scheduler above
+    params = root.get("scheduler.params")
+    if params is None:
+        return frozenset(
+            {
+                (
+                    "scheduler.type",
+                    f"scheduler {name} has no params: DeepSpeed calls {_label(built)} with **None, which raises TypeError: argument after ** must be a mapping, not NoneType",
+                    "",
+                )
+            }
+        )
+    return frozenset(
+        (f"scheduler.params.{key}", f"scheduler {name}: DeepSpeed builds {_label(built)} with **scheduler.params, which raises {error}", "")
+        for key, error in _engine.wrong_params(built, params, release)
     )
