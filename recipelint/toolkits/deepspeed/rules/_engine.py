@@ -155,14 +155,17 @@ def signature(built: Built, release: versions.Version) -> dict[str, Any] | None:
     }
 
 
-def wrong_params(built: Built, params: Node | None, release: versions.Version) -> list[tuple[str, str]]:
+def wrong_params(
+    built: Built, params: Node | None, release: versions.Version, checked_before: tuple[str, ...] = ()
+) -> list[tuple[str, str]]:
     """(key, TypeError) for each parameter the constructor refuses: not in its signature, given
-    twice (the engine passes it too), or required and missing."""
+    twice (the engine passes it too), or required and missing. `checked_before`: keys the engine
+    refuses with its own message before it builds (optimizer.params.max_grad_norm)."""
     sig = signature(built, release)
     if sig is None:
         return []
     given = [key for key, _, _ in params.items] if params is not None and params.kind == "map" else []
-    given = [key for key in given if key not in built.popped]
+    given = [key for key in given if key not in built.popped and key not in checked_before]
     out = []
     for key in given:
         if key in built.passed:

@@ -218,8 +218,8 @@ def _zero_stage(root: Node) -> int | None:
     stage = root.scalar("zero_optimization.stage") if zero.kind == "map" else None
     if stage is None and zero.kind == "map" and root.get("zero_optimization.stage") is None:
         return 0
-    if isinstance(stage, int) and not isinstance(stage, bool):
-        return stage
+    if isinstance(stage, (int, float)) and not isinstance(stage, bool) and float(stage).is_integer():
+        return int(stage)
     return int(stage) if isinstance(stage, str) and stage.isdigit() else None
 
 
@@ -239,7 +239,7 @@ def _optimizer_at(root: Node, release: versions.Version) -> frozenset[Finding] |
         return frozenset() if ours else frozenset({_unsupported(name)})
     found = {
         (f"optimizer.params.{key}", f"optimizer {name}: DeepSpeed builds {_label(built)} with **optimizer.params, which raises {error}", "")
-        for key, error in _engine.wrong_params(built, root.get("optimizer.params"), release)
+        for key, error in _engine.wrong_params(built, root.get("optimizer.params"), release, ("max_grad_norm",))
     }
     stage = _zero_stage(root)
     allowed = root.get("zero_allow_untested_optimizer")
