@@ -1,18 +1,43 @@
-"""Optimizer and scheduler settings DeepSpeed rejects when it builds them.
+"""Optimizer and scheduler settings DeepSpeed's engine rejects when it builds them.
 
 ## What it does
 Follows the code that reads the JSON (docs/toolkits/deepspeed.md, "Which code reads the JSON").
 When DeepSpeed builds the blocks (a script's `deepspeed.initialize` without an optimizer, the
 Hugging Face Trainer and Accelerate, which hand a JSON optimizer to DeepSpeed, WeNet), each of
-these is an error:
+these fails in `deepspeed.initialize` (deepspeed/runtime/engine.py of deepspeedai/DeepSpeed,
+the same from 0.10.0 to 0.19.8) and is an error:
 
 - `optimizer.params.max_grad_norm`: "'max_grad_norm' is not supported as an optimizer
   parameter, please switch to using the deepspeed parameter 'gradient_clipping'".
 - LAMB or OneBitLamb with a fixed fp16 loss scale: "DeepSpeed {name} optimizer requires
   dynamic loss scaling".
+- an `optimizer.type` that is neither one of DeepSpeed's names (`DEEPSPEED_OPTIMIZERS` of
+  deepspeed/runtime/config.py, compared lower-cased: adam, adamw, lamb, lion, adagrad, muon,
+  ...) nor a `torch.optim` class (`getattr(torch.optim, name)`, case-sensitive): `FusedAdam`,
+  `adam_w`, `AdamW8bit`, `sgd` give "{name} is not a supported DeepSpeed Optimizer"
+  (`_do_sanity_check`).
+- under ZeRO (stage 1-3) without `zero_allow_untested_optimizer`, an optimizer whose class is not
+  in `ZERO_SUPPORTED_OPTIMIZERS` (deepspeed/runtime/zero/utils.py: torch's Adam, AdamW, Adagrad
+  and DeepSpeed's own Adam, Adagrad and Lion classes; not SGD, RMSprop, nor FusedLamb): "You are
+  using an untested ZeRO Optimizer. Please add <"zero_allow_untested_optimizer": true> in the
+  configuration file to use it." (`_do_optimizer_sanity_check`).
+- an optimizer or scheduler parameter the class's constructor does not take, one the engine
+  passes itself (`adamw_mode` to DeepSpeedCPUAdam), or a required one missing
+  (`total_num_steps` of WarmupDecayLR and WarmupCosineLR): TypeError. The class is the one
+  `_configure_basic_optimizer` picks (`Adam` is FusedAdam, DeepSpeedCPUAdam with optimizer
+  offload, torch's AdamW with `torch_adam`; `Lion` is FusedLion; `Lamb` FusedLamb; any other
+  name the torch.optim class) and `_scheduler_from_config` (deepspeed/runtime/lr_schedules.py,
+  else torch.optim.lr_scheduler). The signatures are read per release from DeepSpeed's source
+  (0.10.0 to 0.19.8) and torch's (2.13.0, 2.14.1) by tools/build_deepspeed_engine_table.py into
+  schemas/deepspeed/engine.json. mup's MuAdam/MuAdamW/MuSGD and Muon are not judged (Muon keeps
+  only the keys it knows).
 - a `scheduler.type` that is not one of DeepSpeed's (LRRangeTest, OneCycle, WarmupLR,
   WarmupDecayLR, WarmupCosineLR; case-sensitive) nor a torch scheduler: "DeepSpeed does not
-  recognize LR scheduler".
+  recognize LR scheduler"; a scheduler without `params` (`**None`: TypeError).
+
+The DeepSpeed releases judged are those the run imports (the environment, the repository's pins,
+`target-versions`, else 0.19.8): a finding that holds for only some of them is a warning naming
+them; releases before 0.10.0 are not judged.
 
 When the training code passes its own optimizer or scheduler to `deepspeed.initialize`
 (Megatron-DeepSpeed's `megatron/training.py`, mmengine's DeepSpeedStrategy for XTuner),
@@ -23,16 +48,20 @@ reported once as a warning, since the run does not do what it says. When no laun
 readable training code tells which, the finding is a warning that names the condition.
 
 ## Why is this bad
-All three fail inside `deepspeed.initialize`, after the job has its GPUs and has loaded the
+All of these fail inside `deepspeed.initialize`, after the job has its GPUs and has loaded the
 model. An ignored block is settings (learning rate, betas, warmup) the run never uses.
 
 ## Example
 ```json
-"optimizer": {"type": "Adam", "params": {"lr": 1e-4, "max_grad_norm": 1.0}}
+"optimizer": {"type": "RMSprop", "params": {"lr": 1e-3, "betas": [0.9, 0.999]}},
+"scheduler": {"type": "WarmupCosineLR", "params": {"warmup_max_lr": 1e-4, "total_num_steps": 1000}}
 ```
 
 ## Fix
-Moves nothing by itself: set `gradient_clipping` at the top level and delete the parameter.
+Moves nothing by itself: use the parameters the class takes (`alpha` and `momentum` for
+RMSprop; `warmup_min_ratio`, `cos_min_ratio` for WarmupCosineLR), the DeepSpeed or torch name
+of the optimizer, or set `zero_allow_untested_optimizer: true`; for max_grad_norm set
+`gradient_clipping` at the top level and delete the parameter.
 
 ## Fix safety
 No fix.
