@@ -177,6 +177,9 @@ def test_table_records_where_each_release_was_read() -> None:
     assert table["torch"]["releases"] == ["2.13.0", "2.14.1"]
     # The 1-bit optimizers leave DEEPSPEED_OPTIMIZERS in 0.19.7 (RL423's fact, read from source here).
     assert "onebitadam" in dict(map(tuple, ds["optimizers"]))["0.17.6"] and "onebitadam" not in ds["optimizers"][-1][1]
+    from recipelint.toolkits.deepspeed.rules import _engine
+
+    assert [_engine.removed_in(n) for n in ("onebitadam", "zerooneadam", "onebitlamb", "adam")] == ["0.19.7", "0.19.7", "0.19.7", None]
 
 
 def test_generator_reads_signatures_with_ast() -> None:

@@ -74,6 +74,17 @@ def deepspeed_names(release: versions.Version) -> list[str]:
     return names
 
 
+def removed_in(lower: str) -> str | None:
+    """The release that dropped a name from `DEEPSPEED_OPTIMIZERS` (onebitadam: 0.19.7), if any."""
+    seen = False
+    for first, names in table()["deepspeed"]["optimizers"]:
+        if lower in names:
+            seen = True
+        elif seen:
+            return str(first)
+    return None
+
+
 def zero_tested(release: versions.Version, built: Built) -> bool:
     tested = _at(table()["deepspeed"]["zero_tested"], release) or []
     return (f"torch.{built.cls}" if built.kind == "torch" else built.cls) in tested

@@ -76,7 +76,6 @@ from recipelint.context import Context
 from recipelint.diagnostics import Diagnostic, Severity
 from recipelint.parse.span import Span
 from recipelint.parse.tree import Node
-from recipelint.toolkits.deepspeed.knowledge import schema_node
 from recipelint.toolkits.deepspeed.rules import _engine
 from recipelint.toolkits.deepspeed.rules._ds import builds_block, ds_document
 
@@ -260,8 +259,7 @@ def _optimizer_at(root: Node, release: versions.Version) -> frozenset[Finding] |
     if not isinstance(name, str) or name in _engine.TORCH_NOT_OPTIMIZERS:
         return frozenset()
     ours = name.lower() in _engine.deepspeed_names(release)
-    removed = (schema_node("optimizer.type") or {}).get("x-removed-values", {})
-    if (not ours and name.lower() in removed) or (ours and name.lower() in _engine.NOT_JUDGED):
+    if (not ours and _engine.removed_in(name.lower())) or (ours and name.lower() in _engine.NOT_JUDGED):
         return frozenset()  # RL423 reports a removed name; mup and Muon are not judged
     built = _engine.resolve(name, root, release)
     if built is None:
