@@ -92,6 +92,16 @@ FIRES: dict[str, tuple[dict[str, Any], str, str]] = {
         "optimizer.params.eps",
         "DeepSpeed's FusedLion (deepspeed/ops/lion/fused_lion.py) with **optimizer.params, which raises TypeError: FusedLion.__init__() got an unexpected keyword argument 'eps'",
     ),
+    "amsgrad-on-fused-adam": (
+        {"optimizer.params.amsgrad": True},
+        "optimizer.params.amsgrad",
+        "DeepSpeed's FusedAdam (deepspeed/ops/adam/fused_adam.py) with **optimizer.params, which raises RuntimeError: FusedAdam does not support the AMSGrad variant.",
+    ),
+    "amsgrad-on-cpu-adam": (
+        {"optimizer.params.amsgrad": True, "zero_optimization.offload_optimizer": {"device": "cpu"}},
+        "optimizer.params.amsgrad",
+        "RuntimeError: DeepSpeedCPUAdam does not support the AMSGrad variant.",  # add_param_group, from 0.19.8
+    ),
     "engine-passes-it-too": (
         {"optimizer.params.adamw_mode": True, "zero_optimization.offload_optimizer": {"device": "cpu"}},
         "optimizer.params.adamw_mode",
@@ -139,6 +149,8 @@ def test_allowed_untested_optimizer_and_tested_ones_stay_quiet(tmp_path: Path) -
     assert rl421(real_with(tmp_path, adagrad)) == []
     lion = {"optimizer": {"type": "Lion", "params": {"lr": 1e-4, "betas": [0.9, 0.99], "weight_decay": 0.0}}}
     assert rl421(real_with(tmp_path, lion)) == []
+    torch_amsgrad = {"optimizer.params.amsgrad": True, "optimizer.params.torch_adam": True}  # torch's AdamW takes it
+    assert rl421(real_with(tmp_path, torch_amsgrad)) == []
     cpu = {"zero_optimization.offload_optimizer": {"device": "cpu"}, "optimizer.params.fp32_optimizer_states": False}
     assert rl421(real_with(tmp_path, cpu)) == []
 

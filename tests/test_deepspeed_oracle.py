@@ -3,19 +3,18 @@
 Runs where `deepspeed` is importable (it installs from PyPI on top of the CPU build of torch:
 `pip install torch==2.13.0 deepspeed`); skipped otherwise, so the plain suite stays light.
 Each real JSON (the corpus, and tests/data/upstream/deepspeed-configs: 12 more repositories) and
-its mutations (MUTATIONS: 12 original operators and 30 more) is written to a file and judged by
+its mutations (MUTATIONS and the duplicate key: 12 original operators and 39 more) is written to a file and judged by
 DeepSpeed: `DeepSpeedConfig(path)` (hjson, duplicate-key check, pydantic blocks, batch assertion
 with world size 1, since no process group exists), then the engine's own start-up code for the
 optimizer and scheduler (`_is_supported_optimizer`, `_configure_basic_optimizer`,
 `_do_optimizer_sanity_check`, `_scheduler_from_config` of deepspeed/runtime/engine.py, run on the
-CPU against a tiny torch model; DeepSpeed's fused and CPU optimizer classes, which need compiled
-ops, are bound to their signatures instead of built). recipelint judges each as a plain DeepSpeed
-launch on a 1-GPU node whose script calls `deepspeed.initialize` without an optimizer.
+CPU against a tiny torch model; DeepSpeed's fused and CPU optimizers, which load compiled ops,
+get no-op kernels). recipelint judges each as a plain DeepSpeed launch on a 1-GPU node whose
+script calls `deepspeed.initialize` without an optimizer.
 """
 
 from __future__ import annotations
 
-import inspect
 import json
 import os
 from collections import Counter, defaultdict
@@ -163,6 +162,7 @@ def _engine_operators(config: Config) -> dict[str, Config]:
         "optimizer-foreign-params": _optimizer(untested, "RMSprop", lr=1e-3, betas=[0.9, 0.999]),
         "optimizer-param-wrong-type": _optimizer(config, "AdamW", lr="1e-4", torch_adam=True),
         "lamb-under-zero": _optimizer(stage2, "Lamb", lr=1e-3),
+        "amsgrad-on-fused-adam": _optimizer(config, "Adam", lr=1e-4, amsgrad=True),
         "scheduler-foreign-params": _scheduler(config, "WarmupCosineLR", warmup_max_lr=1e-4, total_num_steps=100),
         "scheduler-missing-required": _scheduler(config, "WarmupDecayLR", warmup_num_steps=10),
         "scheduler-good": _scheduler(config, "WarmupLR", warmup_min_lr=0, warmup_max_lr=1e-4, warmup_num_steps=10),
@@ -186,35 +186,32 @@ def _duplicate(config: Config) -> str:
     return text.replace("{", '{\n  "steps_per_print": 10,\n  "steps_per_print": 20,', 1)
 
 
-def _fake(real: type) -> Callable[..., Any]:
-    """DeepSpeed's fused and CPU optimizers compile ops when built: bind the arguments to the real
-    signature (the TypeError the constructor would raise) and return an unbuilt instance, whose
-    type ZeRO's tested-optimizer check still reads."""
+class _NoOps:
+    """What a compiled DeepSpeed op gives the optimizers here: every kernel a no-op (the oracle
+    builds the optimizer, it never steps it)."""
 
-    def build(params: Any, *args: Any, **kwargs: Any) -> Any:
-        inspect.signature(real).bind(params, *args, **kwargs)
-        return object.__new__(real)
-
-    return build
+    def __getattr__(self, name: str) -> Any:
+        return lambda *args, **kwargs: None
 
 
 @pytest.fixture(scope="module")
 def engine_stubs() -> Any:
-    import deepspeed.ops.adagrad as adagrad
-    import deepspeed.ops.adam as adam
-    import deepspeed.ops.lamb as lamb
-    import deepspeed.ops.lion as lion
+    """DeepSpeed's fused and CPU optimizers load compiled ops in their constructors: the op
+    builders' `load` returns no-op kernels, so the real constructors run (their signatures and
+    their own checks, FusedAdam's amsgrad) on the CPU."""
+    import deepspeed.ops.adagrad.cpu_adagrad as cpu_adagrad
+    import deepspeed.ops.adam.cpu_adam as cpu_adam
+    import deepspeed.ops.adam.fused_adam as fused_adam
+    import deepspeed.ops.lamb.fused_lamb as fused_lamb
+    import deepspeed.ops.lion.cpu_lion as cpu_lion
+    import deepspeed.ops.lion.fused_lion as fused_lion
     from deepspeed.runtime.zero import utils as zero_utils
 
     patch = pytest.MonkeyPatch()
-    for module, names in (
-        (adam, ["FusedAdam", "DeepSpeedCPUAdam"]),
-        (lamb, ["FusedLamb"]),
-        (lion, ["FusedLion", "DeepSpeedCPULion"]),
-        (adagrad, ["DeepSpeedCPUAdagrad"]),
-    ):
-        for name in names:
-            patch.setattr(module, name, _fake(getattr(module, name)))
+    for module in (fused_adam, cpu_adam, fused_lamb, fused_lion, cpu_lion, cpu_adagrad):
+        for name in dir(module):
+            if name.endswith("Builder"):
+                patch.setattr(getattr(module, name), "load", lambda self, *args, **kwargs: _NoOps())
     patch.setattr(zero_utils.dist, "get_rank", lambda *args, **kwargs: 0)  # no process group here
     yield
     patch.undo()
@@ -236,9 +233,12 @@ def _engine(path: Path) -> None:
         ("has_moe_layers", False),
         ("global_rank", 0),
         ("pipeline_parallelism", False),
-        ("zenflow", False),
+        ("training_dataloader", None),
     ):
         setattr(engine, name, value)
+    from deepspeed.runtime.zenflow.engine import configure_zenflow
+
+    configure_zenflow(engine)  # engine.zenflow and overlap_step: ZenFlowCPUAdam under offload
     model = torch.nn.Linear(2, 2)
     name = engine.optimizer_name()
     if name is not None:

@@ -87,11 +87,55 @@ def signature(classes: dict[str, ast.ClassDef], name: str, skip: int) -> dict[st
     first_default = len(positional) - len(args.defaults)
     required = [a.arg for i, a in enumerate(positional) if i < first_default]
     required += [a.arg for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d is None]
-    return {
+    found: dict[str, Any] = {
         "params": [a.arg for a in positional] + [a.arg for a in args.kwonlyargs],
         "required": required,
         "kwargs": args.kwarg is not None,
     }
+    refuses = _refuses(init, set(found["params"])) | _group_refuses(node)
+    if refuses:
+        found["refuses"] = refuses
+    return found
+
+
+def _group_refuses(cls: ast.ClassDef) -> dict[str, str]:
+    """`if param_group.get('amsgrad', ...): raise RuntimeError(...)` in `add_param_group`, which
+    torch's Optimizer.__init__ calls for every group: refused at construction too (DeepSpeedCPUAdam)."""
+    out = {}
+    for method in cls.body:
+        if not (isinstance(method, ast.FunctionDef) and method.name == "add_param_group"):
+            continue
+        for node in method.body:
+            test = node.test if isinstance(node, ast.If) else None
+            if isinstance(test, ast.Call) and isinstance(test.func, ast.Attribute) and test.func.attr == "get" and test.args:
+                key = test.args[0].value if isinstance(test.args[0], ast.Constant) else None
+                message = _raised(node.body) if isinstance(node, ast.If) else None
+                if isinstance(key, str) and message:
+                    out[key] = message
+    return out
+
+
+def _raised(body: list[ast.stmt]) -> str | None:
+    """'RuntimeError: message' when the block is one `raise Error('message')`."""
+    raised = body[0] if len(body) == 1 and isinstance(body[0], ast.Raise) else None
+    call = raised.exc if raised is not None else None
+    said = call.args[0].value if isinstance(call, ast.Call) and call.args and isinstance(call.args[0], ast.Constant) else None
+    if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and isinstance(said, str):
+        return f"{call.func.id}: {said}"
+    return None
+
+
+def _refuses(init: ast.FunctionDef, params: set[str]) -> dict[str, str]:
+    """`if amsgrad: raise RuntimeError('FusedAdam does not support the AMSGrad variant.')` at the
+    top of `__init__`: a parameter the constructor takes only to refuse a true value."""
+    out = {}
+    for node in init.body:
+        if not (isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id in params):
+            continue
+        message = _raised(node.body)
+        if message:
+            out[node.test.id] = message
+    return out
 
 
 def _constants(tree: ast.Module) -> dict[str, str]:

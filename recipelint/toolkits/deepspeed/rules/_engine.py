@@ -117,8 +117,13 @@ def _deepspeed_optimizer(lower: str, root: Node) -> Built | None:
         if root.scalar("optimizer.params.torch_adam"):
             adamw = lower == "adamw" or root.scalar("optimizer.params.adam_w_mode") in (None, True)
             return Built(f"torch.optim.{'AdamW' if adamw else 'Adam'}", "torch", "AdamW" if adamw else "Adam", POPPED_ADAM)
-        if root.get("zero_optimization.zenflow") is not None:
-            return None  # ZenFlowCPUAdam: not in the tables
+        zenflow = root.get("zero_optimization.zenflow")
+        if cpu and zenflow is not None and zenflow.value is not None:
+            # ZenFlowCPUAdam(*args, overlap_step=..., **kwargs) hands the rest to DeepSpeedCPUAdam
+            # (deepspeed/ops/adam/zenflow_cpu_adam.py), whose __init__ then refuses what it does not take.
+            entry = table()["deepspeed"]["classes"]["DeepSpeedCPUAdam"]
+            label = f"DeepSpeed's ZenFlowCPUAdam, a DeepSpeedCPUAdam ({entry['file']})"
+            return Built(label, "deepspeed", "DeepSpeedCPUAdam", POPPED_CPU_ADAM, ("adamw_mode", "fp32_optimizer_states", "overlap_step"))
         if cpu:
             return _deepspeed_class("DeepSpeedCPUAdam", popped=POPPED_CPU_ADAM, passed=("adamw_mode", "fp32_optimizer_states"))
         return _deepspeed_class("FusedAdam", popped=POPPED_ADAM, passed=("adam_w_mode",))
@@ -169,9 +174,10 @@ def signature(built: Built, release: versions.Version) -> dict[str, Any] | None:
 def wrong_params(
     built: Built, params: Node | None, release: versions.Version, checked_before: tuple[str, ...] = ()
 ) -> list[tuple[str, str]]:
-    """(key, TypeError) for each parameter the constructor refuses: not in its signature, given
-    twice (the engine passes it too), or required and missing. `checked_before`: keys the engine
-    refuses with its own message before it builds (optimizer.params.max_grad_norm)."""
+    """(key, error) for each parameter the constructor refuses: not in its signature, given twice
+    (the engine passes it too), required and missing, or true where it raises (FusedAdam's
+    amsgrad). `checked_before`: keys the engine refuses with its own message before it builds
+    (optimizer.params.max_grad_norm)."""
     sig = signature(built, release)
     if sig is None:
         return []
@@ -183,6 +189,10 @@ def wrong_params(
             out.append((key, f"TypeError: {built.cls}() got multiple values for keyword argument '{key}'"))
         elif key not in sig["params"] and not sig["kwargs"]:
             out.append((key, f"TypeError: {built.cls}.__init__() got an unexpected keyword argument '{key}'"))
+    for key, error in sig.get("refuses", {}).items():
+        value = params.get(key) if params is not None and key in given else None
+        if value is not None and value.kind == "scalar" and value.value:
+            out.append((key, error))  # `if amsgrad: raise RuntimeError(...)` in the constructor
     for key in sig["required"]:
         if key not in given:
             out.append((key, f"TypeError: {built.cls}.__init__() missing 1 required positional argument: '{key}'"))

@@ -23,7 +23,8 @@ the same from 0.10.0 to 0.19.8) and is an error:
   configuration file to use it." (`_do_optimizer_sanity_check`).
 - an optimizer or scheduler parameter the class's constructor does not take, one the engine
   passes itself (`adamw_mode` to DeepSpeedCPUAdam), or a required one missing
-  (`total_num_steps` of WarmupDecayLR and WarmupCosineLR): TypeError. The class is the one
+  (`total_num_steps` of WarmupDecayLR and WarmupCosineLR): TypeError; `amsgrad: true` where
+  the constructor refuses it (FusedAdam, FusedLamb: "does not support the AMSGrad variant"). The class is the one
   `_configure_basic_optimizer` picks (`Adam` is FusedAdam, DeepSpeedCPUAdam with optimizer
   offload, torch's AdamW with `torch_adam`; `Lion` is FusedLion; `Lamb` FusedLamb; any other
   name the torch.optim class) and `_scheduler_from_config` (deepspeed/runtime/lr_schedules.py,
