@@ -204,3 +204,11 @@ def test_generator_reads_signatures_with_ast() -> None:
     assert signature(classes, "Child", 1) == {"params": ["lr", "foreach"], "required": [], "kwargs": False}
     assert signature(classes, "Sched", 1) == {"params": ["total_num_steps", "warmup"], "required": ["total_num_steps"], "kwargs": True}
     assert signature(classes, "Missing", 1) is None
+    refusing = ast.parse(
+        "class Fused:\n    def __init__(self, params, amsgrad=False):\n        if amsgrad:\n            raise RuntimeError('no AMSGrad')\n"
+        "class Cpu:\n    def __init__(self, params, amsgrad=False): ...\n    def add_param_group(self, group):\n"
+        "        if group.get('amsgrad', False):\n            raise RuntimeError('Cpu: no AMSGrad')\n"
+    )
+    classes = {n.name: n for n in refusing.body if isinstance(n, ast.ClassDef)}
+    assert signature(classes, "Fused", 1)["refuses"] == {"amsgrad": "RuntimeError: no AMSGrad"}  # type: ignore[index]
+    assert signature(classes, "Cpu", 1)["refuses"] == {"amsgrad": "RuntimeError: Cpu: no AMSGrad"}  # type: ignore[index]
