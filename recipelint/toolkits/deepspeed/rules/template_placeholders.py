@@ -37,7 +37,7 @@ CODE = "RL439"
 NAME = "deepspeed-template-placeholders"
 SEVERITY = Severity.INFO
 FIXABLE = False
-SOURCE = "the sed substitutions of the repository's scripts, read by recipelint.parse.shelltemplate (never run)"
+SOURCE = "the sed substitutions of the repository's scripts, read by recipelint/parse/shelltemplate.py (never run); e.g. microsoft/Megatron-DeepSpeed@f4157bea:examples_deepspeed/rebase/ds_config_gpt_TEMPLATE.json"
 
 
 def check(ctx: Context) -> Iterator[Diagnostic | None]:
