@@ -89,7 +89,7 @@ def test_no_rule_raises_on_odd_numbers(value: Any, total: bool, tmp_path: Path) 
         path = tmp_path / "ds_config.json"
         path.write_text(json.dumps(_config(key, value, total), indent=2))
         for launch in (deepspeed_launch(8), None):
-            recipe = Recipe(root=tmp_path, ds_config=parse_json(FileCache().read(path)), ds_filler="none")
+            recipe = Recipe(root=tmp_path, toolkit="deepspeed", ds_config=parse_json(FileCache().read(path)), ds_filler="none")
             recipe.launch = launch
             ctx = Context(recipe, lambda: profile, Options.from_keys({"model-params": 7e9}))
             for code, rule in rules.items():
