@@ -106,6 +106,21 @@ def preflight(settings: Resolver, paths: list[Path]) -> None:
             fail(configuration_error(settings, error) or str(error))
 
 
+def unused_profiles(settings: Resolver) -> list[SourceError]:
+    """Why each configured profile cannot be loaded, read when no recipe of the run asked for the
+    hardware: a bad profile is a bad configuration even on a run that did not need it."""
+    from recipelint.hardware.profile import load_profile
+    from recipelint.parse.files import SourceError
+
+    errors = []
+    for path in dict.fromkeys(loaded.hardware for loaded in settings.loaded() if loaded.hardware is not None):
+        try:
+            load_profile(path)
+        except SourceError as error:
+            errors.append(error)
+    return errors
+
+
 def config_errors(settings: Resolver, errors: list[SourceError]) -> None:
     """Errors of the run that are the configuration's (a settings file, or the profile its
     `hardware` names, found under a folder): said as configuration errors, exit 2, no report."""
@@ -224,7 +239,7 @@ def run_check(
     finally:
         if progress is not None:
             progress.clear()
-    config_errors(settings, result.errors)
+    config_errors(settings, result.errors if result.judged else [*result.errors, *unused_profiles(settings)])
     level = 2 if silent else min(quiet, 2)
     _print_report(result, fmt.value, output_file, statistics, level, color)
     if not result.parsed and not result.errors and level == 0:

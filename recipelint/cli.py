@@ -30,10 +30,16 @@ app = typer.Typer(
 def version_text() -> str:
     """The release and the upstream knowledge it carries (the newest releases its tables know)."""
     from recipelint import __version__
-    from recipelint.versions import NEWEST
+    from recipelint.versions import KNOWN, NEWEST
 
     known = ", ".join(f"{name} {release}" for name, release in sorted(NEWEST.items()))
-    return f"recipelint {__version__}\nknows upstream releases up to: {known}"
+    lines = [f"recipelint {__version__}", f"knows upstream releases up to: {known}"]
+    for name, newest in sorted(NEWEST.items()):
+        # each table row is a release where a behaviour recipelint judges changed, with its date or change
+        rows = KNOWN.get(name, ())
+        note = next((what for release, what in rows if release == newest), "")
+        lines.append(f"  {name}: {len(rows)} releases where behaviour it judges changes, newest {newest}" + (f" ({note})" if note else ""))
+    return "\n".join(lines)
 
 
 def _print_version(value: bool) -> None:
