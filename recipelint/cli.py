@@ -209,7 +209,7 @@ def fix(
         _fail(str(error))
     result = last.get("result")
     if result is not None:
-        checkcmd.config_errors(resolver, result.errors)
+        checkcmd.config_errors(resolver, result.errors if result.judged else [*result.errors, *checkcmd.unused_profiles(resolver)])
     write_errors: list[SourceError] = []
     if stdin.overlay and not diff:
         written = _print_fixed(outcome, stdin.overlay)
@@ -340,7 +340,7 @@ def show(
         keep_recipes=False,
         observe=lambda ctx, found: descriptions.append(report.describe(ctx, found)),
     )
-    checkcmd.config_errors(settings, result.errors)
+    checkcmd.config_errors(settings, result.errors if result.judged else [*result.errors, *checkcmd.unused_profiles(settings)])
     if output_format == "json":
         used = result.hardware.to_dict() if result.hardware is not None else None
         echo(report.render_json(descriptions, result.errors, used))

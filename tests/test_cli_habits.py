@@ -344,3 +344,24 @@ def test_the_order_of_findings_does_not_depend_on_the_path_s_form() -> None:
     assert len(reports) == 1
     paths = [line.split(":")[0] for line in reports.pop().splitlines() if ": RL" in line]
     assert paths == sorted(paths) and len(set(paths)) == 2
+
+
+def test_usage_doc_names_every_option() -> None:
+    """docs/usage.md describes the command line: each command's every option (typer's definition)
+    is named there, and the root's --version and completion options."""
+    import typer
+
+    from recipelint import cli as commands
+
+    usage = (REPO / "docs" / "usage.md").read_text()
+    group = typer.main.get_command(commands.app)
+    missing = [
+        f"{name} {opt}"
+        for name, command in group.commands.items()  # type: ignore[attr-defined]
+        for param in command.params
+        if not getattr(param, "hidden", False)
+        for opt in param.opts
+        if opt.startswith("-") and opt not in ("--help",) and f"{opt}" not in usage
+    ]
+    root = [opt for param in group.params for opt in param.opts if opt != "--help" and opt not in usage]
+    assert missing == [] and root == []
