@@ -365,3 +365,34 @@ def test_usage_doc_names_every_option() -> None:
     ]
     root = [opt for param in group.params for opt in param.opts if opt != "--help" and opt not in usage]
     assert missing == [] and root == []
+
+
+def test_the_check_run_drives_the_progress_line(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """The engine reports each target to the line (here with no delay), which is erased at the end;
+    with -q there is none."""
+    import io
+
+    from recipelint import checkcmd
+    from recipelint.report import progress
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.setattr(progress, "DELAY", 0.0)
+    monkeypatch.setattr(progress, "INTERVAL", 0.0)
+    for quiet in (0, 1):
+        terminal = Terminal()
+        monkeypatch.setattr(sys, "stderr", terminal)
+        code = checkcmd.run_check(
+            paths=[WENET3], hardware=A100, isolated=True, no_cache=True, jobs=1, quiet=quiet, color=checkcmd.Color.never
+        )
+        assert code == 1
+        written = terminal.getvalue()
+        if quiet:
+            assert written == ""
+            continue
+        steps = [part for part in written.split("\r\x1b[K") if part]
+        assert steps[0] == "recipelint: checked 0/10 targets" and steps[-1] == "recipelint: checked 10/10 targets"
+        assert written.endswith("\r\x1b[K")  # erased: the report starts on a clean line
+    capsys.readouterr()

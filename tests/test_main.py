@@ -167,6 +167,8 @@ def test_output_is_byte_identical_to_the_typer_command(tmp_path: Path) -> None:
         ["check", "missing", "--isolated"],
         ["check", "r", "--show-settings"],
         ["check", "r", "--hardware", str(node), "--format", "sarif", "--exit-zero"],
+        ["check", "r", "--hardware", str(node), "-q", "--select", "RL1,RL2", "--ignore", "RL201", "--color", "always"],
+        ["check", "r", "--hardware", str(node), "--format", "json", "--statistics", "--extend-select", "RL0"],
     ]
     fast, slow = run_all("recipelint.main", cases, tmp_path), run_all("recipelint.cli", cases, tmp_path)
     for args, fast_result, slow_result in zip(cases, fast, slow, strict=True):
