@@ -335,9 +335,8 @@ def configuration_error(resolver: Resolver, error: SourceError) -> str | None:
     for settings in resolver.loaded():
         if settings.hardware is not None and settings.source is not None and _resolved(settings.hardware) == where:
             line, column = key_position(settings.source, "hardware")
-            reason = f"setting `hardware` names {shown_path(settings.hardware)}, which is not a usable profile: {error.reason}"
-            if error.line:
-                reason += f" (line {error.line}, column {error.column})"
+            cause = SourceError(shown_path(error.path), error.reason, error.line, error.column)
+            reason = f"setting `hardware` names {shown_path(settings.hardware)}, which is not a usable profile: {cause}"
             return str(SourceError(shown_path(settings.source), reason, line, column))
     return None
 
@@ -354,10 +353,9 @@ def _profile(value: Any, path: Path) -> Path:
     if not isinstance(value, str) or not value:
         raise SourceError(path, "'hardware' is the path of a node profile (recipelint probe --output)")
     profile = (path.parent / value).resolve()
-    if not profile.is_file():
+    if not profile.exists():  # anything else that is there (a folder, a FIFO) is refused when it is loaded
         line, column = key_position(path, "hardware")
-        what = "is not a file" if profile.exists() else "does not exist"
-        raise SourceError(path, f"setting `hardware` names {printable(value)}, which {what}", line, column)
+        raise SourceError(path, f"setting `hardware` names {printable(value)}, which does not exist", line, column)
     return profile
 
 

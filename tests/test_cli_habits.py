@@ -283,7 +283,7 @@ def test_a_missing_configured_profile_is_a_configuration_error(tmp_path: Path) -
     assert bad.returncode == 2 and bad.stdout == ""
     assert bad.stderr == (
         "recipelint: error: pyproject.toml:6:3: setting `hardware` names cluster/node.yaml, which is not a usable profile: "
-        "hardware profile: cpus: 'many' is not of type 'integer' (line 1, column 7)\n"
+        "cluster/node.yaml:1:7: hardware profile: cpus: 'many' is not of type 'integer'\n"
     )
     shutil.copy(A100, project / "cluster" / "node.yaml")
     good = cli("check", "examples", cwd=project)
