@@ -131,7 +131,7 @@ def check(
     quiet: Annotated[
         int, typer.Option("--quiet", "-q", count=True, help="Print the findings only, no summary; -qq prints nothing (the exit code says).")
     ] = 0,
-    silent: Annotated[bool, typer.Option("--silent", help="Print no report (as -qq); errors still go to stderr.")] = False,
+    silent: Annotated[bool, typer.Option("--silent", "-s", help="Print no report (as -qq); errors still go to stderr.")] = False,
     color: Annotated[
         Optional[Color],
         typer.Option("--color", help="Colour the text formats: auto (a terminal, unless NO_COLOR; FORCE_COLOR forces), always, never."),

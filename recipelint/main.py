@@ -39,6 +39,7 @@ CHECK_FLAGS: dict[str, str] = {
     "--exit-zero": "exit_zero",
     "--no-cache": "no_cache",
     "--silent": "silent",
+    "-s": "silent",
 }
 # --option: parameter, for the options of `check` counted each time they are given (-q, -qq).
 CHECK_COUNTS: dict[str, str] = {"--quiet": "quiet", "-q": "quiet"}

@@ -85,7 +85,7 @@ def test_quiet_prints_the_findings_only_and_qq_nothing() -> None:
     code, quiet, _ = cli_text("-q")
     assert code == 1 and "Found" not in quiet and "Hardware:" not in quiet
     assert quiet.count(" | ") == 14 and quiet.strip() in out  # the same findings, source lines included
-    for args in (["-qq"], ["--silent"], ["-q", "-q"], ["--quiet", "--format", "concise", "-q"]):
+    for args in (["-qq"], ["--silent"], ["-s"], ["-q", "-q"], ["--quiet", "--format", "concise", "-q"]):
         code, out, err = cli_text(*args)
         assert (code, out, err) == (1, "", ""), args
 
