@@ -6,7 +6,7 @@ result (settings and suppressions applied by recipelint.suppression).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Iterable
+from collections.abc import Callable, Generator, Iterable, Iterator
 from contextlib import nullcontext
 from functools import partial
 from pathlib import Path
@@ -245,12 +245,15 @@ def check(
     observe: Callable[[Context, list[Diagnostic]], None] | None = None,
     jobs: int = 1,
     cache: Any = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> Result:
     """Check the paths; `observe` sees each recipe's context and its findings (for `show`).
 
     `jobs`: worker processes at most (0: as many as there are CPUs), used only when the
     measured cost says they pay (recipelint.parallel); `cache`: a recipelint.cache.ResultCache.
-    Neither applies when recipes are kept or observed. The report is the same either way."""
+    Neither applies when recipes are kept or observed. The report is the same either way.
+    `progress(done, total)` is called as each target's outcome is folded in (the CLI's progress line).
+    A path the file cache holds in `files.overlay` (the text read from stdin) needs no file on disk."""
     deps.new_run()
     files = files or FileCache()
     resolver = resolver or Resolver()
@@ -259,10 +262,10 @@ def check(
     if keep or select is not None:
         jobs, cache = 1, None
     job = Job(files, select, Machines(hardware), inline_ignores, keep, cache)
-    result.errors.extend(missing(paths))
+    result.errors.extend(missing([p for p in paths if p not in files.overlay]))
     with cache.tracking() if cache is not None else nullcontext():
         try:
-            targets = discover([p for p in paths if p.exists()], files, cache)
+            targets = discover([p for p in paths if p.exists() or p in files.overlay], files, cache)
         except SourceError as error:
             result.errors.append(error)
             return result
@@ -274,7 +277,8 @@ def check(
         ready = [(target, settings) for target, settings in work if not isinstance(settings, SourceError)]
         outcomes = _outcomes(job, ready, jobs)
         try:
-            first = _gather(result, work, outcomes, resolver, inline_ignores, observe, cache, job.rules)
+            counted = outcomes if progress is None else _counted(outcomes, len(ready), progress)
+            first = _gather(result, work, counted, resolver, inline_ignores, observe, cache, job.rules)
         finally:
             outcomes.close()  # a pool's workers stop now, not when the generator is collected
         if first is not None and hardware is None:
@@ -356,6 +360,13 @@ def _outcomes(job: Job, ready: list[tuple[Target, Settings]], jobs: int) -> Gene
             yield hit if hit is not None else next(checked)
     finally:
         checked.close()  # helpers stop now, not when the generator is collected
+
+
+def _counted(outcomes: Iterable[Outcome], total: int, progress: Callable[[int, int], None]) -> Iterator[Outcome]:
+    progress(0, total)
+    for done, outcome in enumerate(outcomes, 1):
+        progress(done, total)
+        yield outcome
 
 
 def _check_work(job: Job, item: tuple[Target, Settings]) -> Outcome:

@@ -41,7 +41,9 @@ OWN = Consumer(
 
 
 def rl421(path: Path, consumer: Consumer | None = PLAIN, options: dict[str, Any] | None = None) -> list[Diagnostic]:
-    recipe = Recipe(root=path.parent, toolkit="deepspeed", ds_config=parse_json(FileCache().read(path)), ds_filler="none" if consumer else "unknown")
+    recipe = Recipe(
+        root=path.parent, toolkit="deepspeed", ds_config=parse_json(FileCache().read(path)), ds_filler="none" if consumer else "unknown"
+    )
     recipe.launch = deepspeed_launch(8)
     recipe.consumer = consumer
     profile = from_mapping({"gpus": 8, "nodes": 1, "cpus": 64, "memory_gib": 512}, "engine test")
