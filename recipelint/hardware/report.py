@@ -9,6 +9,7 @@ from recipelint.diagnostics import Diagnostic, Severity
 from recipelint.records import dataclass
 
 if TYPE_CHECKING:
+    from recipelint.allocation import Allocation
     from recipelint.hardware.host import Verdict
     from recipelint.hardware.profile import Hardware
     from recipelint.model import Recipe
@@ -23,7 +24,9 @@ HOW_TO_GIVE_THE_NODE = (
 
 @dataclass(frozen=True)
 class Judged:
-    kind: str  # "profile", "host" (the probe, taken as the node) or "none" (the host is not the node)
+    # "profile", "host" (the probe, taken as the node), "allocation" (a job file's, no profile
+    # given) or "none" (the host is not the node)
+    kind: str
     label: str  # "profile node.yaml", "this host", "none"
     why: str
     where: Span | None = None
@@ -36,6 +39,12 @@ class Judged:
         if hardware.origin == "probe":
             return cls("host", "this host", why)
         return cls("profile", hardware.label or "a profile", why)
+
+    @classmethod
+    def granted(cls, allocation: Allocation, recipe: Recipe) -> Judged:
+        """No profile given, and the recipe runs inside a job file that states its allocation."""
+        why = f"no profile given: read from its {allocation.scheduler} directives; a profile (--hardware) wins"
+        return cls("allocation", allocation.label, why, allocation.path, recipe.toolkit)
 
     @classmethod
     def probed(cls, verdict: Verdict, recipe: Recipe) -> Judged:
