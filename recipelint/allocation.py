@@ -48,6 +48,7 @@ class Allocation:
     with why in `unknown` when the scheduler's default is not the job's to say."""
 
     scheduler: str  # "Slurm", "Kubernetes": how messages and `show` name the source
+    what: str  # what the job file states it in: "#SBATCH directives and srun flags", "the manifest's resources"
     path: Span  # where the job file declares it (the first directive, the manifest's kind)
     grants: dict[str, Grant] = field(default_factory=dict)  # keys of LABELS
     unknown: dict[str, str] = field(default_factory=dict)  # fact -> why the job file leaves it open
@@ -64,7 +65,7 @@ class Allocation:
 
     @property
     def label(self) -> str:
-        return f"the job's {self.scheduler} allocation in {self.path.path.name}"
+        return f"the job's {self.scheduler} allocation"
 
     def facts(self) -> dict[str, tuple[Any, str]]:
         """The node facts it states, as (value, source) by hardware fact name."""

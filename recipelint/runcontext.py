@@ -89,7 +89,7 @@ def allocation_rows(ctx: Context) -> list[Row]:
         return []
     hardware = ctx.hardware
     if hardware.origin == "allocation":
-        used: Row = ("node facts from", allocation.label, hardware.chosen_by or "")
+        used: Row = ("node facts from", f"{allocation.label} in {allocation.path.path.name}", hardware.chosen_by or "")
     else:
         label = hardware.label or ("this host" if hardware.origin == "probe" else hardware.origin)
         used = ("node facts from", label, f"{hardware.chosen_by or 'given'}: wins over {allocation.label}")

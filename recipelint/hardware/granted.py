@@ -27,5 +27,5 @@ def overlay(base: Hardware, allocation: Allocation) -> Hardware:
     loader = base.gpu_loader
     if loader is not None:  # the GPU model and memory still come from the probe, loaded on first use
         hardware.gpu_loader = lambda: {name: fact for name, fact in loader().items() if name not in stated}
-    hardware.chosen_by = f"no profile given: {allocation.scheduler} directives"
+    hardware.chosen_by = f"no profile given: {allocation.what}"
     return hardware

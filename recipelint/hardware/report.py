@@ -43,7 +43,7 @@ class Judged:
     @classmethod
     def granted(cls, allocation: Allocation, recipe: Recipe) -> Judged:
         """No profile given, and the recipe runs inside a job file that states its allocation."""
-        why = f"no profile given: read from its {allocation.scheduler} directives; a profile (--hardware) wins"
+        why = f"no profile given: read from {allocation.what}; a profile (--hardware) wins"
         return cls("allocation", allocation.label, why, allocation.path, recipe.toolkit)
 
     @classmethod

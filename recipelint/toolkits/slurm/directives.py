@@ -176,7 +176,7 @@ def allocation(directives: list[Directive], where: Span) -> Allocation:
     given: dict[str, Directive] = {}
     for directive in directives:
         given[directive.key] = directive
-    job = Allocation("Slurm", given[next(iter(given))].span if given else where)
+    job = Allocation("Slurm", "its #SBATCH directives and srun flags", given[next(iter(given))].span if given else where)
     _nodes(job, given)
     _tasks(job, given, where)
     _gpus(job, given)
