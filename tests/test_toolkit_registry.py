@@ -41,7 +41,7 @@ def test_an_unregistered_suffix_is_not_a_target(tmp_path: Path) -> None:
 
 
 def test_the_registry_order() -> None:
-    assert [toolkit.name for toolkit in REGISTRY] == ["slurm", "wenet", "xtuner", "deepspeed"]
+    assert [toolkit.name for toolkit in REGISTRY] == ["slurm", "kube", "wenet", "xtuner", "deepspeed"]
 
 
 def test_a_batch_script_is_slurms_and_its_launch_the_trainers() -> None:
@@ -51,9 +51,20 @@ def test_a_batch_script_is_slurms_and_its_launch_the_trainers() -> None:
     script = parse_shell(SourceText(Path("job.sh"), text.encode()))
     target = Target("script", Path("job.sh"))
     assert [t.name for t in ranked(target, script)] == ["slurm", "wenet", "xtuner", "deepspeed"]
+    assert REGISTRY[0].name == "slurm"
     [recipe] = REGISTRY[0].load(target, FileCache(), script)
     assert recipe.toolkit == "wenet" and recipe.allocation is not None
     assert recipe.launch is not None and recipe.launch.nnodes.value == 2
+
+
+def test_a_training_manifest_is_kubes_before_wenets(tmp_path: Path) -> None:
+    """A YAML with `apiVersion` and a kind Kubernetes runs (PyTorchJob, Job, Pod) is a manifest,
+    claimed ahead of WeNet's train YAML; another YAML is not."""
+    manifest = tmp_path / "job.yaml"
+    manifest.write_text("apiVersion: v1\nkind: Pod\nspec:\n  containers: []\n")
+    assert [t.name for t in ranked(Target("yaml", manifest), None)][:2] == ["kube", "wenet"]
+    (tmp_path / "train.yaml").write_text("dataset_conf: {}\n")
+    assert ranked(Target("yaml", tmp_path / "train.yaml"), None)[0].name == "wenet"
 
 
 def _script(text: str) -> tuple[Target, FileCache]:

@@ -37,7 +37,8 @@ def ranks_and_gpus(ctx: Context, code: str, ranks: Setting | None, how: str) -> 
             code, Severity.ERROR, message, ranks.span, setting=ranks.name, current=count, suggested=gpus.value, evidence=evidence
         )
         return
-    message = f"{how} starts {count} ranks per node but the job gives each node {gpus.value} GPUs ({gpus.said}): {gpus.value - count} GPU(s) per node stay idle"
+    ranks_said = f"{count} rank{'s' if count != 1 else ''}"
+    message = f"{how} starts {ranks_said} per node but the job gives each node {gpus.value} GPUs ({gpus.said}): {gpus.value - count} GPU(s) per node stay idle"
     yield ctx.diagnostic(
         code, Severity.WARNING, message, ranks.span, setting=ranks.name, current=count, suggested=gpus.value, evidence=evidence
     )

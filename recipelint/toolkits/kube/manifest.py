@@ -84,7 +84,8 @@ def gib(value: object) -> float | None:
 
 
 def _said(node: Node) -> str:
-    return f"{node.path}: {node.value}"
+    """`containers[0].resources.limits.cpu: 16`: the path inside the pod template, and the value."""
+    return f"{node.path.split('.template.spec.')[-1]}: {node.value}"
 
 
 def allocation(root: Node, groups: list[PodGroup], group: PodGroup, container: Node) -> Allocation:
@@ -94,7 +95,7 @@ def allocation(root: Node, groups: list[PodGroup], group: PodGroup, container: N
     _replicas(job, root, groups)
     job.grants["tasks_per_node"] = Grant(1, "one container process per pod", container.span)
     gpus = container.get("resources.limits") or container.get("resources.requests")
-    gpu = gpus.get("nvidia.com/gpu") if gpus is not None and gpus.kind == "map" else None
+    gpu = gpus.entries.get("nvidia.com/gpu") if gpus is not None and gpus.kind == "map" else None  # a key with dots: not a path
     if gpu is not None and str(gpu.value).isdigit():
         job.grants["gpus"] = Grant(int(str(gpu.value)), _said(gpu), gpu.span)
     _cpus(job, container)

@@ -63,7 +63,9 @@ def load_job(me: Toolkit, target: Target, files: FileCache, script: ShellScript 
         launch = recipe.launch
         if launch is None:
             continue
-        words = launch.command.words
+        # `srun torchrun ...`: the front end's launch is the inner torchrun; srun's words are the script's command
+        outer = next((c for c in script.commands if c.span == launch.command.span and c.words), launch.command)
+        words = outer.words
         starter = _word(words[0]).rsplit("/", 1)[-1] in STARTERS
         program = _program(words, launch.script) if starter else 0
         step = srun_directives(words, program) if starter else []
@@ -102,7 +104,7 @@ def _resolve(launch: Launch, job: Allocation, srun_ranks: bool) -> None:
         grant = job.get(fact) if fact is not None else None
         if grant is None or (variable is None and setting.given):
             continue
-        how = f"{variable} from {grant.source()}" if variable else f"srun: {grant.source()}"
+        how = f"{variable or 'srun'} from {grant.said} at line {grant.span.line}"
         setattr(launch, name, replace(setting, value=grant.value, origin=how))
 
 

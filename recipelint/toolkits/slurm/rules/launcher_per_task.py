@@ -51,7 +51,9 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
     if tasks is None or tasks.value <= 1:
         return
     each = f"{per_task} processes" if per_task else "its own processes"
+    gpus = allocation.get("gpus")
     total = f": {tasks.value * per_task} processes per node" if per_task else ""
+    total += f" for {gpus.value} GPUs" if total and gpus is not None else ""
     message = (
         f"srun starts {tasks.value} tasks per node ({tasks.said}) and each runs {launch.launcher}, which starts {each}{total}; "
         f"{tasks.value} {launch.launcher} agents per node join one rendezvous: run one task per node"
@@ -61,7 +63,7 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
         CODE,
         SEVERITY,
         message,
-        launch.command.words[0].span,
+        tasks.span,  # at the directive: what to change (the launch is right for one task per node)
         setting="ntasks-per-node",
         current=tasks.value,
         suggested=1,
