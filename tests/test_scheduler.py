@@ -230,3 +230,43 @@ def test_pod_workers_against_its_cpu_limit(tmp_path: Path) -> None:
     assert finding.suggested == 2 and finding.fix is not None
     assert_snapshot("RL963", [finding], tmp_path)
     assert [d.code for d in _manifest(tmp_path, shm=True) if d.code == "RL963"] == []
+
+
+def test_directive_defaults_and_open_facts(tmp_path: Path) -> None:
+    """What a job leaves to Slurm is said, not guessed: no --cpus-per-task, --mem=0, a node range."""
+    from recipelint.parse.span import SourceText
+    from recipelint.toolkits.slurm.directives import allocation, gpu_count, sbatch_directives
+
+    text = b"#SBATCH --nodes=2-4 --gres=gpu:a100:8 --mem=0 --exclusive\nsrun python train.py\n"
+    source = SourceText(tmp_path / "b.sh", text)
+    job = allocation(sbatch_directives(source), source.span(0, 0))
+    assert job.value("gpus") == 8 and job.value("nodes") is None
+    assert job.unknown["nodes"].endswith("Slurm starts the job on any count in that range")
+    assert job.unknown["memory_gib"] == "#SBATCH --mem=0: the whole node's memory, which the script does not state"
+    assert job.unknown["cpus"].startswith("--exclusive: the whole node")
+    assert [gpu_count(v) for v in ("gpu:8", "gpu:a100:4", "a100:2", "8", "gpu")] == [8, 4, 2, 8, 1]
+
+
+def test_a_bash_c_block_in_a_manifest_is_read_as_shell(tmp_path: Path) -> None:
+    """`command: [bash, -c]` with the script in `args` as a block scalar: its launch is read from
+    the manifest's own lines, so a finding points there."""
+    path = tmp_path / "pod.yaml"
+    path.write_text(
+        "apiVersion: v1\nkind: Pod\nspec:\n  containers:\n    - name: train\n      command: [bash, -c]\n      args:\n"
+        "        - |\n          cd /workspace\n          torchrun --nproc_per_node 8 train.py --dataloader_num_workers 4\n"
+        "      resources:\n        limits: {nvidia.com/gpu: 8, cpu: 500m, memory: 64Gi}\n"
+    )
+    [described], result = _check(path)
+    rows = _run_rows(described)
+    assert rows["job GPUs per node"][0] == "8" and rows["job memory per node (GiB)"][0] == "64"
+    assert rows["job CPUs per node"] == ("not stated", "spec.containers[0].resources.limits.cpu: 500m: not a count of whole cores")
+    [finding] = [d for d in result.diagnostics if d.code == "RL961"]
+    assert (finding.span.line, finding.message.split(":")[0]) == (10, "8 rank(s) x 4 DataLoader workers in a pod with no /dev/shm volume")
+
+
+def test_an_srun_command_line_is_a_job() -> None:
+    """`--command` with srun's resource flags: the allocation comes from them (XTuner's Slurm docs)."""
+    line = "srun -p $PARTITION --nodes=2 --gres=gpu:8 --ntasks-per-node=4 xtuner train internlm2_chat_7b_qlora_oasst1_e3 --launcher slurm"
+    result = engine.check([], None, FileCache(), resolver=Resolver(isolated=True), command=line)
+    [finding] = [d for d in result.diagnostics if d.code == "RL952"]
+    assert finding.message.startswith("srun starts 4 ranks per node but the job gives each node 8 GPUs (srun --gres=gpu:8)")

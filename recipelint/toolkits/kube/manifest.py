@@ -128,7 +128,9 @@ def _cpus(job: Allocation, container: Node) -> None:
         job.grants["cpus"] = Grant(int(cores), _said(limit), limit.span)
         return
     request = container.get("resources.requests.cpu")
-    if request is not None:
+    if limit is not None:
+        job.unknown["cpus"] = f"{_said(limit)}: not a count of whole cores"
+    elif request is not None:
         job.unknown["cpus"] = f"{_said(request)}: a request is what the pod is guaranteed, not a limit; it may use the node's idle CPUs"
     else:
         job.unknown["cpus"] = "no resources.limits.cpu: the pod may use every CPU of its node"

@@ -24,7 +24,7 @@ class Slurm:
 
     def claims(self, target: Target, script: ShellScript | None) -> float:
         # Before any trainer's toolkit: it hands the launches to them and adds what Slurm gives.
-        if target.kind not in ("script", "file"):
+        if target.kind not in ("script", "file", "command"):
             return 0.0
         from recipelint.toolkits.slurm.frontend import is_job
 

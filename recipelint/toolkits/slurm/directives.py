@@ -226,8 +226,6 @@ def _tasks(job: Allocation, given: dict[str, Directive], where: Span) -> None:
         count = _int(total.value)
         if count is not None and nodes is not None and count % nodes.value == 0:
             job.grants["tasks_per_node"] = Grant(count // nodes.value, f"{total.said} over {nodes.said}", total.span)
-        elif count is not None and nodes is None and "nodes" not in job.unknown:
-            job.grants["tasks_per_node"] = Grant(count, f"{total.said} on one node", total.span)
         else:
             job.unknown["tasks_per_node"] = f"{total.said}: how Slurm spreads them over the nodes is not stated"
     elif "nodes" in job.grants or given:
