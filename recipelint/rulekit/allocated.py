@@ -19,8 +19,9 @@ from recipelint.rulekit import oversubscribed
 WORKER_FLAGS = ("dataloader_num_workers", "num_workers", "num-workers", "workers")
 
 
-def ranks_and_gpus(ctx: Context, code: str, ranks: Setting | None, how: str) -> Iterator[Diagnostic | None]:
-    """The ranks a node runs (`ranks`, said as `how`) against the GPUs the job gives it."""
+def ranks_and_gpus(ctx: Context, code: str, ranks: Setting | None, how: str, idle: bool = True) -> Iterator[Diagnostic | None]:
+    """The ranks a node runs (`ranks`, said as `how`) against the GPUs the job gives it; `idle`:
+    whether fewer ranks than GPUs is a finding (not for a process that may drive several GPUs)."""
     allocation = ctx.recipe.allocation
     gpus = allocation.get("gpus") if allocation is not None else None
     count = ranks.as_int() if ranks is not None else None
@@ -38,6 +39,8 @@ def ranks_and_gpus(ctx: Context, code: str, ranks: Setting | None, how: str) -> 
         )
         return
     ranks_said = f"{count} rank{'s' if count != 1 else ''}"
+    if not idle:
+        return
     message = f"{how} starts {ranks_said} per node but the job gives each node {gpus.value} GPUs ({gpus.said}): {gpus.value - count} GPU(s) per node stay idle"
     yield ctx.diagnostic(
         code, Severity.WARNING, message, ranks.span, setting=ranks.name, current=count, suggested=gpus.value, evidence=evidence

@@ -4,7 +4,9 @@
 Compares the ranks per node (srun's tasks per node when srun starts the training script
 itself, else the launcher's `--nproc_per_node` in its one task per node) with the GPUs per
 node the job asks for (`--gres=gpu:N`, `--gpus-per-node`, `--gpus-per-task` x tasks, `--gpus`
-over the nodes).
+over the nodes). Fewer ranks than GPUs is judged for a launcher or a DeepSpeed, XTuner or
+WeNet run (one process per GPU), not for a plain script srun starts once (it may drive every
+GPU itself).
 
 ## Why is this bad
 More ranks than GPUs: the extra ranks have no GPU of their own; a script that selects
@@ -46,4 +48,7 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
     if launch.launcher != "srun" and (tasks is None or tasks.value != 1):
         return  # several tasks each running a launcher: RL951
     how = "srun" if launch.launcher == "srun" else launch.launcher
-    yield from ranks_and_gpus(ctx, CODE, launch.nproc_per_node, how)
+    # A plain script srun starts once may drive every GPU itself (DataParallel): fewer ranks than
+    # GPUs is judged only for a launcher or a toolkit that runs one process per GPU.
+    idle = launch.launcher != "srun" or recipe.toolkit != "torch"
+    yield from ranks_and_gpus(ctx, CODE, launch.nproc_per_node, how, idle)
