@@ -86,6 +86,12 @@ def sbatch_directives(source: SourceText) -> list[Directive]:
     return found
 
 
+def sbatch_lines(data: bytes) -> bool:
+    """Whether the script has `#SBATCH` lines where sbatch reads them (before its first command:
+    one written into a heredoc further down is another script's)."""
+    return _SBATCH.search(data, 0, _first_command(data)) is not None
+
+
 def _first_command(data: bytes) -> int:
     """The offset of the script's first line that is neither blank nor a comment."""
     offset = 0

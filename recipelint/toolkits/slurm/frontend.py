@@ -11,13 +11,12 @@ from recipelint.parse.files import FileCache, head
 from recipelint.parse.shell import Command, ShellScript, Word
 from recipelint.records import replace
 from recipelint.toolkits import Target, ranked
-from recipelint.toolkits.slurm.directives import READ, SHORT, SLURM_VARS, allocation, sbatch_directives, srun_directives
+from recipelint.toolkits.slurm.directives import READ, SHORT, SLURM_VARS, allocation, sbatch_directives, sbatch_lines, srun_directives
 
 if TYPE_CHECKING:
     from recipelint.toolkits import Toolkit
 
 STARTERS = ("srun", "salloc")
-_SBATCH_LINE = re.compile(rb"^[ \t]*#SBATCH[ \t]", re.MULTILINE)
 _VAR = re.compile(r"\bSLURM_[A-Z_]+\b")
 _HEAD = 65536
 PROGRAMS = frozenset({"torchrun", "deepspeed", "accelerate", "xtuner", "bash", "sh", "env"})
@@ -26,7 +25,7 @@ PROGRAMS = frozenset({"torchrun", "deepspeed", "accelerate", "xtuner", "bash", "
 def is_job(target: Target, script: ShellScript | None) -> bool:
     """A batch script (`#SBATCH` lines), or a script whose srun/salloc asks for resources."""
     data = script.source.data if script is not None else head(target.path, _HEAD)
-    if data is not None and _SBATCH_LINE.search(data[:_HEAD]):
+    if data is not None and sbatch_lines(data[:_HEAD]):
         return True
     return script is not None and any(_asks(command) for command in script.commands)
 
