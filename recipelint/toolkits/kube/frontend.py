@@ -60,7 +60,7 @@ def _container_recipes(me: Toolkit, target: Target, files: FileCache, source: So
         return []
     inner = replace(target, kind="script")
     for toolkit in ranked(inner, script):
-        if toolkit is not me and toolkit.name != "slurm":
+        if toolkit is not me:
             recipes = toolkit.load(inner, files, script)
             if recipes:
                 break
