@@ -28,4 +28,6 @@ def overlay(base: Hardware, allocation: Allocation) -> Hardware:
     if loader is not None:  # the GPU model and memory still come from the probe, loaded on first use
         hardware.gpu_loader = lambda: {name: fact for name, fact in loader().items() if name not in stated}
     hardware.chosen_by = f"no profile given: {allocation.what}"
+    # The facts it does not state stay hidden as the masked probe's: RL004 names their rules once.
+    hardware.not_node = base.not_node
     return hardware

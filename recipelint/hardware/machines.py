@@ -107,7 +107,7 @@ class Machines:
             if recipe.allocation is not None:
                 from recipelint.hardware.granted import overlay
 
-                judged.append(Judged.granted(recipe.allocation, recipe))
+                judged.append(Judged.granted(recipe.allocation, recipe, verdict))
                 return overlay(base, recipe.allocation)
             judged.append(Judged.probed(verdict, recipe))
             return base

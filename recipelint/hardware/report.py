@@ -31,6 +31,9 @@ class Judged:
     why: str
     where: Span | None = None
     toolkit: str = "wenet"
+    # "allocation" on a host that is not the node: the facts the job file states; the others are
+    # hidden as for "none", and RL004 names the rules that judge them.
+    stated: tuple[str, ...] | None = None
 
     @classmethod
     def chosen(cls, hardware: Hardware) -> Judged:
@@ -41,10 +44,14 @@ class Judged:
         return cls("profile", hardware.label or "a profile", why)
 
     @classmethod
-    def granted(cls, allocation: Allocation, recipe: Recipe) -> Judged:
+    def granted(cls, allocation: Allocation, recipe: Recipe, verdict: Verdict) -> Judged:
         """No profile given, and the recipe runs inside a job file that states its allocation."""
         why = f"no profile given: read from {allocation.what}; a profile (--hardware) wins"
-        return cls("allocation", allocation.label, why, allocation.path, recipe.toolkit)
+        if verdict.node:
+            return cls("allocation", allocation.label, why, allocation.path, recipe.toolkit)
+        stated = tuple(allocation.facts())
+        why = f"this host is not the training node: {verdict.why}; {allocation.label} states {', '.join(stated) or 'no node fact'} only"
+        return cls("allocation", allocation.label, why, verdict.where or allocation.path, recipe.toolkit, stated)
 
     @classmethod
     def probed(cls, verdict: Verdict, recipe: Recipe) -> Judged:
