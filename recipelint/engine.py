@@ -423,12 +423,15 @@ def _gather(
 def _not_the_node(judged: list[Judged], rules: Callable[[str], list[Rule]]) -> list[Diagnostic]:
     """RL004 once per run: the first recipe this host was not the training node for, and the
     hardware-derived rules (those declaring FACTS) that therefore judged nothing."""
-    skipped = [j for j in judged if j.kind == "none"]
+    skipped = [j for j in judged if j.kind == "none" or j.stated is not None]
     if not skipped:
         return []
     from recipelint.hardware.report import not_the_node_finding
 
     toolkits = sorted({j.toolkit for j in skipped})
-    derived = sorted({r.code: r for t in toolkits for r in rules(t) if r.hardware_derived}.values(), key=lambda r: r.code)
+    stated = set(skipped[0].stated or ())  # a job file's allocation: its rules judged what it states
+    derived = sorted(
+        {r.code: r for t in toolkits for r in rules(t) if r.hardware_derived and not set(r.facts) <= stated}.values(), key=lambda r: r.code
+    )
     finding = not_the_node_finding(skipped[0], [(r.code, r.facts) for r in derived])
     return [finding] if finding is not None else []

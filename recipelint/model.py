@@ -15,6 +15,7 @@ from recipelint.parse.where import shown
 from recipelint.records import dataclass, field
 
 if TYPE_CHECKING:
+    from recipelint.allocation import Allocation
     from recipelint.parse.checkout import Checkout
     from recipelint.parse.pyconfig import PyConfig
 
@@ -291,6 +292,9 @@ class Recipe:
     model_parallel: Setting | None = None
     links: list[Link] = field(default_factory=list)
     explicit: bool = False  # the user named this file itself (not found by walking a folder)
+    # What the job's scheduler gives each node (a Slurm batch script, a Kubernetes manifest around
+    # the launch); None: the recipe is not inside a job file recipelint read.
+    allocation: Allocation | None = None
 
     @property
     def reader(self) -> Consumer:

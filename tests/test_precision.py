@@ -379,7 +379,9 @@ def test_on_a_laptop_nothing_comes_from_its_hardware(
     if name != "corpus":  # the corpus holds DeepSpeed JSON of DeepSpeed's own tests too; every set names GPU launches
         (info,) = [d for d in result.diagnostics if d.code == "RL004"]
         assert info.message.startswith("this host is not the training node: ") and "this host has no GPU visible" in info.message
-    assert all(j.kind == "none" for j in result.judged)
+    # InternVL's srun scripts state their allocation (--gres, --ntasks-per-node, --cpus-per-task):
+    # judged against it, not the laptop (docs/toolkits/slurm.md)
+    assert all(j.kind in ("none", "allocation") for j in result.judged)
 
 
 def test_xtuner_docs_exit_0_without_hardware(sets: dict[str, tuple[Path, list[Path]]], laptop: None) -> None:
