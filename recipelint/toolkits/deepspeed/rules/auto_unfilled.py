@@ -53,6 +53,7 @@ from collections.abc import Iterator
 from recipelint.context import Context
 from recipelint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
 from recipelint.parse.tree import Document, Node
+from recipelint.toolkits.deepspeed import models
 from recipelint.toolkits.deepspeed.knowledge import filled_by, schema_node
 from recipelint.toolkits.deepspeed.rules._ds import builds_block, ds_document
 
@@ -75,6 +76,11 @@ DEFAULT_USED = "DeepSpeed silently drops it and uses the default"
 _OWN = {"pipeline.stages"}
 
 
+def _modelled(path: str) -> bool:
+    """Whether the newest release known hands the mapping at `path` to a pydantic model (which drops "auto")."""
+    return path != "" and models.model_at(models.table(models.releases()[-1]), path) is not None
+
+
 def _effect(path: str) -> str:
     top = path.split(".")[0]
     if path in ("train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps"):
@@ -83,8 +89,7 @@ def _effect(path: str) -> str:
         return "DeepSpeed fails with TypeError at the first step"
     if top in ("optimizer", "scheduler"):
         return "the constructor gets the string and fails with TypeError"
-    spec = schema_node(top)
-    if spec is not None and spec.get("additionalProperties") is False:
+    if _modelled(path.rpartition(".")[0]):
         return DEFAULT_USED + (" (stage 0)" if path.endswith(".stage") else " (fp32 training)" if path.endswith(".enabled") else "")
     return "DeepSpeed receives the string"
 
@@ -106,11 +111,17 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
         if block in ("optimizer", "scheduler") and builds_block(ctx, block)[0] is False:
             continue  # the training code passes its own: DeepSpeed never reads the block (RL421 says so)
         spec = schema_node(node.path)
+        parent = node.path.rpartition(".")[0]
+        if _modelled(parent) and node.path.rpartition(".")[2] not in models.keys_at(models.table(models.releases()[-1]), parent):
+            continue  # a key the model does not have: DeepSpeed drops the "auto" with the key (RL410)
         if spec is not None and spec.get("x-alias-of"):
             yield _alias(ctx, doc, node, str(spec["x-alias-of"]), filler)
             continue
         severity = SEVERITY if filler in ("none", "accelerate") else Severity.WARNING
-        if severity is Severity.WARNING and _effect(node.path) == DEFAULT_USED:
+        effect = _effect(node.path)
+        if filler == "none" and effect.startswith(DEFAULT_USED):
+            severity = Severity.WARNING  # DeepSpeed runs with its default: not as written, no failure
+        elif severity is Severity.WARNING and effect == DEFAULT_USED:
             severity = Severity.INFO  # a filler may not fill it, and then DeepSpeed's default is what "auto" gets
         yield ctx.diagnostic(
             CODE,

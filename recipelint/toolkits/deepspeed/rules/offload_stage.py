@@ -31,7 +31,8 @@ from collections.abc import Iterator
 
 from recipelint.context import Context
 from recipelint.diagnostics import Diagnostic, Severity
-from recipelint.toolkits.deepspeed.rules._ds import ds_document, int_value
+from recipelint.toolkits.deepspeed import models
+from recipelint.toolkits.deepspeed.rules._ds import ds_document
 
 CODE = "RL419"
 NAME = "deepspeed-offload-stage"
@@ -47,7 +48,9 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
     zero = doc.root.get("zero_optimization")
     if zero is None or zero.kind != "map":
         return
-    stage = int_value(zero, "stage") or 0
+    written = zero.get("stage")
+    # The stage as DeepSpeed's model reads it: "3" and 3.0 are stage 3 (pydantic's lax mode).
+    stage = (models.coerce_int(written.value) if written is not None and written.kind == "scalar" else 0) or 0
     param = zero.get("offload_param")
     if param is not None and param.kind == "map" and stage < 3 and param.scalar("device") not in (None, "none"):
         yield ctx.diagnostic(
@@ -55,8 +58,8 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
             Severity.WARNING,
             f"offload_param at stage {stage} is ignored: only stage 3 offloads parameters",
             zero.key_span("offload_param"),
-            setting="zero_optimization.stage",
-            current=stage,
+            setting="zero_optimization.offload_param",
+            current=param.scalar("device"),
         )
     optimizer = zero.get("offload_optimizer")
     if optimizer is not None and optimizer.kind == "map":
