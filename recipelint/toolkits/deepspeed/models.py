@@ -23,7 +23,7 @@ TABLES = "deepspeed/models"
 # pydantic 2 lax mode (pydantic-core `bool` from str, any case): what a string must be to be a boolean.
 _TRUE = {"1", "on", "t", "true", "y", "yes"}
 _FALSE = {"0", "off", "f", "false", "n", "no"}
-_FREE = {"Any", "object", "torch.dtype", "PassName", "tuple"}  # not judged: arbitrary types, or a Literal alias the table does not expand
+_FREE = {"Any", "object", "PassName"}  # not judged: anything goes, or a Literal alias the table does not expand
 
 
 @dataclass(frozen=True)
@@ -98,6 +98,8 @@ def _int(value: Any, major: int) -> tuple[bool, Any]:
     if isinstance(value, float):
         if not math.isfinite(value):
             return False, "Input should be a finite number"
+        if major == 2 and abs(value) >= 2**63:
+            return False, "Unable to parse input string as an integer, exceeded maximum size"
         if value.is_integer() or major == 1:  # pydantic 1 truncates (int(2.5) == 2)
             return True, int(value)
         return False, "Input should be a valid integer, got a number with a fractional part"
@@ -184,8 +186,11 @@ class Validator:
             if kind == "DeepSpeedZeroLeafModuleConfig" and value is None:
                 return True, {}, ""  # its _coerce_container_types turns None into {}
             return False, value, f"Input should be a valid dictionary or instance of {kind}"
-        if kind in ("list", "List"):
-            return (True, value, "") if isinstance(value, list) else (False, value, "Input should be a valid list")
+        if kind in ("list", "List", "tuple"):
+            return (True, value, "") if isinstance(value, list) else (False, value, f"Input should be a valid {kind.lower()}")
+        if kind.startswith("torch."):
+            # arbitrary_types_allowed: an isinstance check no JSON value passes
+            return False, value, f"Input should be an instance of {kind.split('.')[-1]}"
         return True, value, ""  # _FREE and any type the table names that recipelint does not judge
 
     def _enum(self, members: list[Any], value: Any) -> tuple[bool, Any, str]:
@@ -236,8 +241,8 @@ class Validator:
                     self.dropped.append(child)
                 continue
             field = key if key in fields else by_alias.get(key)
-            if field is None:
-                continue  # an extra key: RL410 reports it
+            if field is None or (key == field and given.get(fields[field].get("alias") or "", "auto") != "auto"):
+                continue  # an extra key, or the bare name beside its alias (extra_forbidden): RL410's
             ok, out, message = self.value(fields[field]["type"], value, child, name)
             if not ok:
                 self.problem(child, message, name)
