@@ -15,6 +15,14 @@ fills the micro batch, accumulation, clipping and fp16/bf16. A JSON linted alone
 `"auto"` in an `optimizer` or `scheduler` block DeepSpeed never builds (the training code
 passes its own to `deepspeed.initialize`, e.g. Megatron-DeepSpeed) is not reported.
 
+## Severity
+An error where the run fails: the batch keys and `gradient_clipping` (TypeError in
+`deepspeed/runtime/config.py` `_batch_assertion` and `engine.py` `clip_grad`, every release),
+optimizer or scheduler params (the constructor), or Accelerate raises for it. A warning where plain
+DeepSpeed drops it to the model's default (`DeepSpeedConfigModel.__init__`,
+`deepspeed/runtime/config_utils.py`, since 0.7.0): it runs, not as written. Info where a filler may
+fill it and the default is harmless; nothing for a key the model does not have (RL410).
+
 ## Why is this bad
 What DeepSpeed does with a leftover `"auto"` (deepspeed.md 3): in the batch triple,
 `TypeError: '>' not supported between instances of 'str' and 'int'`; in

@@ -12,6 +12,12 @@ all three given and inconsistent; `train_batch_size` with the micro batch (accum
 derived, 0 is rejected); with the accumulation (micro batch derived); alone (micro batch
 derived); only the accumulation, or none of them.
 
+## Severity
+Error: each case is an assertion of `DeepSpeedConfig._batch_assertion` /
+`_set_batch_related_parameters` (`deepspeed/runtime/config.py`, every release in the model tables,
+0.10.0 to 0.19.8) at `deepspeed.initialize`. A batch key it cannot read as a positive integer
+(1.5, `"4"`, 0) is left to RL413/RL414, which say what DeepSpeed does with it; `null` is "not given".
+
 ## Why is this bad
 Each is an `AssertionError` in `deepspeed.initialize`, after the job has its GPUs:
 "Check batch related parameters. train_batch_size is not equal to micro_batch_per_gpu *

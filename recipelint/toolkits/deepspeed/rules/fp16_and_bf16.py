@@ -3,6 +3,10 @@
 ## What it does
 Flags a config with `fp16.enabled` and `bf16.enabled` (or the legacy `bfloat16`) both true.
 
+## Severity
+Error: `DeepSpeedConfig._initialize_params` asserts it at start-up (`deepspeed/runtime/config.py`,
+every release in the model tables). `enabled` is read as the model reads it (`1`, `"true"`).
+
 ## Why is this bad
 `DeepSpeedConfig._initialize_params` asserts "bfloat16 and fp16 modes cannot be
 simultaneously enabled": the job stops at `deepspeed.initialize`. On DeepSpeed 0.17.0 and

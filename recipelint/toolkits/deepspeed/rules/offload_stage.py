@@ -9,6 +9,13 @@
 - `offload_optimizer.device: "nvme"` at stage 1 or 2: treated as CPU offload; NVMe swapping
   only exists in stage 3.
 
+## Severity
+An error for partial offload below stage 3 (`offload_ratio_check`,
+`deepspeed/runtime/zero/config.py`, since 0.12.6) and NVMe without `nvme_path` (zero.Init,
+`deepspeed/runtime/zero/partition_parameters.py`); a warning for what runs but not as written
+(`offload_param` below stage 3, NVMe optimizer offload at stage 1/2: `stage_1_and_2.py`). The stage
+is read as the model reads it (`"3"` and `3.0` are stage 3).
+
 ## Why is this bad
 Each either stops the job after it has its GPUs, or silently runs something other than what
 the config says (no parameter offload, CPU instead of NVMe: host RAM then fills up).

@@ -10,6 +10,16 @@ with `dict.get` (it keeps the string); info when plain DeepSpeed, Megatron-DeepS
 hand it to DeepSpeed's pydantic model, which converts it (lax mode); a warning naming the
 condition when the reader is not known.
 
+## Severity
+Inside a block DeepSpeed hands to a pydantic model (the model tables, e.g. `fp16`/`bf16` since
+0.17.1, `deepspeed/runtime/precision_config.py`): the model converts it, so info where only
+DeepSpeed reads the JSON, an error where Hugging Face or Accelerate read it too (seen in the code:
+they misread it), a warning with the condition where that is only inferred from the launch flag or
+not known. In a `dict.get` key (`get_scalar_param`, `deepspeed/runtime/config.py`, every release):
+`"false"` on a flag is truthy (a warning: on, not as written), `"true"` info, a number kept as a
+string an error (its comparisons fail with TypeError). A warning naming the releases when the
+block is a model in some of them only.
+
 ## Why is this bad
 DeepSpeed's pydantic blocks coerce them ("false" -> False, "3" -> 3), but its dict.get blocks
 do not, and Hugging Face and Accelerate read these values with `bool(value)` and `== 3`:

@@ -11,6 +11,14 @@ monitors, `compile`, `tensor_parallel`, ...), an unknown key is an error: DeepSp
 "Extra inputs are not permitted" (a warning naming the releases when only some of those the
 run may import validate the block). Either way the closest known key is suggested.
 
+## Severity
+By the model tables (`schemas/deepspeed/models/<release>.json`): an error where the model of every
+release the run may import rejects the key (`extra="forbid"` on `DeepSpeedConfigModel`,
+`deepspeed/runtime/config_utils.py`, every release since 0.10.0 in the tables); a warning naming
+the releases when only some do; a warning when the value is `"auto"` (`DeepSpeedConfigModel.__init__`
+drops it first: ignored); in `dict.get` blocks (`deepspeed/runtime/config.py`, every release) a
+warning when the key is close to one DeepSpeed reads (that setting is lost), info when not.
+
 ## Why is this bad
 A misspelled top-level key (`"gradient_clipp1ng": 1`, DeepSpeed #653) or a key from another
 tool (`cuda_visible_devices`, `comms_config`, `monitor_config`) changes nothing, and the
