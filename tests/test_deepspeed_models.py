@@ -309,3 +309,80 @@ def test_offload_param_below_stage_3_names_the_key_at_its_span(tmp_path: Path) -
     assert (
         found(tmp_path, upstream(ZENFLOW, zero_optimization__offload_param={"device": "cpu"}, zero_optimization__stage="3"), "RL419") == []
     )
+
+
+# ------------------------------------------- against DeepSpeed's own models, where they can load
+# DeepSpeed's config modules import torch only for `torch.dtype`: with a stand-in for it, the
+# models of an unpacked sdist load under pydantic alone (no GPU, no torch wheel). Runs where
+# pydantic is importable and RECIPELINT_DEEPSPEED_SDIST_DIR names the unpacked deepspeed-0.19.8.
+_ORACLE_VALUES: list[Any] = [0, 1, -1, 2, 1.5, 2.0, "3", "true", "false", "x", None, True, "auto", [], {}, 5e8, -0.5, "CPU", 1e20]
+
+
+def _deepspeed_models(root: Path) -> dict[str, Any]:
+    import importlib
+    import logging
+    import types
+
+    torch = types.ModuleType("torch")
+    torch.dtype = type("dtype", (), {})  # type: ignore[attr-defined]
+    torch.float16 = torch.bfloat16 = torch.float32 = torch.dtype()  # type: ignore[attr-defined]
+    stubs: dict[str, Any] = {"torch": torch}
+    for name in ("deepspeed", "deepspeed.runtime", "deepspeed.runtime.zero", "deepspeed.runtime.zenflow", "deepspeed.runtime.fp16"):
+        stubs[name] = types.ModuleType(name)
+        stubs[name].__path__ = [str(root / name.replace(".", "/"))]
+    stubs["deepspeed.runtime.tensor_parallel"] = types.ModuleType("deepspeed.runtime.tensor_parallel")
+    stubs["deepspeed.runtime.tensor_parallel"].__path__ = [str(root / "deepspeed/runtime/tensor_parallel")]
+    stubs["deepspeed.utils"] = types.ModuleType("deepspeed.utils")
+    stubs["deepspeed.utils"].logger = logging.getLogger("deepspeed-oracle")
+    scaler = types.ModuleType("deepspeed.runtime.fp16.loss_scaler")
+    for name in ("INITIAL_LOSS_SCALE", "SCALE_WINDOW", "DELAYED_SHIFT", "CONSECUTIVE_HYSTERESIS", "MIN_LOSS_SCALE"):
+        setattr(scaler, name, name.lower())
+    stubs["deepspeed.runtime.fp16.loss_scaler"] = scaler
+    saved = {name: sys.modules.get(name) for name in stubs}
+    sys.modules.update(stubs)
+    try:
+        zero = importlib.import_module("deepspeed.runtime.zero.config")
+        precision = importlib.import_module("deepspeed.runtime.precision_config")
+        tp = importlib.import_module("deepspeed.runtime.tensor_parallel.config")
+    finally:
+        for name, module in saved.items():
+            if module is None:
+                sys.modules.pop(name, None)
+            else:
+                sys.modules[name] = module
+    return {
+        "zero_optimization": (zero.get_zero_config, "DeepSpeedZeroConfig"),
+        "fp16": (precision.get_float16_config, "DeepSpeedFP16Config"),
+        "bf16": (precision.get_bfloat16_config, "DeepSpeedBF16Config"),
+        "tensor_parallel": (tp.get_tensor_parallel_config, "TPTrainingConfig"),
+    }
+
+
+def _rejected(build: Any, config: dict[str, Any]) -> bool:
+    try:
+        build(config)
+    except Exception as exc:  # noqa: BLE001 - pydantic, assertion and TypeError alike
+        errors = exc.errors() if hasattr(exc, "errors") else None
+        return not errors or any(e["type"] != "extra_forbidden" for e in errors)  # extra keys are RL410's
+    return False
+
+
+@pytest.mark.slow
+def test_the_tables_judge_as_deepspeeds_own_models() -> None:
+    pytest.importorskip("pydantic")
+    root = Path(os.environ.get("RECIPELINT_DEEPSPEED_SDIST_DIR", "/nonexistent"))
+    if not (root / "deepspeed" / "runtime" / "zero" / "config.py").is_file():
+        pytest.skip("set RECIPELINT_DEEPSPEED_SDIST_DIR to an unpacked deepspeed-0.19.8 sdist")
+    oracle = _deepspeed_models(root)
+    data = models.table("0.19.8")
+    disagree = []
+    for path in sorted(DS.rglob("*.json"))[:40]:
+        base = json.loads(path.read_text())
+        for block, (build, model) in oracle.items():
+            for field in sorted(models._fields(data, model)):
+                for value in _ORACLE_VALUES:
+                    config = {**base, block: {**(base.get(block) if isinstance(base.get(block), dict) else {}), field: value}}
+                    mine = any(p.path.split(".")[0] == block for p in models.problems(config, "0.19.8"))
+                    if mine != _rejected(build, config):
+                        disagree.append(f"{path.name} {block}.{field}={value!r}: recipelint {'rejects' if mine else 'accepts'}")
+    assert disagree == [], disagree[:20]

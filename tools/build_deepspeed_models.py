@@ -150,6 +150,7 @@ def field_of(item: ast.AnnAssign) -> dict[str, Any]:
                 spec["default_factory"] = ast.unparse(keyword.value)
             elif keyword.arg in ("json_schema_extra", "deprecated") and "deprecated" in ast.unparse(keyword.value).lower() + keyword.arg:
                 spec["deprecated"] = True
+                spec.update(_replacement(keyword.value, value.keywords))
     elif value is not None:
         known, default = literal(value)
         if known:
@@ -157,6 +158,24 @@ def field_of(item: ast.AnnAssign) -> dict[str, Any]:
     else:
         spec["required"] = True
     return spec
+
+
+def _replacement(extra: ast.expr, keywords: list[ast.keyword]) -> dict[str, Any]:
+    """`new_param` and `set_new_param` of a deprecated field (a `json_schema_extra` dict, or the
+    pydantic 1 era's keywords of `Field`): DeepSpeedConfigModel asserts the two are not given together."""
+    pairs: list[tuple[str, ast.expr]] = []
+    if isinstance(extra, ast.Dict):
+        pairs += [
+            (k.value, v) for k, v in zip(extra.keys, extra.values, strict=True) if isinstance(k, ast.Constant) and isinstance(k.value, str)
+        ]
+    pairs += [(k.arg, k.value) for k in keywords if k.arg]
+    found: dict[str, Any] = {}
+    for name, node in pairs:
+        if name in ("new_param", "set_new_param"):
+            known, value = literal(node)
+            if known:
+                found[name] = value
+    return found
 
 
 def validators_of(cls: ast.ClassDef) -> list[dict[str, Any]]:
@@ -278,23 +297,33 @@ def blocks_of(source: Source, models: dict[str, Any], constants: dict[str, str])
                 if model not in models or star is None:
                     continue
                 values = list(_assigned(function, star.id)) if isinstance(star, ast.Name) else [star]
+                where = {"model": model, "file": path, "line": call.lineno}
                 for value in values:
-                    where = {"model": model, "file": path, "line": call.lineno}
-                    if isinstance(value, ast.DictComp) and isinstance(value.generators[0].iter, ast.Tuple):
-                        for element in value.generators[0].iter.elts:
-                            key = key_of(element, constants)
-                            if key is not None and key in models[model]["fields"]:
-                                blocks.setdefault(key, {**where, "how": "field", "model": models[model]["fields"][key]["type"]})
-                        continue
-                    key, null_ok = read_path(value, constants)
-                    if key is not None:
-                        entry = {**where, "how": "kwargs"}
-                        if accepts_bool:
-                            entry["accepts_bool"] = True
-                        if null_ok:
-                            entry["null_ok"] = True
+                    for key, entry in _entries(value, where, models, constants, accepts_bool):
                         blocks.setdefault(key, entry)
     return dict(sorted(blocks.items()))
+
+
+def _entries(
+    value: ast.expr, where: dict[str, Any], models: dict[str, Any], constants: dict[str, str], accepts_bool: bool
+) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The keys one `**value` reads: a dict comprehension over key names (each a field of the
+    model), or one `param_dict.get(KEY)` / `param_dict[KEY]`."""
+    model = where["model"]
+    if isinstance(value, ast.DictComp) and isinstance(value.generators[0].iter, ast.Tuple):
+        for element in value.generators[0].iter.elts:
+            key = key_of(element, constants)
+            if key is not None and key in models[model]["fields"]:
+                yield key, {**where, "how": "field", "model": models[model]["fields"][key]["type"]}
+        return
+    key, null_ok = read_path(value, constants)
+    if key is not None:
+        entry = {**where, "how": "kwargs"}
+        if accepts_bool:
+            entry["accepts_bool"] = True
+        if null_ok:
+            entry["null_ok"] = True
+        yield key, entry
 
 
 def pydantic_major(source: Source) -> int:

@@ -252,12 +252,25 @@ class Validator:
                 self.problem(child, bound, name)
                 continue
             coerced[field] = out
+        self._replaced_together(name, fields, given, path)
         for check in spec.get("validators", []):
             rule = VALIDATORS.get((name, check["name"]))
             if rule is not None:
                 for where, message in rule(coerced, given):
                     self.problem(f"{path}.{where}" if where else path, message, name)
         return coerced
+
+    def _replaced_together(self, name: str, fields: dict[str, Any], given: dict[str, Any], path: str) -> None:
+        """`DeepSpeedConfigModel._process_deprecated_field` (deepspeed/runtime/config_utils.py):
+        a deprecated field given with the field that replaces it is an AssertionError."""
+        for old, spec in fields.items():
+            new = spec.get("new_param")
+            if not spec.get("deprecated") or not new or spec.get("set_new_param") is False or given.get(old, "auto") == "auto":
+                continue
+            names = {str(new), str(fields.get(str(new), {}).get("alias", new))}
+            if any(given.get(n, "auto") != "auto" for n in names):
+                message = f"Cannot provide deprecated parameter '{old}' and replacing parameter '{new}' together"
+                self.problem(f"{path}.{old}", message, name)
 
 
 def _fields(data: dict[str, Any], name: str) -> dict[str, Any]:
