@@ -429,6 +429,8 @@ def validate(config: dict[str, Any], release: str) -> Validator:
     check = Validator(table(release))
     for key, entry in check.data["blocks"].items():
         present, value = _lookup(config, key)
+        if key == "bfloat16" and config.get("bf16") is not None:
+            continue  # get_bfloat16_config (deepspeed/runtime/precision_config.py) reads the legacy key only without bf16
         if present and value != "auto":
             _block(check, key, entry, value)
     return check
