@@ -61,11 +61,11 @@ def table_for(version: versions.Version) -> dict[str, Any]:
 
 
 def provenance(data: dict[str, Any]) -> str:
-    """'deepspeedai/DeepSpeed v0.19.5 (commit 1234abcd)' or 'deepspeed-0.19.8.tar.gz (PyPI sdist)'."""
+    """'deepspeedai/DeepSpeed@v0.19.5' or 'the deepspeed-0.19.8 sdist (PyPI)'."""
     source = data["source"]
     if "tag" in source:
         return f"{source['repository']}@{source['tag']}"
-    return f"deepspeed {data['release']} ({source['sdist']}, PyPI)"
+    return f"the deepspeed-{data['release']} sdist"
 
 
 def block_of(data: dict[str, Any], path: str) -> str | None:
