@@ -386,3 +386,18 @@ def test_the_tables_judge_as_deepspeeds_own_models() -> None:
                     if mine != _rejected(build, config):
                         disagree.append(f"{path.name} {block}.{field}={value!r}: recipelint {'rejects' if mine else 'accepts'}")
     assert disagree == [], disagree[:20]
+
+
+# transformers tests/deepspeed/ds_config_zero3.json writes "reduce_bucket_size": 0, which
+# DeepSpeed 0.19.8's DeepSpeedZeroConfig rejects (Field(gt=0)) and 0.19.5's accepted (ge=0).
+TRANSFORMERS_Z3 = DS / "huggingface__transformers/tests/deepspeed/ds_config_zero3.json"
+
+
+def test_a_real_config_the_newest_release_rejects(tmp_path: Path) -> None:
+    config = upstream(TRANSFORMERS_Z3)
+    finding = only(found(tmp_path, config, "RL413", filler="hf"))
+    assert finding.severity is Severity.ERROR and finding.setting == "zero_optimization.reduce_bucket_size"
+    assert "Input should be greater than 0" in finding.message and "in the deepspeed-0.19.8 sdist" in finding.message
+    some = only(found(tmp_path, config, "RL413", filler="hf", target=">=0.19.5"))
+    assert some.severity is Severity.WARNING and "with deepspeed >= 0.19.8" in some.message
+    assert found(tmp_path, config, "RL413", filler="hf", target="==0.19.5") == []
