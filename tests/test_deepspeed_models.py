@@ -82,10 +82,8 @@ def test_every_validator_of_every_release_is_known() -> None:
 
 
 def _git_dir() -> str | None:
-    for candidate in (os.environ.get("RECIPELINT_DEEPSPEED_GIT", ""), "/work/.mirror/deepspeedai+DeepSpeed/repo"):
-        if candidate and Path(candidate).is_dir():
-            return candidate
-    return None
+    candidate = os.environ.get("RECIPELINT_DEEPSPEED_GIT", "")
+    return candidate if candidate and Path(candidate).is_dir() else None
 
 
 @pytest.mark.slow
