@@ -399,3 +399,14 @@ def test_a_real_config_the_newest_release_rejects(tmp_path: Path) -> None:
     some = only(found(tmp_path, config, "RL413", filler="hf", target=">=0.19.5"))
     assert some.severity is Severity.WARNING and "with deepspeed >= 0.19.8" in some.message
     assert found(tmp_path, config, "RL413", filler="hf", target="==0.19.5") == []
+
+
+def test_a_key_of_a_newer_release_on_an_older_one(tmp_path: Path) -> None:
+    """The ZenFlow example as upstream wrote it: `zenflow` is a ZeRO field from 0.17.6 in the tables;
+    DeepSpeed 0.16.4's DeepSpeedZeroConfig rejects it."""
+    old = only(found(tmp_path, upstream(ZENFLOW), "RL410", target="==0.16.4"))
+    assert old.severity is Severity.ERROR and old.setting == "zero_optimization.zenflow"
+    assert "the model tables have it from DeepSpeed 0.17.6" in old.message
+    span = only(found(tmp_path, upstream(ZENFLOW), "RL410", target=">=0.16,<0.18"))
+    assert span.severity is Severity.WARNING and "deepspeed < 0.17.6" in span.message
+    assert found(tmp_path, upstream(ZENFLOW), "RL410", target=">=0.18") == []

@@ -9,7 +9,10 @@ nothing). In blocks it validates with
 pydantic (`zero_optimization` and its offload blocks, `fp16`/`bf16` since 0.17.1, the
 monitors, `compile`, `tensor_parallel`, ...), an unknown key is an error: DeepSpeed stops with
 "Extra inputs are not permitted" (a warning naming the releases when only some of those the
-run may import validate the block). Either way the closest known key is suggested.
+run may import validate the block). Either way the closest known key is suggested. A key
+DeepSpeed has, but not in the releases the run imports (`zero_optimization.zenflow` before 0.17.6,
+`stage3_module_granularity_threshold` before 0.16.0: the per-release model tables,
+`schemas/deepspeed/models/`), is rejected the same way.
 
 ## Severity
 By the model tables (`schemas/deepspeed/models/<release>.json`): an error where the model of every
@@ -45,6 +48,7 @@ from typing import Any
 from recipelint import versions
 from recipelint.context import Context
 from recipelint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
+from recipelint.parse.span import Span
 from recipelint.parse.tree import Node
 from recipelint.rulekit import closest
 from recipelint.toolkits.deepspeed import models
@@ -90,6 +94,7 @@ def _walk(ctx: Context, node: Node, path: str) -> Iterator[Diagnostic | None]:
     for key, key_span, child in node.items:
         child_path = f"{path}.{key}" if path else key
         if key in known:
+            yield _not_in_release(ctx, path, key, key_span, child)
             yield from _walk(ctx, child, child_path)
             continue
         if key.startswith(("_", "//", "#")) or key.lower() in ("comment", "comments"):
@@ -146,3 +151,29 @@ def _verdict(ctx: Context, schema: dict[str, Any], path: str, key: str, child: N
             )
     # A misspelling of a key DeepSpeed reads loses that setting; a key DeepSpeed never had only does nothing.
     return Severity.WARNING if guess else Severity.INFO, "DeepSpeed silently ignores it", rng.allows()
+
+
+def _not_in_release(ctx: Context, path: str, key: str, key_span: Span, child: Node) -> Diagnostic | None:
+    """A key DeepSpeed has, but not in the releases the run imports: their model rejects it (a key
+    of a newer release on an older one, e.g. `stage3_module_granularity_threshold` before 0.16.0).
+    Keys DeepSpeed removed are RL412's."""
+    child_path = f"{path}.{key}" if path else key
+    if not path or (schema_node(child_path) or {}).get("x-removed-in") or (child.kind == "scalar" and child.value == "auto"):
+        return None
+    rng = ctx.version_range("deepspeed")
+    rejected = versions.evaluate(rng, lambda v: models.rejects_key(models.table_for(v), path, key), models.releases())
+    if rejected.holds == "none":
+        return None
+    has = [release for release in models.releases() if not models.rejects_key(models.table(release), path, key)]
+    since = f"; the model tables have it from DeepSpeed {has[0]}" if has else ""
+    where = f"'Extra inputs are not permitted' in {path}"
+    severity = Severity.ERROR if rejected.holds == "all" else Severity.WARNING
+    return ctx.diagnostic(
+        CODE,
+        severity,
+        f"'{child_path}' is not a key of the DeepSpeed the run imports: it rejects it ({where}) {rejected.says()}{since}",
+        key_span,
+        setting=child_path,
+        current=key,
+        evidence=[f"target {rng.allows()}"],
+    )
