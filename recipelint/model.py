@@ -99,6 +99,7 @@ class Link:
     # rule reports it (RL401, RL809); True: RL010 reports it.
     report_missing: bool = True
     written_at: Span | None = None  # the script writes the file itself (`cat <<EOF > $ds_config`)
+    read_as: str = ""  # how a written file was read from the script's own text; "": not read
     missing: str = ""  # what the launcher does when the file is not there, for RL010's message
 
 
@@ -125,6 +126,9 @@ class Launch:
     rendezvous: Setting  # host:port the nodes meet at
     env: dict[str, Setting] = field(default_factory=dict)
     config: Document | None = None  # the launcher's own config file (`accelerate launch --config_file`)
+    # The accelerator the training script is told to use, when its front end reads such a flag
+    # (WeNet's --device cpu/npu/xpu); None: CUDA, or a script without one.
+    device: str | None = None
 
     def flag_point(self, after_script: bool = False) -> Span:
         """Where a flag added to the launch goes: just past the command's last word, or just past
@@ -256,7 +260,9 @@ class Recipe:
     """
 
     root: Path
-    toolkit: str = "wenet"
+    # The toolkit that read it (`Toolkit.name`): which rules apply. No default: a recipe a front
+    # end forgot to name would be judged by another toolkit's rules, or by none.
+    toolkit: str
     script: ShellScript | None = None
     launch: Launch | None = None
     args: dict[str, Setting] = field(default_factory=dict)  # training-script flags by name
@@ -279,6 +285,10 @@ class Recipe:
     # folder the command cds into, the script's, those above it up to the repository root.
     places: list[Path] = field(default_factory=list)
     workdir: Workdir | None = None  # the folder the launch runs from, with its reason (None: no launch)
+    # Ranks per model replica when the training code hands DeepSpeed a model-parallel unit (Megatron's
+    # mpu: TP x PP x SP), so the data-parallel size is the world size divided by it; None: no such
+    # unit; a Setting whose value is None: decided at run time.
+    model_parallel: Setting | None = None
     links: list[Link] = field(default_factory=list)
     explicit: bool = False  # the user named this file itself (not found by walking a folder)
 

@@ -96,7 +96,7 @@ def _link_value(link: Link) -> tuple[str, str]:
     if link.path is not None:
         return str(setting.value), f"found at {shown(link.path)}"
     if link.written_at is not None:
-        return str(setting.value), f"written by the script itself at line {link.written_at.line}; not read"
+        return str(setting.value), f"written by the script itself at line {link.written_at.line}; {link.read_as or 'not read'}"
     if setting.value is None:
         why = setting.word.reason if setting.word is not None and setting.word.reason else "decided at run time"
         return "unknown", f"`{written}`: {why}"
@@ -221,9 +221,10 @@ def unknown_section(ctx: Context) -> Section | None:
 def code_section(ctx: Context) -> Section | None:
     """The WeNet/XTuner code the launch runs (found, never imported) and DeepSpeed beside it."""
     recipe = ctx.recipe
-    if recipe.toolkit not in ("wenet", "xtuner") or recipe.launch is None:
+    from recipelint.parse.checkout import TOOLKITS, recipe_facts
+
+    if recipe.toolkit not in TOOLKITS or recipe.launch is None:  # only the toolkits whose code recipelint reads
         return None
-    from recipelint.parse.checkout import recipe_facts
 
     section = Section("code")
     for label, value, source in recipe_facts(recipe.toolkit, recipe.checkout, recipe.root):

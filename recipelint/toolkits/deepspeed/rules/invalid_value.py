@@ -66,7 +66,7 @@ CODE = "RL413"
 NAME = "deepspeed-invalid-value"
 SEVERITY = Severity.ERROR
 FIXABLE = False
-SOURCE = "schemas/deepspeed/models/<release>.json (tools/build_deepspeed_models.py, DeepSpeed's pydantic models per release); schemas/deepspeed/ds_config.schema.json for dict.get keys"
+SOURCE = "schemas/deepspeed/models/ (tools/build_deepspeed_models.py reads the pydantic models of each release, e.g. deepspeedai/DeepSpeed@v0.19.5:deepspeed/runtime/zero/config.py); schemas/deepspeed/ds_config.schema.json for the keys read with dict.get"
 BATCH = ("train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps")
 
 
