@@ -223,6 +223,10 @@ DEEPSPEED_LAPTOP = {key: why for key, why in DEEPSPEED_A100.items() if key[2] !=
 
 REMOVED = "DeepSpeed 0.19.8 (the newest, what an unpinned install gets) stops on it; the oracle test confirms each"
 CORPUS_A100: dict[Key, tuple[str, str]] = {
+    ("huggingface__transformers/tests/deepspeed/ds_config_zero3.json", 24, "RL413", "error"): (
+        "zero_optimization.reduce_bucket_size 0: Input should be greater than 0",
+        "DeepSpeed 0.19.8's DeepSpeedZeroConfig declares reduce_bucket_size Field(gt=0) (0.19.5: ge=0): the newest release stops at initialize",
+    ),
     ("deepspeedai__DeepSpeed/tests/hybrid_engine/hybrid_engine_config.json", 7, "RL419", "warning"): (
         "offload_param at stage 0 is ignored: only stage 3 offloads parameters",
         "the parameters the file means to keep on the CPU stay on the GPU: its memory plan does not hold",
