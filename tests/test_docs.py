@@ -210,3 +210,22 @@ def test_a_documented_example_prints_what_the_page_shows(page: str, command: str
 def test_an_example_line_the_run_does_not_print_is_caught() -> None:
     assert _shown_in("Found 2 failure signatures ... 2 fixable with ...", "Found 2 failure signatures in 2 logs. 2 fixable with x")
     assert not _shown_in("Found 2 failure signatures ... 3 fixable with ...", "Found 2 failure signatures in 2 logs. 2 fixable with x")
+
+
+def test_every_deepspeed_rule_states_its_severity() -> None:
+    """docs/toolkits/deepspeed.md: error = DeepSpeed rejects it or the run fails at start-up or on
+    the first step; warning = it runs, not as written; info = harmless or not judged. Each
+    DeepSpeed rule says which of its findings is which, and what decides it."""
+    import importlib
+
+    import recipelint.toolkits.deepspeed.rules as family
+    from recipelint.packages import submodules
+
+    missing, seen = [], 0
+    for name, _ in submodules(family.__path__):
+        module = importlib.import_module(f"{family.__name__}.{name}")
+        if getattr(module, "CODE", None):
+            seen += 1
+            if "## Severity\n" not in (module.__doc__ or ""):
+                missing.append(module.CODE)
+    assert seen >= 19 and missing == []

@@ -23,6 +23,12 @@ Each is a ValueError in every process at start-up, after the job has its GPUs. E
 `mixed_precision: 'no'` counts: accelerate passes every `mixed_precision` it read from the config
 file to the check (`launch.py`: `mp_from_config_flag`).
 
+## Severity
+Error: accelerate's `DeepSpeedPlugin` raises ValueError in every process when the training
+script builds its `Accelerator`, before the first step
+(huggingface/accelerate@16cb6eb8:src/accelerate/utils/dataclasses.py, every release since
+v0.16.0).
+
 ## Example
 ```yaml
 # accelerate config

@@ -13,6 +13,12 @@ stops `accelerate launch` before any process starts ("ValueError: The config fil
 unknown keys ([...])" since 0.23.0, a TypeError before). accelerate's own
 `tests/test_configs/invalid_keys.yaml` is such a file.
 
+## Severity
+Error where every accelerate release the run may import rejects the key
+(`ClusterConfig(**config_dict)` in huggingface/accelerate@16cb6eb8:src/accelerate/commands/config/config_args.py
+stops `accelerate launch` before any process starts); a warning naming the releases when only
+some reject it (a key an older release knew).
+
 ## Example
 ```yaml
 distributed_type: MULTI_GPU

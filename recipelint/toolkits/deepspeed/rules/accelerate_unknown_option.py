@@ -13,6 +13,12 @@ before any process starts, and no prefix of a real option counts. A misspelt opt
 then taken for the training script. accelerate's own examples/README.md has
 `accelerate launch --mixed_precison fp16 ./cv_example.py`.
 
+## Severity
+Error where every accelerate release the run may import refuses the option (argparse with
+`allow_abbrev=False` stops before any process starts,
+huggingface/accelerate@16cb6eb8:src/accelerate/commands/launch.py); a warning naming the
+releases when only some refuse it.
+
 ## Example
 ```sh
 accelerate launch --mixed_precison fp16 ./cv_example.py   # --mixed_precision

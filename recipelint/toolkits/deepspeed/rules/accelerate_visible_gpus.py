@@ -16,6 +16,11 @@ src/init.cc). Fewer: the GPUs beyond them stay idle, unless each process spreads
 several GPUs itself (`device_map`). LLaMA-Factory v0.6.3's `single_node.sh` made 8 GPUs visible
 to a config of 4 processes; v0.7.0 made it `CUDA_VISIBLE_DEVICES=0,1,2,3`.
 
+## Severity
+Error when more processes than visible GPUs: two ranks share a GPU and NCCL stops at the first
+collective ("Duplicate GPU detected", NVIDIA/nccl src/init.cc). A warning when fewer: the run
+goes on with GPUs idle, unless each process spreads its model over several GPUs itself.
+
 ## Example
 ```sh
 CUDA_VISIBLE_DEVICES=0,1,2,3,4,5,6,7 accelerate launch --config_file single_config.yaml train.py  # num_processes: 4

@@ -14,6 +14,13 @@ config"); Hugging Face and Accelerate read it with strict `json`, where duplicat
 take the last value and a comment or trailing comma is a JSONDecodeError (huggingface/accelerate@16cb6eb8:src/accelerate/utils/deepspeed.py).
 The same file then works under one launcher and fails, or means something else, under another.
 
+## Severity
+Error for a duplicate key (DeepSpeed's hjson reader raises "Duplicate keys in DeepSpeed
+config", deepspeedai/DeepSpeed@edaa7221:deepspeed/runtime/config.py) and for a comment or a
+trailing comma where a strict `json` reader reads the file first (the Trainer, Accelerate,
+Megatron-DeepSpeed: JSONDecodeError at start-up); a warning with the condition when the reader
+is not known; nothing when only DeepSpeed's hjson reads it (it accepts both).
+
 ## Example
 ```json
 {"train_micro_batch_size_per_gpu": 4, "train_micro_batch_size_per_gpu": 8,}

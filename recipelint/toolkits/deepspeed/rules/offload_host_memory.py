@@ -14,6 +14,13 @@ When the optimizer states do not fit, the OOM killer takes a rank during the fir
 optimizer step, and the others hang in the next collective. Pinned memory (`pin_memory`,
 default true since 0.19.5) cannot be swapped out.
 
+## Severity
+Error: the host runs out of memory in the first optimizer step, the OOM killer takes a rank
+and the others hang in the next collective (the estimate follows DeepSpeed's own estimators,
+deepspeedai/DeepSpeed@edaa7221:deepspeed/runtime/zero/stage3.py
+`estimate_zero3_model_states_mem_needs`, with their 1.5 factor). Judged only against a profile
+of the training node and a stated `model-params`.
+
 ## Example
 7e9 parameters, stage 2, offload to CPU: 7e9 x 16 B x 1.5 = 168 GB per node, on a 128 GiB node.
 

@@ -52,6 +52,14 @@ readable training code tells which, the finding is a warning that names the cond
 All of these fail inside `deepspeed.initialize`, after the job has its GPUs and has loaded the
 model. An ignored block is settings (learning rate, betas, warmup) the run never uses.
 
+## Severity
+Error where DeepSpeed builds the optimizer or scheduler (deepspeed.initialize raises
+before the first step, deepspeedai/DeepSpeed@edaa7221:deepspeed/runtime/engine.py; the
+constructors of schemas/deepspeed/engine.json, per release); a warning naming the releases when
+only some of the run's releases fail; a warning with the condition when the code that reads
+the JSON is not known; where the training code passes its own optimizer or scheduler, one
+warning that the block is ignored (it runs, not as written).
+
 ## Example
 ```json
 "optimizer": {"type": "RMSprop", "params": {"lr": 1e-3, "betas": [0.9, 0.999]}},

@@ -11,6 +11,13 @@ V100 (7.0) or T4 (7.5) because it only creates a tensor (emulation): the job sta
 runs slowly in emulation or fails in kernels (`CUBLAS_STATUS_NOT_SUPPORTED`, flash-attn).
 fp16 below 7.0 stops with "Type fp16 is not supported on your device." (deepspeedai/DeepSpeed@edaa7221:deepspeed/runtime/engine.py).
 
+## Severity
+fp16 below compute capability 7.0 is an error: DeepSpeed's `_do_sanity_check` raises before the
+first step (deepspeedai/DeepSpeed@edaa7221:deepspeed/runtime/engine.py, every release since
+0.10.0). bf16 below 8.0 is a warning with its condition: DeepSpeed accepts it and torch
+emulates the arithmetic, so the run goes on, slower than written, and fails only where a kernel
+has no bf16 for the GPU (flash-attn, some fused optimizers): code recipelint does not judge.
+
 ## Example
 `"bf16": {"enabled": true}` with a V100 profile (`gpu_compute_capability: "7.0"`).
 
@@ -63,8 +70,9 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
             fix = Fix((Edit(node.span, "false"), Edit(fp16.span, "true")), Applicability.UNSAFE, "use fp16 instead of bf16")
         yield ctx.diagnostic(
             CODE,
-            SEVERITY,
-            f"bf16 on {model} (compute capability {cc.value}): bf16 needs 8.0+; DeepSpeed's check passes through emulation, then kernels fail or crawl",
+            Severity.WARNING,
+            f"bf16 on {model} (compute capability {cc.value}): bf16 needs 8.0+; DeepSpeed's check passes through emulation,"
+            " so the run is slower than written, and fails where a kernel has no bf16 for this GPU (flash-attn, fused kernels)",
             node.span,
             setting=f"{bf16}.enabled",
             current=True,

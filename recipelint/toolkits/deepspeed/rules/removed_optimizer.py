@@ -21,6 +21,11 @@ GPUs and has loaded the model. The 1-bit parameters (`freeze_step`, `cuda_aware`
 `TypeError: unexpected keyword argument`. On an older target the finding is info, so an
 upgrade does not come as a surprise.
 
+## Severity
+Error when every DeepSpeed release the run may import lacks the optimizer
+(`deepspeed.initialize` asserts before the first step); a warning naming the releases when only
+some lack it; info when the run's releases still have it (a later upgrade breaks it).
+
 ## Example
 ```json
 "optimizer": {"type": "OneBitAdam", "params": {"lr": 2e-5, "freeze_step": 1000, "cuda_aware": false}}

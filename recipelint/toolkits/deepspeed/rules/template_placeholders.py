@@ -13,6 +13,10 @@ written by the script").
 It is not: the template is harmless by design. The finding says where its values come from,
 and that the template itself is not judged.
 
+## Severity
+Info: a template is harmless by design; the launch that runs the filled file is judged with
+the script's values instead.
+
 ## Example
 ```json
 {"train_batch_size": GBSIZE, "train_micro_batch_size_per_gpu": MBSIZE}
