@@ -133,3 +133,15 @@ def test_add_ignore_on_a_clean_recipe_writes_nothing(tmp_path: Path) -> None:
     added = cli("check", "--add-ignore", "--hardware", str(field / "node.yaml"), str(folder), cwd=tmp_path)
     assert added.returncode == 0 and "Added 0 suppressions in 0 files." in added.stderr
     assert _snapshot(folder) == before
+
+
+def test_a_typo_one_edit_from_two_codes_is_not_guessed() -> None:
+    """RL1002 is one edit from RL102 and from RL002: which was meant is not known, so no code is
+    written; look-alike letters read as digits decide (RL6O3, RL4l3)."""
+    from recipelint.rules.meta.suppression_unknown_code import meant_code
+
+    codes = {"RL002", "RL102", "RL413", "RL603", "RL963"}
+    assert meant_code("RL1002", codes) is None
+    assert meant_code("RL6O3", codes) == "RL603" and meant_code("RL4l3", codes) == "RL413"
+    assert meant_code("rl102", codes) == "RL102"
+    assert meant_code("RL9999", codes) is None

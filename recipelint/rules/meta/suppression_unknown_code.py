@@ -19,8 +19,9 @@ RL1002 is no rule; RL102 was meant.
 
 ## Fix
 Takes the code out of the comment, and the whole comment when it was its only code (the rest of
-the line stays byte for byte). When one rule code is close to it (`RL1002` and RL102), the fix
-writes that code instead.
+the line stays byte for byte). When exactly one rule code is what the typo stands for (its
+look-alike letters read as digits, `RL6O3` for RL603, or one edit away), the fix writes that
+code instead; `RL1002` is one edit from both RL102 and RL002, so it is taken out.
 
 ## Fix safety
 Taking out a code that is no rule's is safe: it could never match. Removing the whole comment
@@ -69,11 +70,31 @@ def finding(item: Suppression, severity: Severity, codes: Collection[str]) -> Di
     return Diagnostic(CODE, severity, message, item.span, setting=", ".join(written), fix=_fix(item, unknown, codes))
 
 
-def _fix(item: Suppression, unknown: list[str], codes: Collection[str]) -> Fix | None:
-    from recipelint.rulekit import closest
+# Letters typed for the digits they look like.
+_LOOK_ALIKE = str.maketrans({"O": "0", "o": "0", "I": "1", "l": "1", "i": "1", "S": "5", "B": "8"})
 
+
+def meant_code(code: str, codes: Collection[str]) -> str | None:
+    """The one rule code a typo stands for: its look-alike letters read as digits, else the only
+    code one edit away (a letter changed, added or dropped). None when none is, or several are:
+    RL6O3 is RL603, but RL1002 could be RL102 or RL100."""
+    upper = code[:2].upper() + code[2:].translate(_LOOK_ALIKE)
+    if upper in codes:
+        return upper
+    near = [known for known in codes if _one_edit(upper, known)]
+    return near[0] if len(near) == 1 else None
+
+
+def _one_edit(a: str, b: str) -> bool:
+    if len(a) == len(b):
+        return sum(x != y for x, y in zip(a, b, strict=True)) == 1
+    short, long = (a, b) if len(a) < len(b) else (b, a)
+    return len(long) - len(short) == 1 and any(long[:i] + long[i + 1 :] == short for i in range(len(long)))
+
+
+def _fix(item: Suppression, unknown: list[str], codes: Collection[str]) -> Fix | None:
     if len(unknown) == 1 and item.bracket is not None:
-        meant = closest(unknown[0], codes)
+        meant = meant_code(unknown[0], codes)
         if meant is not None and meant not in item.codes:
             written = [meant if c == unknown[0] else w for w, c in zip(item.written, item.codes, strict=False)]
             return Fix((Edit(item.bracket, ", ".join(written)),), Applicability.UNSAFE, f"write {meant} for {unknown[0]}")
