@@ -72,12 +72,36 @@ def run_point(args: argparse.Namespace, point: dict[str, Any]) -> dict[str, Any]
     ]
     command += ["--workers", str(point["workers"]), "--prefetch", str(point["prefetch"]), "--frames", str(point["frames"])]
     command += ["--pin"] if point["pin"] else []
+    command += ["--data-type", point.get("data_type", "shard")]
+    for key, value in point.get("set", {}).items():
+        command += ["--set", f"{key}={json.dumps(value)}"]
     out = subprocess.run(command, capture_output=True, text=True, check=False, timeout=900)
     lines = out.stdout.strip().splitlines()
     if out.returncode != 0 or not lines:
         return {**point, "error": out.stderr.strip().splitlines()[-1:] if out.stderr else "no output"}
     result: dict[str, Any] = json.loads(lines[-1])
     return result
+
+
+def measure_points(args: argparse.Namespace) -> None:
+    """Measure each point of a points file as it stands (no prediction: report.py --heldout
+    judges them against the model afterwards). Results are appended to --out as they come."""
+    spec = json.loads(args.points.read_text(encoding="utf8"))
+    done: dict[str, Any] = {}
+    if args.out is not None and args.out.exists():
+        done = {r["id"]: r for r in json.loads(args.out.read_text(encoding="utf8"))["points"]}
+    for point in spec["points"]:
+        if point["id"] in done and "total_bytes" in done[point["id"]]:
+            continue
+        data = args.data_root / point["data"]
+        stats = json.loads((data / "stats.json").read_text())
+        run_args = argparse.Namespace(**{**vars(args), "data": data})
+        result = run_point(run_args, {"frames": 24000, **point})
+        done[point["id"]] = {**point, **result, "mean_seconds": stats["mean_seconds"]}
+        print(point["id"], "error" if "error" in result else f"{result['total_bytes'] / GB:.2f} GB", flush=True)
+        if args.out is not None:
+            args.out.parent.mkdir(parents=True, exist_ok=True)
+            args.out.write_text(json.dumps({"points": list(done.values())}, indent=1) + "\n", encoding="utf8")
 
 
 def row(result: dict[str, Any]) -> str:
@@ -102,7 +126,7 @@ HEADER = (
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", type=Path, required=True)
+    parser.add_argument("--data", type=Path, default=None, help="the data folder (gen.py); not with --points")
     parser.add_argument("--checkout", type=Path, default=REPO / "tests" / "data" / "checkouts" / "wenet-head")
     parser.add_argument("--config", type=Path, default=HERE / "train.yaml")
     parser.add_argument("--workers", default="1,2,4")
@@ -111,8 +135,13 @@ def main() -> None:
     parser.add_argument("--no-pin", action="store_true", help="measure without --pin_memory")
     parser.add_argument("--max-share", type=float, default=0.6, help="skip a point predicted above this share of available memory")
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--points", type=Path, default=None, help="measure the points of this file (heldout.json) instead of a grid")
+    parser.add_argument("--data-root", type=Path, default=None, help="with --points: the folder holding each point's data folder")
     args = parser.parse_args()
     os.environ.setdefault("RECIPELINT_MEASURE_SHIM", str(HERE / "shim"))
+    if args.points is not None:
+        measure_points(args)
+        return
     mean_seconds = json.loads((args.data / "stats.json").read_text())["mean_seconds"]
     grid = [
         {"workers": w, "prefetch": p, "frames": f, "pin": not args.no_pin}
