@@ -26,29 +26,55 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(HERE))
 
 from recipelint import tuner  # noqa: E402
+from recipelint.records import replace  # noqa: E402
 from recipelint.parse.span import SourceText  # noqa: E402
 from recipelint.parse.yamlfile import parse_yaml  # noqa: E402
 
 GB = 1e9
 
 
-def model(config: Path, frames: int, mean_seconds: float) -> tuner.LoaderModel:
-    text = config.read_text(encoding="utf8").replace("max_frames_in_batch: 24000", f"max_frames_in_batch: {frames}")
-    root = parse_yaml(SourceText(config, text.encode())).root
+def model(config: Path, point: dict[str, Any], mean_seconds: float, data: Path | None = None) -> tuner.LoaderModel:
+    """The loader model of a point: the bench's YAML with the point's frames and `set` overrides,
+    and, given the data folder, its data.list (lines, bytes) and data type."""
+    import io
+
+    from ruamel.yaml import YAML
+
+    from point import load_configs
+
+    configs = load_configs(config, point.get("frames", 24000), point.get("set"))
+    buffer = io.StringIO()
+    YAML(typ="safe", pure=True).dump(configs, buffer)
+    root = parse_yaml(SourceText(config, buffer.getvalue().encode())).root
     utterance = tuner.Utterance(mean_seconds * tuner.FRAMES_PER_SECOND, f"mean utterance {mean_seconds:.2f} s (generated data)")
     found = tuner.loader_model(root, utterance)
     assert found is not None
+    listing = data / "data.list" if data is not None else None
+    if listing is not None and listing.exists():
+        raw = listing.read_bytes()
+        lines = raw.count(b"\n")
+        found = replace(found, raw=point.get("data_type") == "raw", list_lines=lines, list_line_bytes=len(raw) / max(lines, 1))
     return found
 
 
-def predict(config: Path, point: dict[str, Any], mean_seconds: float) -> tuple[int, int]:
+def kept_mean_seconds(data: Path, fallback: float) -> float:
+    """The mean utterance the loader sees: the generated durations that filter_conf keeps (the
+    bench's train.yaml: 10 .. 2000 frames), as a user's mean-utterance-seconds would state it.
+    Data generated before stats.json listed durations gives its plain mean."""
+    stats = json.loads((data / "stats.json").read_text(encoding="utf8"))
+    kept = [s for s in stats.get("durations", []) if 0.1 <= s <= 20.0]
+    return sum(kept) / len(kept) if kept else fallback
+
+
+def predict(config: Path, point: dict[str, Any], mean_seconds: float, data: Path | None = None) -> tuple[int, int]:
     """(the model's total for one rank's train loader, the previous model's queue-only figure)."""
-    m = model(config, point["frames"], mean_seconds)
+    m = model(config, point, mean_seconds, data)
     memory = tuner.loader_memory(m, point["workers"], point["prefetch"], point["pin"], cv=False)
     assert memory is not None
-    return memory.total, point["workers"] * point["prefetch"] * point["frames"] * 960
+    return memory.total, point["workers"] * point["prefetch"] * point.get("frames", 24000) * 960
 
 
 def available() -> int:
