@@ -504,6 +504,15 @@ def _undiagnostic(data: dict[str, Any]) -> Any:
     return Diagnostic(data["c"], Severity(data["s"]), data["m"], _unspan(data["p"]), data["k"], current, suggested, data["e"], fix)
 
 
+def _spans(item: Any) -> list[Any]:
+    # The spans a fix of RL002/RL005 edits: a suppression read from the cache is fixed as one just read.
+    return [_span(item.bracket) if item.bracket else None, _span(item.removal) if item.removal else None]
+
+
+def _unspan_or_none(data: Any) -> Any:
+    return _unspan(data) if data is not None else None
+
+
 def _encode_outcome(outcome: Outcome) -> dict[str, Any]:
     return {
         "errors": [_error(e) for e in outcome.errors],
@@ -513,7 +522,9 @@ def _encode_outcome(outcome: Outcome) -> dict[str, Any]:
                 "files": item.files,
                 "errors": [_error(e) for e in item.errors],
                 "suppressions": {
-                    str(path): [[_span(s.span), s.codes, s.reason, s.whole_file, s.standalone] for s in items]
+                    str(path): [
+                        [_span(s.span), s.codes, s.reason, s.whole_file, s.standalone, s.written, *_spans(s), list(s.reach)] for s in items
+                    ]
                     for path, items in item.suppressions.items()
                 },
                 "machine": item.machine,
@@ -532,7 +543,20 @@ def _decode_outcome(data: dict[str, Any]) -> Outcome:
     outcome = Outcome([_unerror(e) for e in data["errors"]])
     for item in data["recipes"]:
         suppressions = {
-            Path(path): [Suppression(_unspan(span), codes, reason, whole, standalone) for span, codes, reason, whole, standalone in items]
+            Path(path): [
+                Suppression(
+                    _unspan(span),
+                    codes,
+                    reason,
+                    whole,
+                    standalone,
+                    written=written,
+                    bracket=_unspan_or_none(bracket),
+                    removal=_unspan_or_none(removal),
+                    reach=(reach[0], reach[1]),
+                )
+                for span, codes, reason, whole, standalone, written, bracket, removal, reach in items
+            ]
             for path, items in item["suppressions"].items()
         }
         outcome.recipes.append(

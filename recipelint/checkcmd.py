@@ -105,6 +105,7 @@ def run_check(
     command: Optional[str] = None,
     jobs: Optional[int] = None,
     no_cache: bool = False,
+    add_ignore: bool = False,
 ) -> int:
     """Check recipes and print the report; the exit code."""
     from recipelint import engine
@@ -121,6 +122,10 @@ def run_check(
             fail(str(error))
         echo(json.dumps(shown, indent=2))
         return 0
+    if add_ignore:
+        from recipelint.addignore import add_ignores
+
+        return add_ignores(targets, hardware_loader(hardware), settings, command=command, model_params=model_params)
     fmt = output_format or Format("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
     if statistics and fmt.value in ("text", "concise"):
         fmt = Format("statistics")

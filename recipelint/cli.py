@@ -101,6 +101,9 @@ def check(
         typer.Option("--jobs", min=1, help="Use at most N processes (default: the CPUs, when the work pays for them)."),
     ] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Neither read nor write the result cache (.recipelint_cache).")] = False,
+    add_ignore: Annotated[
+        bool, typer.Option("--add-ignore", help="Write `# recipelint: ignore[CODE] TODO: ...` on the line of every current finding.")
+    ] = False,
 ) -> None:
     """Check recipes and print what is wrong, why, and the suggested values."""
     from recipelint import checkcmd
@@ -120,6 +123,7 @@ def check(
         command=command,
         jobs=jobs,
         no_cache=no_cache,
+        add_ignore=add_ignore,
     )
     raise typer.Exit(code)
 

@@ -158,7 +158,7 @@ class Context:
         """What the recipe's WeNet keeps per sample and batch: its checkout's code when found,
         else upstream HEAD's pipeline."""
         checkout = self.recipe.checkout
-        if checkout is None or checkout.toolkit != "wenet":
+        if checkout is None or not checkout.wenet:
             return tuner.WenetData()
         return tuner.wenet_data_of(checkout.batch_carries_pcm, checkout.version_at_least("2024-01-31"), checkout.root)
 
@@ -249,7 +249,7 @@ class Context:
             ), f"measured batches/s by num_workers on {measured['cores']} cores ({rates}), {_measured_source(measured)}"
         if not isinstance(cpus, int):
             return None
-        return tuner.loader_worker_cap(cpus, ranks), "formula: ranks_per_node x num_workers <= usable CPUs"
+        return tuner.loader_worker_cap(cpus, ranks), f"formula: {tuner.CPU_FORMULA}"
 
     @cached_property
     def loader_plan(self) -> tuner.LoaderPlan:

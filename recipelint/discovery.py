@@ -29,6 +29,54 @@ MAX_LAUNCH_FILES = 5000  # shell and Markdown files read to find the launches of
 MAX_WALKED = 50_000  # files looked at in that search, whatever their kind
 
 
+# Files that configure the tools around a repository, never a training recipe. pre-commit passes
+# them to the hook like any changed YAML (issue 28), so they are not targets, named or walked.
+_TOOL_FILES = {
+    ".pre-commit-config.yaml": "pre-commit's configuration",
+    ".pre-commit-hooks.yaml": "pre-commit's hook list",
+    "mkdocs.yml": "MkDocs' configuration",
+    "mkdocs.yaml": "MkDocs' configuration",
+    ".readthedocs.yaml": "Read the Docs' configuration",
+    ".readthedocs.yml": "Read the Docs' configuration",
+    ".gitlab-ci.yml": "GitLab CI's configuration",
+    "compose.yaml": "a Docker Compose file",
+    "compose.yml": "a Docker Compose file",
+}
+_PROFILE_PEEK = 65536  # a profile is a few hundred bytes (`recipelint probe --output`)
+
+
+def not_a_recipe(path: Path) -> str | None:
+    """What a config file is when it is known to be no training recipe of any toolkit (None: it
+    may be one): a tool's configuration, a GitHub workflow, a Docker Compose file, a recipelint
+    hardware profile. Another trainer's config (a LLaMA-Factory train YAML) is left to the
+    toolkits: none claims it without its evidence, and a toolkit added for it will."""
+    name = path.name
+    if name in _TOOL_FILES:
+        return _TOOL_FILES[name]
+    if name.startswith("docker-compose"):
+        return "a Docker Compose file"
+    if ".github" in path.parts:
+        return "a GitHub workflow or configuration"
+    if kind_of(path) not in ("yaml", "json"):
+        return None
+    start = head(path, _PROFILE_PEEK)
+    return "a recipelint hardware profile" if start is not None and _profile(path, start) else None
+
+
+def _profile(path: Path, start: bytes) -> bool:
+    """A file that validates as a hardware profile (hardware.profile.load_profile), tried only when
+    its text names two of a profile's facts: the validation imports the schema checker."""
+    if sum(1 for key in (b"gpus", b"cpus", b"memory_gib", b"gpu_model", b"nodes") if key in start) < 2:
+        return False
+    from recipelint.hardware.profile import load_profile
+
+    try:
+        load_profile(path)
+    except (SourceError, RecursionError, ValueError):
+        return False
+    return True
+
+
 def is_script(path: Path) -> bool:
     return kind_of(path) == "script"
 
@@ -171,9 +219,10 @@ def _lines_naming(kind: str, path: Path, config: Path, files: FileCache, folders
 
 
 def _config_paths(script: Path, files: FileCache, cache: Any = None) -> list[Path]:
-    """The configs a run script names; with the result cache, kept until the script (or what
-    it sources) changes, so a second run parses no script to find its targets."""
-    from recipelint.toolkits.wenet.frontend import config_paths
+    """The configs a run script names (each toolkit says which its launches name); with the result
+    cache, kept until the script (or what it sources) changes, so a second run parses no script
+    to find its targets."""
+    from recipelint.toolkits import configs_named as config_paths
 
     if cache is None:
         return config_paths(script, files)
@@ -222,6 +271,8 @@ def _named(path: Path, files: FileCache, folders: dict[Path, Path]) -> list[Targ
     alone through the launches that name it (when any do), else the file itself."""
     if is_script(path):
         return [Target("script", path)]
+    if not_a_recipe(path) is not None:
+        return []
     kind = _KINDS.get(path.suffix)
     if kind in ("markdown", "python"):
         return [Target(kind, path)]
@@ -248,7 +299,7 @@ def _discover_folder(folder: Path, files: FileCache, cache: Any, folders: dict[P
         if kind is None or kind == "json" and name.startswith("package"):
             continue
         candidate = Path(parent, name)
-        if claimed and _key(candidate, folders) in claimed:
+        if claimed and _key(candidate, folders) in claimed or name in _TOOL_FILES:
             continue
         if kind != "python" or _mmengine_config(candidate):
             add(kind, candidate)

@@ -20,7 +20,7 @@ def rules_markdown() -> str:
             f"| [{rule.code}](#{rule.code.lower()}-{rule.name}) | {rule.name} | {rule.severity} | {'yes' if rule.fixable else 'no'} | {rule.summary} |"
         )
     for rule in rules.values():
-        body = rule.doc.strip().split("\n", 1)
+        body = rule.doc.strip().split("\n\n", 1)
         rest = body[1].strip() if len(body) > 1 else ""
         rest = rest.replace("\n## ", "\n### ")
         if rest.startswith("## "):
@@ -29,7 +29,7 @@ def rules_markdown() -> str:
             "",
             f"## {rule.code} {rule.name}",
             "",
-            f"{body[0]}",
+            rule.summary,
             "",
             f"Severity: {rule.severity}. Fixable: {'yes' if rule.fixable else 'no'}. Source: {rule.source}."
             + (

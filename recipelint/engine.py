@@ -20,7 +20,7 @@ from recipelint.records import dataclass, field, replace
 from recipelint.rulekit import unknown_fact
 from recipelint.settings import Resolver, Settings
 from recipelint.suppression import apply, settings_for, suppression_findings
-from recipelint.toolkits import Target, load_target
+from recipelint.toolkits import SHELL_KINDS, Target, load_target
 
 __all__ = ["ProfileLoader", "Result", "Target", "check", "check_target", "load_target"]
 
@@ -73,18 +73,35 @@ def make_context(
     return Context(recipe, hardware, options, said=said if said is not None else set())
 
 
-def check_context(ctx: Context, rules: Iterable[Rule]) -> list[Diagnostic]:
+def check_context(ctx: Context, rules: Iterable[Rule], errors: list[SourceError] | None = None) -> list[Diagnostic]:
+    """The findings of the rules that apply to the recipe's toolkit. With `errors`, a rule that
+    raises is one error line naming it, and the other rules still run: one bug of ours must not
+    hide every finding of the recipe. Without it (tests), the exception goes up."""
     recipe = ctx.recipe
     found: dict[tuple[object, ...], Diagnostic] = {}
     for rule in rules:
         if not rule.applies_to(recipe.toolkit):
             continue
-        for diagnostic in rule.check(ctx):
-            if diagnostic is None:
-                continue
-            key = (diagnostic.code, diagnostic.span, diagnostic.message)
-            found.setdefault(key, diagnostic)
+        try:
+            for diagnostic in rule.check(ctx):
+                if diagnostic is not None:
+                    found.setdefault((diagnostic.code, diagnostic.span, diagnostic.message), diagnostic)
+        except SourceError as error:  # a file the rule reads could not be read: said once, like a reader's
+            if errors is None:
+                raise
+            errors.append(error)
+        except Exception as exc:  # a bug in one rule: name it, keep the others' findings
+            if errors is None:
+                raise
+            errors.append(SourceError(_where(recipe), f"internal error in {rule.code}: {type(exc).__name__}: {exc}"))
     return list(found.values())
+
+
+def _where(recipe: Recipe) -> Path:
+    """The file an internal error of a rule is reported on: the recipe's script, else its first file."""
+    if recipe.script is not None:
+        return recipe.script.source.path
+    return next(iter(recipe.files), recipe.root)
 
 
 @dataclass
@@ -162,7 +179,7 @@ def check_target(job: Job, target: Target, settings: Settings) -> Outcome:
     # launch fences is one text, not one per fence (that was quadratic in the fences).
     comments: dict[Path, list[Suppression]] = {}
     for recipe in recipes:
-        outcome.recipes.append(_check_recipe(job, target, settings, recipe, said, comments))
+        outcome.recipes.append(_check_recipe(job, settings, recipe, said, comments))
     # Memory stays flat in the number of files: a report that quotes a line reads it again.
     for path in {path for recipe in recipes for path in recipe.files}:
         job.files.forget(path)
@@ -191,21 +208,18 @@ def _same(path: Path) -> Path:
         return path.absolute()
 
 
-def _check_recipe(
-    job: Job, target: Target, settings: Settings, recipe: Recipe, said: set[str], comments: dict[Path, list[Suppression]]
-) -> RecipeOutcome:
+def _check_recipe(job: Job, settings: Settings, recipe: Recipe, said: set[str], comments: dict[Path, list[Suppression]]) -> RecipeOutcome:
     machine = job.machines.loader(settings)
     label = "" if job.machines.override is not None else str(settings.hardware or "probe")
     item = RecipeOutcome([], len(recipe.files), list(recipe.errors), {}, label, recipe=recipe if job.keep else None)
     try:
         ctx = make_context(recipe, job.machines.judging(machine, recipe, item.judged), settings, said)
-        item.found = check_context(ctx, job.rules(recipe.toolkit))
+        item.found = check_context(ctx, job.rules(recipe.toolkit), item.errors)
         item.ctx = ctx if job.keep else None
     except SourceError as error:
         item.errors.append(error)
-    except Exception as exc:  # a bug in a rule: report it for this recipe, check the rest
-        where = recipe.script.source.path if recipe.script else target.path
-        item.errors.append(SourceError(where, f"internal error in a rule: {type(exc).__name__}: {exc}"))
+    except Exception as exc:  # a bug in building the context: report it for this recipe, check the rest
+        item.errors.append(SourceError(_where(recipe), f"internal error checking this recipe: {type(exc).__name__}: {exc}"))
     if job.inline_ignores:
         from recipelint.suppression import read_suppressions
 
@@ -308,12 +322,15 @@ def _prepare(job: Job, items: list[tuple[Target, Settings]]) -> None:
     kinds = {target.kind for target, _ in items}
     if "yaml" in kinds or job.machines.override is not None:
         from recipelint.parse import yamlblock, yamlfile  # noqa: F401 - ruamel itself only for YAML outside the block subset
-    if kinds & {"script", "markdown", "command"}:
-        from recipelint.parse import markdown, shell  # noqa: F401
-        from recipelint.toolkits.deepspeed import frontend as dslaunch  # noqa: F401
-        from recipelint.toolkits.wenet import frontend as wenet  # noqa: F401
-        from recipelint.toolkits.xtuner import frontend as xtuner  # noqa: F401
+    if kinds & set(SHELL_KINDS):
+        import importlib
 
+        from recipelint.parse import markdown, shell  # noqa: F401
+        from recipelint.toolkits import REGISTRY
+
+        for toolkit in REGISTRY:  # each toolkit names the front end its reading imports
+            for module in toolkit.preload:
+                importlib.import_module(module)
         shell.parser()
     if "json" in kinds:
         from recipelint.parse import jsonfile  # noqa: F401

@@ -33,6 +33,7 @@ CHECK_FLAGS: dict[str, str] = {
     "--no-inline-ignores": "no_inline_ignores",
     "--exit-zero": "exit_zero",
     "--no-cache": "no_cache",
+    "--add-ignore": "add_ignore",
 }
 
 

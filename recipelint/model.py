@@ -125,6 +125,9 @@ class Launch:
     rendezvous: Setting  # host:port the nodes meet at
     env: dict[str, Setting] = field(default_factory=dict)
     config: Document | None = None  # the launcher's own config file (`accelerate launch --config_file`)
+    # The accelerator the training script is told to use, when its front end reads such a flag
+    # (WeNet's --device cpu/npu/xpu); None: CUDA, or a script without one.
+    device: str | None = None
 
     def flag_point(self, after_script: bool = False) -> Span:
         """Where a flag added to the launch goes: just past the command's last word, or just past
@@ -257,7 +260,9 @@ class Recipe:
     """
 
     root: Path
-    toolkit: str = "wenet"
+    # The toolkit that read it (`Toolkit.name`): which rules apply. No default: a recipe a front
+    # end forgot to name would be judged by another toolkit's rules, or by none.
+    toolkit: str
     script: ShellScript | None = None
     launch: Launch | None = None
     args: dict[str, Setting] = field(default_factory=dict)  # training-script flags by name

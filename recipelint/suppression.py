@@ -1,9 +1,10 @@
 """Inline suppressions: `# recipelint: ignore[CODE] reason` on the line or the line above,
 `# recipelint: ignore-file[CODE] reason` in the comments at the top of a file; the run's
-filter of findings by settings and suppressions, and the findings about suppressions (RL002, RL003)."""
+filter of findings by settings and suppressions, and the findings about suppressions (RL002, RL003, RL005)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -54,18 +55,29 @@ def _covering(diagnostic: Diagnostic, suppressions: dict[Path, list[Suppression]
 
 
 def suppression_findings(suppressions: dict[Path, list[Suppression]], resolver: Resolver) -> list[Diagnostic]:
-    """RL002 and RL003 over every suppression the run read, once the findings are filtered."""
+    """RL002, RL003 and RL005 over every suppression the run read, once the findings are filtered."""
     if not any(suppressions.values()):
         return []  # the rules stay unimported: a run the cache answers should not pay for them
-    from recipelint.rules.meta import suppression_unused, suppression_without_reason
+    from recipelint.rules.meta import suppression_unknown_code, suppression_unused, suppression_without_reason
 
+    codes = _rule_codes(suppressions)
     out: list[Diagnostic] = []
     for path, items in suppressions.items():
         settings = settings_for(resolver, path)
-        for item in items:
-            for rule in (suppression_unused, suppression_without_reason):
-                if settings.enabled(rule.CODE):
-                    finding = rule.finding(item, settings.severity.get(rule.CODE, rule.SEVERITY))
-                    if finding is not None:
-                        out.append(finding)
+        for rule, extra in ((suppression_unused, (codes,)), (suppression_unknown_code, (codes,)), (suppression_without_reason, ())):
+            if not settings.enabled(rule.CODE):
+                continue
+            severity = settings.severity.get(rule.CODE, rule.SEVERITY)
+            finding: Callable[..., Diagnostic | None] = rule.finding
+            out.extend(d for d in (finding(item, severity, *extra) for item in items) if d is not None)
     return out
+
+
+def _rule_codes(suppressions: dict[Path, list[Suppression]]) -> frozenset[str]:
+    """Every rule's code, when some suppression names a code no finding matched (only then may one
+    be no rule's; listing the rules imports them all)."""
+    if all(any(u.startswith(c) or c == "ALL" for u in item.used) for items in suppressions.values() for item in items for c in item.codes):
+        return frozenset()
+    from recipelint.rules import all_rules
+
+    return frozenset(all_rules())

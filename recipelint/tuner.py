@@ -99,17 +99,18 @@ def torch_pg_timeout(version: tuple[int, ...]) -> int:
     return 600 if version >= TORCH_NCCL_TIMEOUT_CHANGED else 1800
 
 
-def cpu_worker_cap(usable_cpus: int, ranks_per_node: int) -> int:
-    """Largest num_workers with ranks_per_node x (num_workers + 1) <= usable CPUs (one core kept
-    for each trainer; the XTuner rule's formula)."""
-    return usable_cpus // max(ranks_per_node, 1) - 1
+# The one CPU formula: every rule, fix and page that counts a node's DataLoader workers says it
+# (tests/test_docs.py pins the pages to it).
+CPU_FORMULA = "ranks_per_node x num_workers <= usable CPUs"
 
 
 def loader_worker_cap(usable_cpus: int, ranks_per_node: int) -> int:
     """Largest num_workers with ranks_per_node x num_workers <= usable CPUs (never below 1).
 
-    WeNet's trainer waits on the GPU most of a step; its CPU share (0.02-0.05 core measured)
-    does not justify a core of its own, and workers past the cores add nothing (bench/fidelity)."""
+    Each rank's training process is a CPU user too, but it waits on the GPU most of a step: its
+    CPU share (0.02-0.05 core measured with WeNet's pipeline) does not justify a core of its own,
+    and keeping one (`cpus // ranks - 1`) gave 0.49 of the best throughput on 2 cores where this
+    cap gives 0.92; workers past the cores add nothing (bench/fidelity, docs/tuner.md)."""
     return max(1, usable_cpus // max(ranks_per_node, 1))
 
 

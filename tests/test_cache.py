@@ -239,12 +239,12 @@ def test_unused_suppressions_stay_right_with_cached_findings(repo: Path, tmp_pat
     runs = Runs(tmp_path, monkeypatch)
     ds = recipe_of(repo) / "conf" / "ds.json"
     run_sh = recipe_of(repo) / "run.sh"
-    edit(run_sh, run_sh.read_text().replace("num_workers=4", "num_workers=4  # recipelint: ignore[RL999] nothing to hide"))
+    edit(run_sh, run_sh.read_text().replace("num_workers=4", "num_workers=4  # recipelint: ignore[RL802] nothing to hide"))
     first = runs.run([recipe_of(repo), ds], tmp_path / "node.yaml")
     second = runs.run([recipe_of(repo), ds], tmp_path / "node.yaml")
     assert runs.checked == 0
     assert [d.message for d in second.diagnostics if d.code == "RL002"] == [d.message for d in first.diagnostics if d.code == "RL002"]
-    assert [d.message for d in second.diagnostics if d.code == "RL002"] == ["unused suppression: ignore[RL999] matches no finding"]
+    assert [d.message for d in second.diagnostics if d.code == "RL002"] == ["unused suppression: ignore[RL802] matches no finding"]
 
 
 def test_touching_a_file_keeps_the_entry(repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -68,11 +68,11 @@ def test_json_output_shape(tmp_path: Path) -> None:
 
 
 def test_bad_files_get_one_line_and_the_others_are_still_checked(tmp_path: Path) -> None:
-    (tmp_path / "bad.yaml").write_text("encoder: [unclosed\n")
+    (tmp_path / "bad.yaml").write_text("dataset_conf: [unclosed\n")  # WeNet's key: a WeNet config, broken
     (tmp_path / "bad.json").write_text('{"train_batch_size": 1,, }')  # a DeepSpeed config: a data JSON is no recipe
     (tmp_path / "bin.yaml").write_bytes(b"\x00\x01\x02")
     (tmp_path / "latin.yaml").write_bytes(b"encoder: caf\xe9\n")
-    (tmp_path / "good.yaml").write_text("encoder: conformer\ngrad_clipp: 5\n")
+    (tmp_path / "good.yaml").write_text("encoder: conformer\ngrad_clipp: 5\ndataset_conf: {}\n")
     result = cli("check", str(tmp_path), "--hardware", str(profile(tmp_path)))
     assert result.returncode == 2
     assert "Traceback" not in result.stderr + result.stdout

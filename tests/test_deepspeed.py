@@ -35,7 +35,7 @@ def lint_json(
 ) -> list:  # type: ignore[type-arg]
     path = tmp_path / "ds.json"
     path.write_text(config if isinstance(config, str) else json.dumps(config, indent=2))
-    recipe = Recipe(root=tmp_path, ds_config=parse_json(FileCache().read(path)), ds_filler=filler)
+    recipe = Recipe(root=tmp_path, toolkit="deepspeed", ds_config=parse_json(FileCache().read(path)), ds_filler=filler)
     profile = from_mapping(dict(hardware or {**NODE, "gpus": 8, "nodes": 1}), "profile test")
     # launched on every GPU of the profile's nodes: the data-parallel size RL415 judges at
     recipe.launch = deepspeed_launch(profile.value("gpus"), profile.value("nodes") or 1)
@@ -381,7 +381,7 @@ def test_batch_triple_of_a_json_no_launch_names(tmp_path: Path) -> None:
     def alone(config: dict[str, Any]) -> list[str]:
         path = tmp_path / "ds.json"
         path.write_text(json.dumps(config))
-        recipe = Recipe(root=tmp_path, ds_config=parse_json(FileCache().read(path)), ds_filler="unknown")
+        recipe = Recipe(root=tmp_path, toolkit="deepspeed", ds_config=parse_json(FileCache().read(path)), ds_filler="unknown")
         profile = from_mapping({**NODE, "gpus": 8, "nodes": 1}, "profile test")
         ctx = Context(recipe, lambda: profile)
         return [d.message for d in all_rules()["RL415"].check(ctx) if d is not None]

@@ -85,7 +85,7 @@ def recipelint_errors(path: Path) -> list[str]:
     from tests.helpers import deepspeed_launch
 
     profile = from_mapping(dict(ONE_GPU), "oracle")
-    recipe = Recipe(root=path.parent, ds_config=parse_json(FileCache().read(path)), ds_filler="none")
+    recipe = Recipe(root=path.parent, toolkit="deepspeed", ds_config=parse_json(FileCache().read(path)), ds_filler="none")
     recipe.launch = deepspeed_launch(int(ONE_GPU["gpus"]))  # DeepSpeedConfig is read on one process
     ctx = Context(recipe, lambda: profile, Options(deepspeed_version=deepspeed.__version__))
     found: list[Diagnostic] = []
@@ -162,7 +162,7 @@ def _fixed_by_recipelint(path: Path, world: int) -> bytes | None:
     from tests.helpers import deepspeed_launch
 
     profile = from_mapping({**ONE_GPU, "gpus": world}, "oracle")
-    recipe = Recipe(root=path.parent, ds_config=parse_json(FileCache().read(path)), ds_filler="none")
+    recipe = Recipe(root=path.parent, toolkit="deepspeed", ds_config=parse_json(FileCache().read(path)), ds_filler="none")
     recipe.launch = deepspeed_launch(world)
     ctx = Context(recipe, lambda: profile, Options(deepspeed_version=deepspeed.__version__))
     found = [d for d in all_rules()["RL415"].check(ctx) if d is not None]
@@ -230,7 +230,7 @@ def test_removed_optimizers_are_not_supported_by_the_installed_deepspeed(name: s
     from recipelint.parse.jsonfile import parse_json
     from recipelint.rules import all_rules
 
-    recipe = Recipe(root=tmp_path, ds_config=parse_json(FileCache().read(path)), ds_filler="none")
+    recipe = Recipe(root=tmp_path, toolkit="deepspeed", ds_config=parse_json(FileCache().read(path)), ds_filler="none")
     ctx = Context(recipe, lambda: from_mapping(dict(ONE_GPU), "oracle"), Options(deepspeed_version=deepspeed.__version__))
     ours = [d.message for d in all_rules()["RL423"].check(ctx) if d is not None and str(d.severity) == "error"] + [""]
     if parse(deepspeed.__version__) >= (0, 19, 7):

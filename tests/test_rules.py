@@ -47,6 +47,14 @@ CASES: dict[str, tuple[Spec, Spec]] = {
             hardware=hardware(cpus=12),
         ),
     ),
+    "RL005": (
+        spec(
+            variables={"num_workers": "4  # recipelint: ignore[RL1002] the job gets 96 cores", "prefetch": "10"}, hardware=hardware(cpus=12)
+        ),
+        spec(
+            variables={"num_workers": "4  # recipelint: ignore[RL102] the job gets 96 cores", "prefetch": "10"}, hardware=hardware(cpus=12)
+        ),
+    ),
     "RL101": (spec(variables={"num_workers": "0", "prefetch": "10"}), spec()),
     "RL102": (spec(hardware=hardware(cpus=12)), spec(hardware=hardware(cpus=16))),
     "RL103": (spec(variables={"num_workers": "4", "prefetch": "500"}, hardware=hardware(shm_gib=1)), spec(hardware=hardware(shm_gib=2))),

@@ -7,14 +7,19 @@ import json
 from pathlib import Path
 
 from recipelint import engine, fix
-from recipelint.parse.files import FileCache
-from recipelint.parse.shell import parse_shell
+from recipelint.discovery import not_a_recipe
+from recipelint.hardware.profile import dump_profile, load_profile
+from recipelint.model import Recipe
+from recipelint.parse.files import FileCache, SourceError
+from recipelint.parse.shell import ShellScript, parse_shell
 from recipelint.parse.span import SourceText
 from recipelint.rules import all_rules
 from recipelint.settings import Resolver
-from recipelint.toolkits import REGISTRY, Target, load_target, ranked, registered
+from recipelint.toolkits import REGISTRY, Target, load_target, ranked, read_script, registered
 from tests import toytool
-from tests.helpers import UPSTREAM
+from tests.helpers import A100, CORPUS, DATA, REPO, UPSTREAM, describe
+
+EXAMPLES = REPO / "examples"
 
 
 def test_a_registered_toolkit_is_discovered_read_checked_and_fixed(tmp_path: Path) -> None:
@@ -41,7 +46,7 @@ def test_an_unregistered_suffix_is_not_a_target(tmp_path: Path) -> None:
 
 
 def test_the_registry_order() -> None:
-    assert [toolkit.name for toolkit in REGISTRY] == ["wenet", "xtuner", "deepspeed"]
+    assert [toolkit.name for toolkit in REGISTRY] == ["wenet", "xtuner", "deepspeed", "unjudged"]
 
 
 def _script(text: str) -> tuple[Target, FileCache]:
@@ -86,11 +91,205 @@ def test_a_deepspeed_json_alone_is_a_deepspeed_recipe(tmp_path: Path) -> None:
     assert recipe.toolkit == "deepspeed" and recipe.ds_config is not None
 
 
-def test_an_accelerate_config_yaml_goes_to_deepspeed_after_wenet_declines_it() -> None:
-    """alignment-handbook's zero3.yaml: WeNet claims every YAML first, but its load declines an
-    Accelerate config (top-level distributed_type and compute_environment); DeepSpeed reads it."""
+def test_an_accelerate_config_yaml_goes_to_deepspeed_alone() -> None:
+    """alignment-handbook's zero3.yaml: no dataset_conf or encoder at its top, so WeNet does not
+    claim it; DeepSpeed claims it on `distributed_type` and reads it."""
     path = UPSTREAM / "deepspeed/alignment-handbook/recipes/accelerate_configs/zero3.yaml"
     target = Target("yaml", path)
-    assert [t.name for t in ranked(target, None)] == ["wenet", "deepspeed"]
+    assert [t.name for t in ranked(target, None)] == ["deepspeed"]
     (recipe,) = load_target(target, FileCache())
     assert recipe.toolkit == "deepspeed" and recipe.config is None and recipe.payload is not None
+
+
+# -- the seam: a toolkit claims only on its own evidence ------------------------------------------
+
+LLAMA_FACTORY = DATA / "nonrecipe/LLaMA-Factory"
+LORA_SFT = LLAMA_FACTORY / "examples/train_lora/qwen3_lora_sft.yaml"
+WENET_YAML = CORPUS / "wenet/examples/aishell/s0/conf/train_conformer.yaml"
+ESPNET_YAML = DATA / "nonrecipe/espnet/egs2/aishell/asr1/conf/tuning/train_asr_conformer_e12_amp.yaml"
+
+
+class TrainerArguments:
+    """A toolkit as a reviewer would add one: LLaMA-Factory train YAMLs, on their own keys."""
+
+    name = "llamafactory"
+    suffixes: tuple[str, ...] = ()
+    rules: tuple[str, ...] = ()
+    preload: tuple[str, ...] = ()
+
+    def claims(self, target: Target, script: ShellScript | None) -> float:
+        if target.kind != "yaml":
+            return 0.0
+        text = target.path.read_text()
+        return 1.0 if "\nstage:" in text and text.startswith("### model\nmodel_name_or_path:") else 0.0
+
+    def load(self, target: Target, files: FileCache, script: ShellScript | None) -> list[Recipe]:
+        from recipelint.parse.yamlfile import parse_yaml
+
+        document = parse_yaml(files.read(target.path))
+        return [Recipe(root=target.root, toolkit=self.name, explicit=target.explicit, payload=document)]
+
+    def configs_named(self, script: ShellScript) -> list[str]:
+        return []
+
+
+def test_a_toolkit_appended_to_the_registry_gets_the_yaml_its_evidence_claims() -> None:
+    """Appended last, it still reads LLaMA-Factory's YAML (WeNet claimed every YAML at 1.0 and won
+    the tie), and a WeNet train YAML stays WeNet's."""
+    with registered(TrainerArguments()):
+        assert [t.name for t in ranked(Target("yaml", LORA_SFT), None)] == ["llamafactory"]
+        result = engine.check([LORA_SFT], resolver=Resolver(isolated=True))
+        assert [r.toolkit for r in result.recipes] == ["llamafactory"]
+        assert [t.name for t in ranked(Target("yaml", WENET_YAML), None)] == ["wenet"]
+
+
+def test_another_trainers_yaml_is_no_wenet_recipe() -> None:
+    """Without a toolkit for them, LLaMA-Factory's train YAMLs and ESPnet's (`encoder: conformer`,
+    `encoder_conf`, `decoder` as in WeNet's, but no `dataset_conf`, `tokenizer` or `cmvn`: WeNet's
+    rules called it a WeNet v3 config that stops with KeyError, and nine keys ignored) are
+    nobody's: no recipe, no RL011 'not a WeNet train config', no '(wenet)' in show. A WeNet train
+    YAML named alone is WeNet's."""
+    for path in (LORA_SFT, LLAMA_FACTORY / "examples/train_lora/qwen3_lora_sft_ds3.yaml", ESPNET_YAML):
+        assert ranked(Target("yaml", path, explicit=True), None) == []
+        descriptions, result = describe([path])
+        assert descriptions == [] and result.recipes == [] and result.diagnostics == []
+    descriptions, _ = describe([WENET_YAML])
+    assert [d.toolkit for d in descriptions] == ["wenet"]
+
+
+def test_files_of_the_tools_around_a_repository_are_not_recipes() -> None:
+    """pre-commit passes every changed YAML; its own config, a workflow, a compose file and a
+    hardware profile (the examples' own, and the one recipelint.toml names) are none of the recipes."""
+    profile = EXAMPLES / "wenet-4node-v100/hardware-v100-node.yaml"
+    named = [
+        LLAMA_FACTORY / ".pre-commit-config.yaml",
+        LLAMA_FACTORY / ".github/workflows/tests.yml",
+        LLAMA_FACTORY / "docker/docker-cuda/docker-compose.yml",
+        profile,
+        A100,
+    ]
+    assert [not_a_recipe(path) is not None for path in named] == [True] * len(named)
+    result = engine.check(named, resolver=Resolver(isolated=True))
+    assert result.recipes == [] and result.diagnostics == [] and result.errors == []
+    # the same text under another name is still told apart: it validates as a profile
+    assert not_a_recipe(WENET_YAML) is None
+
+
+def test_a_profile_written_as_json_is_not_read_as_a_deepspeed_config(tmp_path: Path) -> None:
+    """`recipelint probe --format json` writes a profile DeepSpeed would read as a config with
+    no DeepSpeed key (RL011); a DeepSpeed JSON with a `gpus` key is still a DeepSpeed config."""
+    path = tmp_path / "node.json"
+    path.write_text(dump_profile(load_profile(A100), "json"))
+    assert not_a_recipe(path) == "a recipelint hardware profile"
+    result = engine.check([path], resolver=Resolver(isolated=True))
+    assert result.recipes == [] and result.diagnostics == []
+    (tmp_path / "ds.json").write_text(json.dumps({"train_batch_size": 8, "gpus": 8, "cpus": 96}))
+    assert not_a_recipe(tmp_path / "ds.json") is None
+    assert [r.toolkit for r in engine.check([tmp_path / "ds.json"], resolver=Resolver(isolated=True)).recipes] == ["deepspeed"]
+
+
+def test_no_two_toolkits_claim_a_real_file_equally() -> None:
+    """Ties go by registry order, which a toolkit added later cannot see: on every real config and
+    run script the tests carry, the claims that are not 0 differ."""
+    files = FileCache()
+    paths = [p for p in sorted(DATA.rglob("*")) if p.is_file() and p.suffix in (".yaml", ".yml", ".json", ".sh", ".py")]
+    paths += sorted(EXAMPLES.rglob("*.sh"))
+    kinds = {".yaml": "yaml", ".yml": "yaml", ".json": "json", ".sh": "script", ".py": "python"}
+    checked = 0
+    for path in paths:
+        target = Target(kinds[path.suffix], path)
+        script = None
+        if target.kind == "script":
+            try:
+                script = read_script(target, files)
+            except SourceError:
+                continue
+        claims = [c for c in (toolkit.claims(target, script) for toolkit in REGISTRY) if c > 0]
+        assert len(claims) == len(set(claims)), f"{path}: equal claims {claims}"
+        checked += 1
+    assert checked > 500
+
+
+# -- the rule loop: one rule's bug costs no other rule's findings ---------------------------------
+
+
+class Broken:
+    """A toolkit that claims nothing and brings one rule that raises on every recipe."""
+
+    name = "broken"
+    suffixes: tuple[str, ...] = ()
+    rules: tuple[str, ...] = ("tests.brokenrule",)
+    preload: tuple[str, ...] = ()
+
+    def claims(self, target: Target, script: ShellScript | None) -> float:
+        return 0.0
+
+    def load(self, target: Target, files: FileCache, script: ShellScript | None) -> list[Recipe]:
+        return []
+
+    def configs_named(self, script: ShellScript) -> list[str]:
+        return []
+
+
+def test_a_rule_that_raises_is_named_and_the_other_findings_are_kept() -> None:
+    """On examples/ (three WeNet cases) the findings are the same with a broken rule among the
+    rules; each recipe says which rule failed instead of losing all its findings."""
+    before = engine.check([EXAMPLES], hardware=lambda: load_profile(A100), resolver=Resolver(isolated=True))
+    assert len(before.diagnostics) >= 5 and before.errors == []
+    with registered(Broken()):
+        after = engine.check([EXAMPLES], hardware=lambda: load_profile(A100), resolver=Resolver(isolated=True))
+    assert [(d.code, d.span, d.message) for d in after.diagnostics] == [(d.code, d.span, d.message) for d in before.diagnostics]
+    assert len(after.errors) == len(after.recipes) == len(before.recipes)
+    assert {str(e).split(": ", 1)[1] for e in after.errors} == {
+        f"internal error in TOY900: RuntimeError: broken on {r.root.name}" for r in after.recipes
+    }
+
+
+class ToyNamer(Broken):
+    """A toolkit whose launches name a `.toy` file with `--toy FILE` (claims nothing itself)."""
+
+    name = "namer"
+    rules: tuple[str, ...] = ()
+
+    def configs_named(self, script: ShellScript) -> list[str]:
+        words = [word.value or "" for command in script.commands for word in command.words]
+        return [after for before, after in zip(words, words[1:], strict=False) if before == "--toy"]
+
+
+def test_discovery_asks_every_toolkit_which_configs_a_script_names(tmp_path: Path) -> None:
+    """A config a script's launch names is read with the launch, not again alone: discovery asks
+    each registered toolkit (Toolkit.configs_named), not WeNet's front end."""
+    from recipelint.discovery import discover
+
+    (tmp_path / "run.sh").write_text("python train.py --toy train.toy\n")
+    (tmp_path / "train.toy").write_text("workers = 0\n")
+    (tmp_path / "other.toy").write_text("workers = 0\n")
+    with registered(toytool.Toytool()):
+        alone = [t.path.name for t in discover([tmp_path], FileCache())]
+        with registered(ToyNamer()):
+            named = [t.path.name for t in discover([tmp_path], FileCache())]
+    assert alone == ["run.sh", "other.toy", "train.toy"]
+    assert named == ["run.sh", "other.toy"]
+
+
+class Preloading(Broken):
+    """A toolkit whose front end needs a module loaded before worker processes fork."""
+
+    name = "preloading"
+    rules: tuple[str, ...] = ()
+    preload: tuple[str, ...] = ("colorsys",)  # a standard module nothing else of a check imports
+
+
+def test_the_engine_preloads_what_each_toolkit_names_before_workers_fork(tmp_path: Path) -> None:
+    import sys
+
+    from recipelint.hardware.machines import Machines
+    from recipelint.settings import Settings
+
+    sys.modules.pop("colorsys", None)
+    job = engine.Job(FileCache(), None, Machines(None), True, False)
+    engine._prepare(job, [(Target("script", tmp_path / "run.sh"), Settings())])
+    assert "colorsys" not in sys.modules
+    with registered(Preloading()):
+        engine._prepare(job, [(Target("script", tmp_path / "run.sh"), Settings())])
+    assert "colorsys" in sys.modules

@@ -81,7 +81,6 @@ def test_utterance_estimate(tmp_path: Path) -> None:
 
 
 def test_formulas() -> None:
-    assert tuner.cpu_worker_cap(100, 4) == 24  # XTuner's formula keeps a core per trainer
     assert tuner.loader_worker_cap(100, 4) == 25
     assert tuner.loader_worker_cap(2, 4) == 1  # never below 1
     assert tuner.shard_worker_cap(34, 16) == 2

@@ -64,6 +64,7 @@ class Toytool:
     name = "toytool"
     suffixes: tuple[str, ...] = (".toy",)
     rules: tuple[str, ...] = (__name__,)
+    preload: tuple[str, ...] = ()  # it imports nothing to read a file
 
     def claims(self, target: Target, script: ShellScript | None) -> float:
         return 1.0 if target.path.suffix == ".toy" else 0.0
@@ -75,3 +76,6 @@ class Toytool:
         if match is not None:
             toy = ToyFile(source, int(match.group(1)), source.span(match.start(1), match.end(1)))
         return [Recipe(root=target.root, toolkit=self.name, explicit=target.explicit, payload=toy)]
+
+    def configs_named(self, script: ShellScript) -> list[str]:
+        return []  # no run script names a .toy file

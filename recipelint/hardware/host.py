@@ -64,7 +64,7 @@ def need(recipe: Recipe) -> Need | None:
             return Need(True, None, None, f"{recipe.pyconfig.source.path.name} is an XTuner config")
         return None
     where = f"{launch.command.span.path.name}:{launch.command.span.line}"
-    device = recipe.arg("device").value if recipe.toolkit == "wenet" else None
+    device = launch.device
     if device in NO_GPU_DEVICES:
         return Need(False, None, None, f"{where} trains on --device {device}")
     nodes = launch.nnodes.as_int() if launch.nnodes.given else None

@@ -27,7 +27,7 @@ class Judged:
     label: str  # "profile node.yaml", "this host", "none"
     why: str
     where: Span | None = None
-    toolkit: str = "wenet"
+    toolkit: str = ""  # the recipe's, when the probe judged it (a named machine judges every toolkit alike)
 
     @classmethod
     def chosen(cls, hardware: Hardware) -> Judged:

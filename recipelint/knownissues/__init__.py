@@ -6,6 +6,8 @@ shards) read these tables; `recipelint/parse/pycode.py` holds the patterns.
 
 from __future__ import annotations
 
+from functools import cache
+
 from recipelint.records import dataclass
 
 
@@ -41,15 +43,28 @@ class KnownIssue:
     rule: str = "RL901"  # the rule that reports it
 
 
-def for_toolkit(toolkit: str) -> tuple[KnownIssue, ...]:
-    from recipelint.knownissues import wenet, xtuner
+@cache
+def _all() -> tuple[KnownIssue, ...]:
+    """Every module's ISSUES, one module per toolkit whose code recipelint reads: a new table is a
+    new module here, and no list of toolkit names has to learn it."""
+    import importlib
 
-    return {"wenet": wenet.ISSUES, "xtuner": xtuner.ISSUES}.get(toolkit, ())
+    from recipelint.packages import submodules
+
+    found: list[KnownIssue] = []
+    for name, is_package in submodules(__path__):
+        if not is_package and not name.startswith("_"):
+            found.extend(importlib.import_module(f"{__name__}.{name}").ISSUES)
+    return tuple(found)
+
+
+def for_toolkit(toolkit: str) -> tuple[KnownIssue, ...]:
+    """The known issues of one toolkit's code (each issue names its toolkit)."""
+    return tuple(issue for issue in _all() if issue.toolkit == toolkit)
 
 
 def by_id(issue_id: str) -> KnownIssue:
-    for toolkit in ("wenet", "xtuner"):
-        for issue in for_toolkit(toolkit):
-            if issue.id == issue_id:
-                return issue
+    for issue in _all():
+        if issue.id == issue_id:
+            return issue
     raise KeyError(issue_id)

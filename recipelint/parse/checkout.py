@@ -69,6 +69,11 @@ class Checkout:
         return self.root / self.toolkit
 
     @property
+    def wenet(self) -> bool:
+        """WeNet's code (its data pipeline, train.py's flags), not XTuner's."""
+        return self.toolkit == "wenet"
+
+    @property
     def in_own_environment(self) -> bool:
         """Found installed where recipelint runs, which is not the training node."""
         return self.found_by.startswith(OWN_ENVIRONMENT)

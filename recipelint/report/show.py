@@ -221,9 +221,10 @@ def unknown_section(ctx: Context) -> Section | None:
 def code_section(ctx: Context) -> Section | None:
     """The WeNet/XTuner code the launch runs (found, never imported) and DeepSpeed beside it."""
     recipe = ctx.recipe
-    if recipe.toolkit not in ("wenet", "xtuner") or recipe.launch is None:
+    from recipelint.parse.checkout import TOOLKITS, recipe_facts
+
+    if recipe.toolkit not in TOOLKITS or recipe.launch is None:  # only the toolkits whose code recipelint reads
         return None
-    from recipelint.parse.checkout import recipe_facts
 
     section = Section("code")
     for label, value, source in recipe_facts(recipe.toolkit, recipe.checkout, recipe.root):

@@ -17,9 +17,7 @@ def closest(name: str, known: Iterable[str]) -> str | None:
     return matches[0] if matches else None
 
 
-def oversubscribed(ranks: int, workers: int, cpus: object, with_trainer: bool) -> str:
-    """The message of RL102 (WeNet) and RL807 (XTuner): the processes a node runs against its
-    usable CPUs; `with_trainer` counts each rank's training process beside its workers."""
-    if with_trainer:
-        return f"{ranks} ranks x ({workers} workers + 1) = {ranks * (workers + 1)} processes per node, but only {cpus} CPUs are usable"
+def oversubscribed(ranks: int, workers: int, cpus: object) -> str:
+    """The message of RL102 (WeNet) and RL807 (XTuner): a node's DataLoader workers against its
+    usable CPUs (recipelint.tuner.CPU_FORMULA)."""
     return f"{ranks} ranks x {workers} workers = {ranks * workers} worker processes per node, but only {cpus} CPUs are usable"

@@ -33,7 +33,7 @@ CODE = "RL001"
 NAME = "hardware-fact-unknown"
 SEVERITY = Severity.INFO
 FIXABLE = False
-SOURCE = "the probe's or profile's own record of what it could not establish"
+SOURCE = "the probe's or profile's own record of what it could not establish (recipelint/hardware/probe.py, docs/hardware.md)"
 
 
 def check(ctx: Context) -> Iterator[Diagnostic | None]:

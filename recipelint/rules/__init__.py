@@ -50,7 +50,10 @@ class Rule:
 
     @property
     def summary(self) -> str:
-        return self.doc.strip().splitlines()[0] if self.doc.strip() else self.name
+        """The docstring's first paragraph on one line: a summary wrapped over two lines is one
+        sentence, and showing its first line alone cuts it mid-sentence."""
+        first = self.doc.strip().split("\n\n", 1)[0]
+        return " ".join(first.split()) or self.name
 
 
 def _from_module(module: ModuleType, family: str, package: ModuleType) -> Rule:

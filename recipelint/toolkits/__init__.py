@@ -2,8 +2,11 @@
 and its rules, behind the `Toolkit` protocol, and one line in `REGISTRY`.
 
 A target (a file discovery found, or the `--command` line) is offered to every registered
-toolkit; each says how sure it is that the target is its own (`claims`), and the most confident
-one that yields recipes (`load`) wins. Equal confidences go by the order of `REGISTRY`.
+toolkit; each says how sure it is that the target is its own (`claims`), on its own evidence
+only, and the most confident one that yields recipes (`load`) wins. Equal confidences go by the
+order of `REGISTRY`, but two toolkits claiming one real file equally is a bug the registry test
+looks for (tests/test_toolkit_registry.py). The core (discovery, the engine, the context, the
+reports) names no toolkit: what it needs to know of one is asked through this protocol.
 Importing this module imports no front end and no rule: start-up matters.
 """
 
@@ -52,6 +55,9 @@ class Toolkit(Protocol):
     # Dotted names of its rules: a rule module, a family (a package of rule modules), or a
     # package of families. A family's name is its package's last part.
     rules: tuple[str, ...]
+    # Modules its front end imports to read a target, loaded once before worker processes fork
+    # (each worker would import them again otherwise).
+    preload: tuple[str, ...]
 
     def claims(self, target: Target, script: ShellScript | None) -> float:
         """How sure the toolkit is that the target is its own: 0 never, 1 certain.
@@ -62,14 +68,20 @@ class Toolkit(Protocol):
         """The recipes the target holds (empty: not this toolkit's after all)."""
         ...
 
+    def configs_named(self, script: ShellScript) -> list[str]:
+        """The config files the script's launches name, as written (relative to the script's
+        folder): a folder check reads them with their launch, not a second time alone."""
+        ...
+
 
 def _builtin() -> list[Toolkit]:
     from recipelint.toolkits.deepspeed import DEEPSPEED
+    from recipelint.toolkits.unjudged import UNJUDGED
     from recipelint.toolkits.wenet import WENET
     from recipelint.toolkits.xtuner import XTUNER
 
     # The order breaks ties: a script launching XTuner is XTuner's before it is a plain DeepSpeed launch.
-    return [WENET, XTUNER, DEEPSPEED]
+    return [WENET, XTUNER, DEEPSPEED, UNJUDGED]
 
 
 REGISTRY: list[Toolkit] = _builtin()
@@ -84,6 +96,26 @@ def ranked(target: Target, script: ShellScript | None) -> list[Toolkit]:
     """The toolkits that claim the target, most confident first; ties in registry order."""
     claims = [(toolkit.claims(target, script), index, toolkit) for index, toolkit in enumerate(REGISTRY)]
     return [toolkit for confidence, _, toolkit in sorted(claims, key=lambda c: (-c[0], c[1])) if confidence > 0]
+
+
+def configs_named(path: Path, files: FileCache) -> list[Path]:
+    """The configs a run script's launches name, by any registered toolkit, resolved from the
+    script's folder (the script is parsed once, whoever reads it)."""
+    from recipelint.parse.files import SourceError
+
+    try:
+        script = read_script(Target("script", path), files)
+    except (SourceError, RecursionError):
+        return []
+    if script is None:
+        return []
+    paths: list[Path] = []
+    for value in dict.fromkeys(value for toolkit in REGISTRY for value in toolkit.configs_named(script)):
+        try:
+            paths.append((path.parent / value).resolve())
+        except (OSError, RuntimeError, ValueError):
+            continue
+    return paths
 
 
 def read_script(target: Target, files: FileCache) -> ShellScript | None:
@@ -112,11 +144,32 @@ def load_target(target: Target, files: FileCache) -> list[Recipe]:
     script = read_script(target, files) if target.kind in SHELL_KINDS else None
     if target.kind == "markdown" and script is None:
         return []
-    for toolkit in ranked(target, script):
+    claimants = ranked(target, script)
+    for toolkit in claimants:
         recipes = toolkit.load(target, files, script)
         if recipes:
             return recipes
+    if not claimants and script is None:
+        _unclaimed(target, files)
     return []
+
+
+def _unclaimed(target: Target, files: FileCache) -> None:
+    """A file no toolkit's peek claimed is still said when it is bad input, as when a toolkit read
+    it: one that cannot be read (a FIFO, a device, no permission) and, when the user named it,
+    one that is no valid YAML or JSON. Raises SourceError; nothing is kept."""
+    source = files.read(target.path)
+    try:
+        if target.explicit and target.kind == "yaml":
+            from recipelint.parse.yamlfile import parse_yaml
+
+            parse_yaml(source)
+        elif target.explicit and target.kind == "json":
+            from recipelint.parse.jsonfile import parse_json
+
+            parse_json(source)
+    finally:
+        files.forget(target.path)
 
 
 @contextmanager

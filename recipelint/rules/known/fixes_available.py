@@ -36,7 +36,7 @@ CODE = "RL902"
 NAME = "toolkit-fixes-available"
 SEVERITY = Severity.INFO
 FIXABLE = False
-SOURCE = "recipelint/knownissues: ranges from WeNet's and XTuner's git history"
+SOURCE = "recipelint/knownissues: ranges from WeNet's and XTuner's git history (docs/checkout.md)"
 
 
 def check(ctx: Context) -> Iterator[Diagnostic | None]:

@@ -43,7 +43,7 @@ CODE = "RL901"
 NAME = "known-toolkit-bug"
 SEVERITY = Severity.WARNING
 FIXABLE = False
-SOURCE = "recipelint/knownissues: ranges from WeNet's and XTuner's git history, patterns checked at every release"
+SOURCE = "recipelint/knownissues: ranges from WeNet's and XTuner's git history, patterns checked at every release (docs/checkout.md)"
 
 
 def check(ctx: Context) -> Iterator[Diagnostic | None]:

@@ -39,7 +39,7 @@ CODE = "RL505"
 NAME = "gloo-on-gpus"
 SEVERITY = Severity.WARNING
 FIXABLE = True
-SOURCE = "torch.distributed docs (NCCL for distributed GPU training, gloo for CPU); WeNet #812; wenet.md 1 (--ddp.dist_backend)"
+SOURCE = "torch.distributed docs (NCCL for distributed GPU training, gloo for CPU: pytorch/pytorch@v2.1.2:docs/source/distributed.rst); wenet-e2e/wenet#812; wenet-e2e/wenet@01546996:wenet/bin/train.py (--dist_backend)"
 # The flags training scripts use for the default group's backend, by the name recipelint stores.
 BACKEND_FLAGS = ("ddp.dist_backend", "dist_backend", "ddp_backend")
 

@@ -14,7 +14,7 @@ it is. WeNet, XTuner and any training script (a Hugging Face `--deepspeed` launc
 Each node then looks for the others on itself: every node waits for peers that never come
 until the rendezvous times out ("The client socket has timed out after 1800s"), or starts
 its own job as node 0. WeNet's `HOST_NODE_ADDR="localhost:0"` is only valid for one node;
-the script's comment says to change it for multi-node (wenet.md 5).
+the script's comment says to change it for multi-node (wenet-e2e/wenet@01546996:examples/aishell/s0/run.sh).
 
 ## Example
 ```sh
@@ -41,7 +41,7 @@ CODE = "RL501"
 NAME = "multinode-local-rendezvous"
 SEVERITY = Severity.ERROR
 FIXABLE = False
-SOURCE = "wenet.md 5: HOST_NODE_ADDR=localhost:0 is only valid for a single node"
+SOURCE = "wenet-e2e/wenet@01546996:examples/aishell/s0/run.sh: HOST_NODE_ADDR=localhost:0 is only valid for a single node"
 LOCAL_HOSTS = ("localhost", "127.", "::1", "0.0.0.0")
 
 

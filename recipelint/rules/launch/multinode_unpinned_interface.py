@@ -34,7 +34,7 @@ CODE = "RL504"
 NAME = "multinode-unpinned-interface"
 SEVERITY = Severity.WARNING
 FIXABLE = False
-SOURCE = "NCCL socket interface selection; WeNet run.sh comment (wenet.md 5)"
+SOURCE = "NCCL socket interface selection (NCCL_SOCKET_IFNAME, NVIDIA/nccl@76145438:src/misc/socket.cc); the comment in wenet-e2e/wenet@01546996:examples/aishell/s0/run.sh"
 FACTS = ("inter_node_network",)
 
 

@@ -35,7 +35,7 @@ CODE = "RL502"
 NAME = "nccl-ib-disabled"
 SEVERITY = Severity.WARNING
 FIXABLE = True
-SOURCE = "NCCL environment variables (NCCL_IB_DISABLE); probe of /sys/class/infiniband port state"
+SOURCE = "NCCL environment variables (NCCL_IB_DISABLE: NVIDIA/nccl@48bb7fec:src/transport/net_ib.cc); probe of /sys/class/infiniband port state (recipelint/hardware/probe.py)"
 FACTS = ("inter_node_network",)
 
 

@@ -7,7 +7,7 @@ with NCCL's syntax: prefixes, `=` for exact names, `^` to exclude.
 ## Why is this bad
 With no matching interface NCCL fails at init ("NCCL error ... internal error", "Bootstrap :
 no socket interface found"), and gloo (used by WeNet's join group) with "The server socket
-has failed to listen on any local network address" (wenet.md 5).
+has failed to listen on any local network address" (wenet-e2e/wenet@01546996:examples/aishell/s0/run.sh).
 
 ## Example
 ```sh
@@ -33,7 +33,7 @@ CODE = "RL503"
 NAME = "socket-ifname-missing"
 SEVERITY = Severity.ERROR
 FIXABLE = False
-SOURCE = "NCCL_SOCKET_IFNAME syntax (NCCL user guide); /sys/class/net of the node"
+SOURCE = "NCCL_SOCKET_IFNAME syntax (NVIDIA/nccl@76145438:src/misc/socket.cc); /sys/class/net of the node"
 FACTS = ("interfaces",)
 
 

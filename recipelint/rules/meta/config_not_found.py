@@ -56,7 +56,7 @@ CODE = "RL010"
 NAME = "launch-config-not-found"
 SEVERITY = Severity.WARNING
 FIXABLE = False
-SOURCE = "the launch's own path, looked up where the launch may run from (recipelint show lists the folders)"
+SOURCE = "the launch's own path, looked up where the launch may run from (recipelint show lists the folders: docs/show.md)"
 
 
 # A value the user is meant to replace: `...`, `<path>`, `{config}`, `/path/to/x.json`, `YOUR_CONFIG`.

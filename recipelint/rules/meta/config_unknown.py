@@ -34,7 +34,7 @@ CODE = "RL012"
 NAME = "launch-config-unknown"
 SEVERITY = Severity.INFO
 FIXABLE = False
-SOURCE = "the shell reader's account of why a value is unknown (branches, command substitutions, unset variables)"
+SOURCE = "the shell reader's account of why a value is unknown (branches, command substitutions, unset variables: recipelint/parse/shellvalue.py, docs/show.md)"
 
 
 def check(ctx: Context) -> Iterator[Diagnostic | None]:

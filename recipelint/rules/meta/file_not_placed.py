@@ -1,11 +1,13 @@
 """A file named on the command line that recipelint cannot place.
 
 ## What it does
-Reports, as info, a JSON or YAML file given by name that is none of what recipelint reads: not
-a DeepSpeed config by its keys (at least two DeepSpeed signature keys such as
+Reports, as info, a JSON file given by name that is none of what recipelint reads: not a
+DeepSpeed config by its keys (at least two DeepSpeed signature keys such as
 `zero_optimization`, `train_micro_batch_size_per_gpu`, an `fp16`/`bf16` block or an `optimizer`
-with a `type`, and no majority of keys DeepSpeed does not know), not a WeNet train YAML
-(`dataset_conf` or `encoder` at the top), and named by no run script found above it.
+with a `type`, and no majority of keys DeepSpeed does not know), and named by no run script
+found above it. A YAML is read only by a toolkit whose keys it has (WeNet: `dataset_conf`, or
+`encoder` with `tokenizer` or `cmvn`, at the top; Accelerate: `distributed_type`), so another YAML given by name is not
+read at all, and `check` says when it found no recipe.
 
 ## Why is this bad
 It is not wrong, but "No problems found" would claim a check that never ran. A trainer-arguments
@@ -36,7 +38,7 @@ CODE = "RL011"
 NAME = "file-not-placed"
 SEVERITY = Severity.INFO
 FIXABLE = False
-SOURCE = "recipelint's own placement: DeepSpeed signature keys, WeNet top-level keys, run scripts that name the file"
+SOURCE = "recipelint's own placement: DeepSpeed signature keys, WeNet top-level keys, run scripts that name the file (recipelint/discovery.py, docs/usage.md)"
 
 
 def check(ctx: Context) -> Iterator[Diagnostic | None]:
@@ -54,12 +56,4 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
             f"{doc.path.name} is not a DeepSpeed config ({len(signature)} DeepSpeed signature key(s) of {keys}; "
             f"{len(foreign)} keys DeepSpeed does not know, such as {some or 'none'}), and no launch found names it: nothing in it is checked",
             doc.root.span,
-        )
-    config = recipe.config
-    if config is not None and config.root.kind == "map" and not {"dataset_conf", "encoder"} & set(config.root.entries):
-        yield ctx.diagnostic(
-            CODE,
-            SEVERITY,
-            f"{config.path.name} is not a WeNet train config (no dataset_conf or encoder at the top), and no run script above it names it: nothing in it is checked",
-            config.root.span,
         )

@@ -39,7 +39,7 @@ CODE = NOT_THE_NODE
 NAME = "host-not-training-node"
 SEVERITY = Severity.INFO
 FIXABLE = False
-SOURCE = "the probe compared with the launch's GPUs and nodes (recipelint.hardware.host)"
+SOURCE = "the probe compared with the launch's GPUs and nodes (recipelint/hardware/host.py, docs/hardware.md)"
 
 
 def check(ctx: Context) -> Iterator[Diagnostic | None]:

@@ -15,19 +15,24 @@ num_workers=2  # recipelint: ignore[RL102] node has 96 cores
 ```
 after the node was fixed: nothing to suppress.
 
+A code that is no rule's is RL005's finding, not this one's.
+
 ## Fix
-None: delete the comment.
+Takes the unused codes out of the comment, and the whole comment when none is left (the rest of
+the line stays byte for byte), as ruff's RUF100 does.
 
 ## Fix safety
-No fix.
+Unsafe: whether a suppression is used depends on the run. A rule judging the node's hardware
+says nothing without a profile (RL001), and the settings may turn a rule off, so a suppression
+unused in this run may be needed on the node; the fix also drops the reason written with it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from typing import TYPE_CHECKING
 
-from recipelint.diagnostics import Diagnostic, Severity
+from recipelint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
 
 if TYPE_CHECKING:
     from recipelint.context import Context
@@ -36,8 +41,10 @@ if TYPE_CHECKING:
 CODE = "RL002"
 NAME = "suppression-unused"
 SEVERITY = Severity.WARNING
-FIXABLE = False
-SOURCE = "ruff RUF100 (anchors.md A.1)"
+FIXABLE = True
+SOURCE = (
+    "ruff RUF100 (astral-sh/ruff@cff8b559:crates/ruff_linter/src/rules/ruff/rules/unused_noqa.rs); the suppression syntax in docs/usage.md"
+)
 
 
 def check(ctx: Context) -> Iterator[Diagnostic | None]:
@@ -46,11 +53,21 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
     return iter(())
 
 
-def finding(item: Suppression, severity: Severity) -> Diagnostic | None:
-    """RL002 for a suppression naming codes that matched no finding of the run."""
+def finding(item: Suppression, severity: Severity, codes: Collection[str] = ()) -> Diagnostic | None:
+    """RL002 for a suppression naming rule codes that matched no finding of the run (`codes`:
+    every rule code; a code that is none of them is left to RL005)."""
+    from recipelint.rules.meta.suppression_unknown_code import known_code
+
     unused = [c for c in item.codes if not any(u.startswith(c) or c == "ALL" for u in item.used)]
+    unused = [c for c in unused if not codes or known_code(c, codes)]
     if not unused:
         return None
     kind = "ignore-file" if item.whole_file else "ignore"
     message = f"unused suppression: {kind}[{', '.join(unused)}] matches no finding"
-    return Diagnostic(CODE, severity, message, item.span, setting=", ".join(unused))
+    edit = item.without(set(unused))
+    fix = None
+    if edit is not None:
+        whole = all(c in unused for c in item.codes)
+        title = "remove the unused suppression" if whole else f"remove {', '.join(unused)} from the suppression"
+        fix = Fix((Edit(*edit),), Applicability.UNSAFE, title)
+    return Diagnostic(CODE, severity, message, item.span, setting=", ".join(unused), fix=fix)

@@ -6,7 +6,7 @@ Reports `# recipelint: ignore[CODE]` with nothing written after the bracket.
 ## Why is this bad
 A suppression is a decision about a specific machine or dataset ("node has 96 cores",
 "shards are on local NVMe"). Without the reason, nobody can tell later whether it still
-holds. Users of yamllint and hadolint ask for exactly this (anchors.md B.2).
+holds. Users of yamllint and hadolint ask for exactly this (adrienverge/yamllint#679).
 
 ## Example
 ```yaml
@@ -35,7 +35,7 @@ CODE = "RL003"
 NAME = "suppression-without-reason"
 SEVERITY = Severity.WARNING
 FIXABLE = False
-SOURCE = "anchors.md B.2: a reason attached to every suppression"
+SOURCE = "the suppression syntax in docs/usage.md; users ask for a reason on every suppression (adrienverge/yamllint#679)"
 
 
 def check(ctx: Context) -> Iterator[Diagnostic | None]:

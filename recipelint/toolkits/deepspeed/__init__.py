@@ -17,12 +17,15 @@ class DeepSpeed:
     name = "deepspeed"
     suffixes: tuple[str, ...] = ()
     rules: tuple[str, ...] = ("recipelint.toolkits.deepspeed.rules",)
+    preload: tuple[str, ...] = ("recipelint.toolkits.deepspeed.frontend",)
 
     def claims(self, target: Target, script: ShellScript | None) -> float:
         if target.kind == "json":
             return 1.0
-        # a YAML is WeNet's first; one WeNet declines as an Accelerate config comes here
-        return 0.5 if target.kind in SHELL_KINDS or target.kind == "yaml" else 0.0
+        if target.kind == "yaml":  # an Accelerate config, on its own key (load reads the rest)
+            return 1.0 if _accelerate_evidence(target) else 0.0
+        # below XTuner's 0.5: a script that launches XTuner with --deepspeed is XTuner's
+        return 0.4 if target.kind in SHELL_KINDS else 0.0
 
     def load(self, target: Target, files: FileCache, script: ShellScript | None) -> list[Recipe]:
         if target.kind == "json":
@@ -47,6 +50,22 @@ class DeepSpeed:
         from recipelint.toolkits.deepspeed.frontend import load_ds_launches
 
         return load_ds_launches(script, files, target.root)
+
+    def configs_named(self, script: ShellScript) -> list[str]:
+        from recipelint.toolkits.deepspeed.frontend import named_json
+
+        return named_json(script)
+
+
+def _accelerate_evidence(target: Target) -> bool:
+    """`distributed_type` at the top of a YAML: the key every `accelerate config` file has
+    (toolkits/accelerate.py: is_config). Peeked, not parsed: the load parses it."""
+    import re
+
+    from recipelint.parse.files import head
+
+    start = head(target.path, 1 << 20)
+    return start is not None and re.search(rb"^(?:\xef\xbb\xbf)?distributed_type[ \t]*:", start, re.MULTILINE) is not None
 
 
 def _small(target: Target, limit: int) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -11,35 +12,60 @@ if TYPE_CHECKING:
     from recipelint.toolkits import Target
 
 
+# WeNet's evidence in a YAML, at its top: `dataset_conf` (WeNet's data pipeline; every train
+# YAML of wenet-e2e/wenet v2.2.1 and v3 has it, tests/data/corpus/wenet), or `encoder` with a key
+# only WeNet's configs have (v3's `tokenizer` and `cmvn`, v2's `is_json_cmvn`, a dumped config's
+# `input_dim`). `encoder` alone is no evidence: an ESPnet train YAML has `encoder: conformer`,
+# `encoder_conf`, `decoder`, `model_conf` and `optim` as WeNet's do (tests/data/nonrecipe/espnet).
+WENET_ONLY = frozenset({"tokenizer", "cmvn", "is_json_cmvn", "input_dim"})
+# A key at column 0 of block-style YAML is a top-level key: found without parsing the file.
+_TOP_KEY = re.compile(rb"^(?:\xef\xbb\xbf)?([A-Za-z_][\w.-]*)[ \t]*:", re.MULTILINE)  # a BOM may open the file
+_PEEK_BYTES = 1 << 20  # a train YAML is a few KiB; its top-level keys are in the first MiB
+
+
+def is_train_config(keys: set[str]) -> bool:
+    """Whether top-level keys are a WeNet train YAML's."""
+    return "dataset_conf" in keys or ("encoder" in keys and bool(WENET_ONLY & keys))
+
+
+def has_evidence(target: Target) -> bool:
+    """A YAML with WeNet's keys at its top: a profile, a CI workflow, another trainer's YAML
+    (LLaMA-Factory's `model_name_or_path`/`stage`, ESPnet's) is not a WeNet train config."""
+    from recipelint.parse.files import head
+
+    start = head(target.path, _PEEK_BYTES)
+    return start is not None and is_train_config({key.decode() for key in _TOP_KEY.findall(start)})
+
+
 class WeNet:
     name = "wenet"
     suffixes: tuple[str, ...] = ()
     rules: tuple[str, ...] = ("recipelint.toolkits.wenet.rules",)
+    preload: tuple[str, ...] = ("recipelint.toolkits.wenet.frontend",)
 
     def claims(self, target: Target, script: ShellScript | None) -> float:
         if target.kind == "yaml":
-            return 1.0
+            return 1.0 if has_evidence(target) else 0.0
         if target.kind != "script" or script is None:
             return 0.0
         from recipelint.toolkits.wenet.frontend import find_launch
 
-        # A run.sh that only calls other scripts is WeNet's last: any toolkit's launch goes first.
-        return 1.0 if find_launch(script) is not None else 0.1
+        # A train.py launch 0.9: 1.0 is left to a job file around launches (a scheduler's), which
+        # hands them on. A run.sh that only calls other scripts is WeNet's last: any launch goes first.
+        return 0.9 if find_launch(script) is not None else 0.1
 
     def load(self, target: Target, files: FileCache, script: ShellScript | None) -> list[Recipe]:
         if target.kind == "yaml":
             from recipelint.model import Recipe
             from recipelint.parse.checkout import find_checkout
             from recipelint.parse.yamlfile import parse_yaml
-            from recipelint.toolkits.accelerate import is_config
 
             document = parse_yaml(files.read(target.path))
-            if is_config(document.root):  # an Accelerate config is not a train YAML: the launchers' toolkit reads it
-                return []
-            recipe = Recipe(root=target.root, explicit=target.explicit, config=document)
-            if document.root.kind == "map" and {"dataset_conf", "encoder"} & set(document.root.entries):
-                # A train config no launch names is still read by the WeNet code of its repository.
-                recipe.checkout = find_checkout("wenet", target.path.parent, None, files)
+            if document.root.kind != "map" or not is_train_config(set(document.root.entries)):
+                return []  # the peek saw the keys somewhere the parse does not put at the top
+            recipe = Recipe(root=target.root, toolkit=self.name, explicit=target.explicit, config=document)
+            # A train config no launch names is still read by the WeNet code of its repository.
+            recipe.checkout = find_checkout("wenet", target.path.parent, None, files)
             return [recipe]
         assert script is not None
         from recipelint.toolkits.wenet.frontend import find_launch, load_called, load_recipe
@@ -47,6 +73,11 @@ class WeNet:
         if find_launch(script) is not None:
             return [load_recipe(target.path, files, script)]
         return load_called(script, files)
+
+    def configs_named(self, script: ShellScript) -> list[str]:
+        from recipelint.toolkits.wenet.frontend import names_config
+
+        return names_config(script)
 
 
 WENET = WeNet()

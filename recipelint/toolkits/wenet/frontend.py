@@ -255,7 +255,9 @@ def load_recipe(script_path: Path, files: FileCache, script: ShellScript | None 
     """Build a WeNet recipe from its run script; missing configs are left as None."""
     root = script_path.parent
     script = script or parse_shell(files.read(script_path), files.read)
-    recipe = Recipe(root=root, script=script, ds_filler="none", consumer=toolkit_consumer("wenet"))  # WeNet passes the JSON as is
+    recipe = Recipe(
+        root=root, toolkit="wenet", script=script, ds_filler="none", consumer=toolkit_consumer("wenet")
+    )  # WeNet passes the JSON as is
     found = find_launch(script)
     if found is None:
         return recipe
@@ -265,6 +267,8 @@ def load_recipe(script_path: Path, files: FileCache, script: ShellScript | None 
     set_places(recipe, script, command)
     _nodes_for_python(script, recipe.launch)
     _parse_train_args(recipe, script, command, index)
+    device = recipe.arg("device").value
+    recipe.launch.device = device if isinstance(device, str) else None
     recipe.config = recipe.read_config(recipe.arg("config").value, parse_yaml, files, "train config", recipe.arg("config"))
     if recipe.arg("train_engine").value == "deepspeed":  # WeNet opens the JSON only then; RL401 reports a missing one
         setting = recipe.arg("deepspeed_config")
@@ -320,21 +324,3 @@ def load_called(script: ShellScript, files: FileCache) -> list[Recipe]:
         recipe.note("launch", "called from", f"{script.source.path.name}:{command.span.line}", passed)
         recipes.append(recipe)
     return recipes
-
-
-def config_paths(script_path: Path, files: FileCache) -> list[Path]:
-    """The YAML and JSON files a run script names (for finding the script of a changed config, and
-    so that a folder check lints them once, with their launch)."""
-    try:
-        script = parse_shell(files.read(script_path), files.read)
-    except SourceError:
-        return []
-    from recipelint.toolkits.deepspeed.frontend import named_json
-
-    paths = []
-    for value in dict.fromkeys(names_config(script) + named_json(script)):
-        try:
-            paths.append((script_path.parent / value).resolve())
-        except (OSError, RuntimeError):
-            continue
-    return paths

@@ -17,6 +17,7 @@ class XTuner:
     name = "xtuner"
     suffixes: tuple[str, ...] = ()
     rules: tuple[str, ...] = ("recipelint.toolkits.xtuner.rules",)
+    preload: tuple[str, ...] = ("recipelint.toolkits.xtuner.frontend",)
 
     def claims(self, target: Target, script: ShellScript | None) -> float:
         if target.kind == "python":
@@ -35,6 +36,9 @@ class XTuner:
         from recipelint.toolkits.xtuner.frontend import load_xtuner
 
         return load_xtuner(script, files, target.root)
+
+    def configs_named(self, script: ShellScript) -> list[str]:
+        return []  # a Python config a launch names is still read alone (an mmengine config on its own keys)
 
 
 XTUNER = XTuner()

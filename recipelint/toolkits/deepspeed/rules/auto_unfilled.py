@@ -16,7 +16,7 @@ fills the micro batch, accumulation, clipping and fp16/bf16. A JSON linted alone
 passes its own to `deepspeed.initialize`, e.g. Megatron-DeepSpeed) is not reported.
 
 ## Why is this bad
-What DeepSpeed does with a leftover `"auto"` (deepspeed.md 3): in the batch triple,
+What DeepSpeed does with a leftover `"auto"` (deepspeedai/DeepSpeed@edaa7221:deepspeed/runtime/config.py): in the batch triple,
 `TypeError: '>' not supported between instances of 'str' and 'int'`; in
 `gradient_clipping`, the same TypeError at the first step; in optimizer or scheduler params,
 a TypeError in the constructor; in a pydantic block it is silently dropped and the default
@@ -61,7 +61,8 @@ NAME = "deepspeed-auto-unfilled"
 SEVERITY = Severity.ERROR
 FIXABLE = True
 SOURCE = (
-    'deepspeed.md 3: who resolves "auto" (transformers integrations/deepspeed.py, Accelerate fill_match) and what DeepSpeed does with it'
+    'who resolves "auto": huggingface/transformers@00e12e7c:src/transformers/integrations/deepspeed.py, huggingface/accelerate@16cb6eb8:src/accelerate/utils/dataclasses.py (fill_match); '
+    "what DeepSpeed does with it: deepspeedai/DeepSpeed@edaa7221:deepspeed/runtime/config.py"
 )
 FILLERS = {
     "none": "nothing fills it (the launch passes the JSON to DeepSpeed as is)",

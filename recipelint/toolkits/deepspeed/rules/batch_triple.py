@@ -2,7 +2,7 @@
 
 ## What it does
 Reproduces `DeepSpeedConfig._set_batch_related_parameters` and `_batch_assertion`
-(deepspeed.md 2) with the data-parallel size of the launch: nodes x GPUs per node from the
+(deepspeedai/DeepSpeed@edaa7221:deepspeed/runtime/config.py) with the data-parallel size of the launch: nodes x GPUs per node from the
 recipe (the hardware profile fills a GPU count the launch leaves to the run time), divided by
 `sequence_parallel_size`. A JSON no launch names has no data-parallel size: then only a
 `train_batch_size` that is not a multiple of the given micro batch x accumulation (no size
@@ -53,7 +53,7 @@ CODE = "RL415"
 NAME = "deepspeed-batch-triple"
 SEVERITY = Severity.ERROR
 FIXABLE = True
-SOURCE = "deepspeed.md 2: _set_batch_related_parameters / _batch_assertion (verified messages)"
+SOURCE = "deepspeedai/DeepSpeed@edaa7221:deepspeed/runtime/config.py: _set_batch_related_parameters / _batch_assertion (messages verified by running them)"
 KEYS = ("train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps")
 
 

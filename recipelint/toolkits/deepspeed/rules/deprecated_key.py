@@ -39,7 +39,7 @@ CODE = "RL411"
 NAME = "deepspeed-deprecated-key"
 SEVERITY = Severity.WARNING
 FIXABLE = True
-SOURCE = "deepspeed.md 4.4 (deprecated ZeRO fields), 4.5 (aio.thread_count renamed in 0.16.4)"
+SOURCE = "deepspeedai/DeepSpeed@edaa7221:deepspeed/runtime/zero/config.py (deprecated ZeRO fields); deepspeedai/DeepSpeed@edaa7221:deepspeed/runtime/swap_tensor/aio_config.py (aio.thread_count renamed in 0.16.4)"
 RENAMES = {"stage3_gather_fp16_weights_on_model_save": "stage3_gather_16bit_weights_on_model_save", "thread_count": "intra_op_parallelism"}
 AIO_RENAMED_IN = "0.16.4"
 

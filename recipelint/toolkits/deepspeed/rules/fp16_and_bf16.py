@@ -6,7 +6,7 @@ Flags a config with `fp16.enabled` and `bf16.enabled` (or the legacy `bfloat16`)
 ## Why is this bad
 `DeepSpeedConfig._initialize_params` asserts "bfloat16 and fp16 modes cannot be
 simultaneously enabled": the job stops at `deepspeed.initialize`. On DeepSpeed 0.17.0 and
-older, `"auto"` in both did the same, because the string is truthy (deepspeed.md 3, 4.2).
+older, `"auto"` in both did the same, because the string is truthy (deepspeedai/DeepSpeed@edaa7221:deepspeed/runtime/config.py).
 
 ## Example
 ```json
@@ -32,7 +32,9 @@ CODE = "RL418"
 NAME = "deepspeed-fp16-and-bf16"
 SEVERITY = Severity.ERROR
 FIXABLE = True
-SOURCE = "deepspeed.md 4.2: AssertionError 'bfloat16 and fp16 modes cannot be simultaneously enabled'"
+SOURCE = (
+    "deepspeedai/DeepSpeed@edaa7221:deepspeed/runtime/config.py: AssertionError 'bfloat16 and fp16 modes cannot be simultaneously enabled'"
+)
 
 
 def check(ctx: Context) -> Iterator[Diagnostic | None]:

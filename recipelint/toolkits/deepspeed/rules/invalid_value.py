@@ -38,7 +38,7 @@ CODE = "RL413"
 NAME = "deepspeed-invalid-value"
 SEVERITY = Severity.ERROR
 FIXABLE = False
-SOURCE = "schemas/deepspeed/ds_config.schema.json (deepspeed.md 4)"
+SOURCE = "schemas/deepspeed/ds_config.schema.json, from deepspeedai/DeepSpeed@edaa7221:deepspeed/runtime/config.py and the pydantic models it loads"
 
 
 def _without_auto(value: Any) -> Any:

@@ -11,7 +11,7 @@ it (a plain `deepspeed.initialize`, WeNet, XTuner).
 ## Why is this bad
 DeepSpeed reads a config path with hjson and rejects duplicates ("Duplicate keys in DeepSpeed
 config"); Hugging Face and Accelerate read it with strict `json`, where duplicates silently
-take the last value and a comment or trailing comma is a JSONDecodeError (deepspeed.md 1).
+take the last value and a comment or trailing comma is a JSONDecodeError (huggingface/accelerate@16cb6eb8:src/accelerate/utils/deepspeed.py).
 The same file then works under one launcher and fails, or means something else, under another.
 
 ## Example
@@ -38,7 +38,7 @@ CODE = "RL422"
 NAME = "deepspeed-json-syntax"
 SEVERITY = Severity.ERROR
 FIXABLE = False
-SOURCE = "deepspeed.md 1: hjson with dict_raise_error_on_duplicate_keys vs strict json in HF/Accelerate"
+SOURCE = "deepspeedai/DeepSpeed@edaa7221:deepspeed/runtime/config.py (hjson with dict_raise_error_on_duplicate_keys) vs strict json in huggingface/accelerate@16cb6eb8:src/accelerate/utils/deepspeed.py (HfDeepSpeedConfig)"
 
 
 def check(ctx: Context) -> Iterator[Diagnostic | None]:

@@ -37,7 +37,7 @@ CODE = "RL420"
 NAME = "deepspeed-offload-host-memory"
 SEVERITY = Severity.ERROR
 FIXABLE = False
-SOURCE = "DeepSpeed memory.rst (16 B/param optimizer offload, 18 B with parameter offload); ZeRO estimators' 1.5 buffer factor"
+SOURCE = "deepspeedai/DeepSpeed@edaa7221:docs/code-docs/source/memory.rst (16 B/param optimizer offload, 18 B with parameter offload); the ZeRO estimators' 1.5 buffer factor (deepspeedai/DeepSpeed@edaa7221:deepspeed/runtime/zero/stage3.py)"
 FACTS = ("memory_gib",)
 BUFFER_FACTOR = 1.5
 

@@ -3,7 +3,7 @@
 ## What it does
 - `offload_param` below stage 3: ignored (only stage 3 partitions parameters).
 - `offload_optimizer.ratio` below 1.0 below stage 3: "Partial offloading only supported for
-  ZeRO Stage 3." (verified in deepspeed.md 4.4).
+  ZeRO Stage 3." (deepspeedai/DeepSpeed@edaa7221:deepspeed/runtime/zero/offload_config.py, verified by running it).
 - `device: "nvme"` without `nvme_path`: fails in `zero.Init` ("nvme_path ... cannot be None
   if remote device is nvme") or with a TypeError in `os.path.join`.
 - `offload_optimizer.device: "nvme"` at stage 1 or 2: treated as CPU offload; NVMe swapping
@@ -37,7 +37,7 @@ CODE = "RL419"
 NAME = "deepspeed-offload-stage"
 SEVERITY = Severity.WARNING
 FIXABLE = False
-SOURCE = "deepspeed.md 4.4: offload_config.py, stage_1_and_2.py, stage3.py (verified messages)"
+SOURCE = "deepspeedai/DeepSpeed@edaa7221:deepspeed/runtime/zero/offload_config.py, deepspeedai/DeepSpeed@edaa7221:deepspeed/runtime/zero/stage_1_and_2.py, deepspeedai/DeepSpeed@edaa7221:deepspeed/runtime/zero/stage3.py (messages verified by running them)"
 
 
 def check(ctx: Context) -> Iterator[Diagnostic | None]:

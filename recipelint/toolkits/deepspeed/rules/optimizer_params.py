@@ -51,7 +51,7 @@ CODE = "RL421"
 NAME = "deepspeed-optimizer-params"
 SEVERITY = Severity.ERROR
 FIXABLE = False
-SOURCE = "deepspeed.md 4.3: engine optimizer/scheduler construction (messages from deepspeed/runtime/engine.py)"
+SOURCE = "deepspeedai/DeepSpeed@edaa7221:deepspeed/runtime/engine.py: the engine's optimizer/scheduler construction and its messages"
 SCHEDULERS = {"LRRangeTest", "OneCycle", "WarmupLR", "WarmupDecayLR", "WarmupCosineLR"}
 TORCH_SCHEDULERS = {
     "LambdaLR",

@@ -9,7 +9,7 @@ needs 7.0 or more (DeepSpeed allows 6.x only with `DS_ALLOW_DEPRECATED_FP16=1`).
 DeepSpeed's own bf16 check uses `torch.cuda.is_bf16_supported()`, which answers True on a
 V100 (7.0) or T4 (7.5) because it only creates a tensor (emulation): the job starts, then
 runs slowly in emulation or fails in kernels (`CUBLAS_STATUS_NOT_SUPPORTED`, flash-attn).
-fp16 below 7.0 stops with "Type fp16 is not supported on your device." (deepspeed.md 6).
+fp16 below 7.0 stops with "Type fp16 is not supported on your device." (deepspeedai/DeepSpeed@edaa7221:deepspeed/runtime/engine.py).
 
 ## Example
 `"bf16": {"enabled": true}` with a V100 profile (`gpu_compute_capability: "7.0"`).
@@ -35,7 +35,7 @@ CODE = "RL417"
 NAME = "deepspeed-precision-hardware"
 SEVERITY = Severity.ERROR
 FIXABLE = True
-SOURCE = "deepspeed.md 6: bf16 needs compute capability >= 8.0; fp16 >= 7.0 (accelerator/cuda_accelerator.py)"
+SOURCE = "deepspeedai/DeepSpeed@edaa7221:accelerator/cuda_accelerator.py and deepspeedai/DeepSpeed@edaa7221:deepspeed/runtime/engine.py (_do_sanity_check): bf16 needs compute capability >= 8.0; fp16 >= 7.0"
 FACTS = ("gpu_compute_capability", "gpu_model")
 
 

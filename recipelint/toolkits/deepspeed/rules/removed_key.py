@@ -40,7 +40,7 @@ CODE = "RL412"
 NAME = "deepspeed-removed-key"
 SEVERITY = Severity.ERROR
 FIXABLE = False
-SOURCE = "deepspeed/runtime/config.py _REMOVED_TOP_LEVEL_CONFIG_KEYS in DeepSpeed 0.19.7 and 0.19.8"
+SOURCE = "_REMOVED_TOP_LEVEL_CONFIG_KEYS in deepspeed/runtime/config.py of the DeepSpeed 0.19.7 and 0.19.8 sdists (https://pypi.org/project/deepspeed/0.19.8/)"
 
 
 def check(ctx: Context) -> Iterator[Diagnostic | None]:

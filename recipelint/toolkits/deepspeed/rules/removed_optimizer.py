@@ -47,7 +47,7 @@ CODE = "RL423"
 NAME = "deepspeed-removed-optimizer"
 SEVERITY = Severity.ERROR
 FIXABLE = False
-SOURCE = "DEEPSPEED_OPTIMIZERS in deepspeed/runtime/config.py of the DeepSpeed 0.19.6, 0.19.7 and 0.19.8 sdists"
+SOURCE = "DEEPSPEED_OPTIMIZERS in deepspeedai/DeepSpeed@edaa7221:deepspeed/runtime/config.py (0.19.6) and in the same file of the 0.19.7 and 0.19.8 sdists (https://pypi.org/project/deepspeed/0.19.8/)"
 # Constructor arguments of deepspeed/runtime/fp16/onebit/{adam,zoadam,lamb}.py (0.19.6) that
 # neither FusedAdam nor FusedLamb accepts.
 ONE_BIT_PARAMS = (

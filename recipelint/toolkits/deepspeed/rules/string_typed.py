@@ -15,7 +15,7 @@ DeepSpeed's pydantic blocks coerce them ("false" -> False, "3" -> 3), but its di
 do not, and Hugging Face and Accelerate read these values with `bool(value)` and `== 3`:
 `"enabled": "false"` is True for them, and `"stage": "3"` is not stage 3 for HF's
 `is_zero3()`, so `zero.Init` is skipped and the whole model is materialised on every rank
-(deepspeed.md 5).
+(deepspeedai/DeepSpeed@edaa7221:deepspeed/runtime/config_utils.py, huggingface/transformers@00e12e7c:src/transformers/integrations/deepspeed.py).
 
 ## Example
 ```json
@@ -44,7 +44,7 @@ CODE = "RL414"
 NAME = "deepspeed-string-typed"
 SEVERITY = Severity.ERROR
 FIXABLE = True
-SOURCE = "deepspeed.md 5: pydantic lax coercion vs HF is_true()/is_zero3()"
+SOURCE = "deepspeedai/DeepSpeed@edaa7221:deepspeed/runtime/config_utils.py (pydantic lax coercion) vs huggingface/transformers@00e12e7c:src/transformers/integrations/deepspeed.py (is_true(), is_zero3())"
 _BOOLS = {"true": "true", "yes": "true", "false": "false", "no": "false"}
 
 

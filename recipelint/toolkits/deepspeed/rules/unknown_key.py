@@ -44,7 +44,7 @@ CODE = "RL410"
 NAME = "deepspeed-unknown-key"
 SEVERITY = Severity.WARNING
 FIXABLE = True
-SOURCE = "deepspeed.md 4, 5: pydantic blocks forbid extra keys; dict.get blocks ignore them"
+SOURCE = "deepspeedai/DeepSpeed@edaa7221:deepspeed/runtime/config_utils.py (DeepSpeedConfigModel: pydantic blocks forbid extra keys); deepspeedai/DeepSpeed@edaa7221:deepspeed/runtime/config.py (dict.get blocks ignore them)"
 # Keys that are DeepSpeed's own but deliberately free-form.
 _FREE = {
     "optimizer.params",

@@ -8,7 +8,7 @@
 
 ## Why is this bad
 The first two stop the job in `check_cfg` or at the first collective; the third runs, but
-with a different global batch than the config was tuned for (xtuner.md 1, 4).
+with a different global batch than the config was tuned for (InternLM/xtuner@v0.2.0:xtuner/tools/train.py, InternLM/xtuner@v0.2.0:xtuner/configs).
 
 ## Example
 `sequence_parallel_size = 4` with `NPROC_PER_NODE=6 xtuner train cfg_sp4.py --deepspeed deepspeed_zero2`.
@@ -34,7 +34,7 @@ CODE = "RL808"
 NAME = "xtuner-config-consistency"
 SEVERITY = Severity.ERROR
 FIXABLE = False
-SOURCE = "xtuner.md 1 (check_cfg, setup_distributed), 4 (_gpuN config names)"
+SOURCE = "InternLM/xtuner@v0.2.0:xtuner/tools/train.py (check_cfg, setup_distributed); the _gpuN config names under InternLM/xtuner@v0.2.0:xtuner/configs"
 _GPUS = re.compile(r"_gpu(\d+)(?:_|$)|_(\d+)gpus(?:_|$)")
 
 

@@ -36,7 +36,7 @@ CODE = "RL809"
 NAME = "xtuner-config-unresolvable"
 SEVERITY = Severity.INFO
 FIXABLE = False
-SOURCE = "xtuner.md 1: config and --deepspeed accept a path or a name resolved by cfgs_name_path"
+SOURCE = "InternLM/xtuner@v0.2.0:xtuner/tools/train.py: config and --deepspeed accept a path or a name resolved by cfgs_name_path (InternLM/xtuner@v0.2.0:xtuner/configs/__init__.py)"
 
 
 def check(ctx: Context) -> Iterator[Diagnostic | None]:

@@ -1,20 +1,21 @@
 """`dataloader_num_workers` against the node's CPUs, and 0 for image datasets.
 
 ## What it does
-Applies the core CPU formula, `ranks_per_node x (dataloader_num_workers + 1) <= usable CPUs`,
-to an XTuner config, and flags 0 workers for `LLaVADataset` and `InternVL_V1_5_Dataset`,
-which decode images in `__getitem__`, that is in the DataLoader workers.
+Applies the CPU formula RL102 applies, `ranks_per_node x dataloader_num_workers <= usable
+CPUs` (recipelint.tuner.loader_worker_cap, docs/tuner.md), to an XTuner config, and flags 0
+workers for `LLaVADataset` and `InternVL_V1_5_Dataset`, which decode images in `__getitem__`,
+that is in the DataLoader workers.
 
 ## Why is this bad
 Too many workers starve the training processes (see RL102). With 0 workers, every image of
 every batch is decoded in the training process between steps: the GPUs wait. XTuner's own
-LLaVA and InternVL configs use 4 (82 shipped configs; xtuner.md 4).
+LLaVA and InternVL configs use 4 (82 shipped configs under InternLM/xtuner@v0.2.0:xtuner/configs).
 
 ## Example
-`dataloader_num_workers = 16` with 8 ranks on a 64-CPU node: 8 x 17 = 136 > 64.
+`dataloader_num_workers = 16` with 8 ranks on a 64-CPU node: 8 x 16 = 128 > 64.
 
 ## Fix
-Sets the value: `usable_cpus // ranks_per_node - 1` when oversubscribed; for an image dataset
+Sets the value: `usable_cpus // ranks_per_node` (never below 1) when oversubscribed; for an image dataset
 with 0 workers, 4 (XTuner's shipped value), capped by the same CPU bound.
 
 ## Fix safety
@@ -35,7 +36,7 @@ CODE = "RL807"
 NAME = "xtuner-dataloader-workers"
 SEVERITY = Severity.WARNING
 FIXABLE = True
-SOURCE = "core CPU formula (tuner.cpu_worker_cap); xtuner.md 2, 4 (image datasets decode in workers; shipped value 4)"
+SOURCE = "the CPU formula in recipelint/tuner.py (loader_worker_cap, docs/tuner.md); InternLM/xtuner@v0.2.0:xtuner/configs (image datasets decode in workers; shipped value 4)"
 FACTS = ("cpus",)
 IMAGE_DATASETS = {"LLaVADataset", "InternVL_V1_5_Dataset"}
 SHIPPED_IMAGE_WORKERS = 4
@@ -52,14 +53,14 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
     launch = xtuner_launch(ctx)
     ranks = ctx.ranks_per_node if launch is not None else None
     cpus = ctx.fact("cpus").value if launch is not None else None
-    cap = tuner.cpu_worker_cap(cpus, ranks) if isinstance(cpus, int) and ranks else None
+    cap = tuner.loader_worker_cap(cpus, ranks) if isinstance(cpus, int) and ranks else None
     name = value.name or "dataloader_num_workers"
-    if cap is not None and workers >= 1 and ranks is not None and ranks * (workers + 1) > cpus:  # type: ignore[operator]
-        new = max(1, cap)
+    if cap is not None and ranks is not None and workers > cap:
+        new = cap
         yield ctx.diagnostic(
             CODE,
             SEVERITY,
-            oversubscribed(ranks, workers, cpus, with_trainer=True),
+            oversubscribed(ranks, workers, cpus),
             value.span,
             setting=name,
             current=workers,

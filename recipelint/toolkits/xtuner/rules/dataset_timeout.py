@@ -4,7 +4,7 @@
 For a multi-process launch whose config preprocesses the dataset on rank 0
 (`process_hf_dataset`, `LLaVADataset`, preference datasets) and does not load it preprocessed
 (`offline_processed_text_folder`), compares what each wait can actually time out on
-(XTuner's `xtuner/dataset/huggingface.py::process_hf_dataset`, xtuner.md 2):
+(`process_hf_dataset` in InternLM/xtuner@v0.2.0:xtuner/dataset/huggingface.py):
 
 - From v0.1.14 on, the other ranks wait for rank 0's preprocessing in a gloo
   `monitored_barrier` under `XTUNER_DATASET_TIMEOUT` (minutes; default 60 since v0.1.19, 30
@@ -63,7 +63,7 @@ CODE = "RL805"
 NAME = "xtuner-dataset-timeout"
 SEVERITY = Severity.WARNING
 FIXABLE = True
-SOURCE = "xtuner.md 2 (process_hf_dataset: gloo monitored_barrier, then NCCL broadcast_object_list; no barrier before v0.1.14), 6 (timeout budget)"
+SOURCE = "InternLM/xtuner@v0.2.0:xtuner/dataset/huggingface.py (process_hf_dataset: gloo monitored_barrier, then NCCL broadcast_object_list; no barrier before v0.1.14); the timeout defaults of pytorch/pytorch@v2.2.0:torch/distributed/constants.py and deepspeedai/DeepSpeed@edaa7221:deepspeed/constants.py"
 RANK0_DATASETS = {"process_hf_dataset", "LLaVADataset", "build_preference_dataset"}
 # Datasets whose processed table lives in memory, so that the broadcast pickles the data itself.
 IN_MEMORY_DATASETS = {"LLaVADataset"}

@@ -8,7 +8,7 @@ Flags `torchrun ... xtuner/tools/train.py`, `python -m torch.distributed.launch 
 train.py's `--launcher` defaults to `none`, and with `none` mmengine never initialises
 torch.distributed: every rank trains alone on the whole dataset, rank-0 preprocessing runs on
 every rank, and with `--deepspeed` the process group is only created late inside
-`deepspeed.initialize` (xtuner#238, #251; xtuner.md 1). The `xtuner train` CLI appends
+`deepspeed.initialize` (InternLM/xtuner#238, #251; InternLM/xtuner@v0.2.0:xtuner/tools/train.py). The `xtuner train` CLI appends
 `--launcher pytorch` itself; a direct launch must say it.
 
 ## Example
@@ -35,7 +35,7 @@ CODE = "RL801"
 NAME = "xtuner-launcher-missing"
 SEVERITY = Severity.ERROR
 FIXABLE = True
-SOURCE = "xtuner.md 1: train.py --launcher default 'none'; entry_point.py appends --launcher pytorch"
+SOURCE = "InternLM/xtuner@v0.2.0:xtuner/tools/train.py (--launcher default 'none'); InternLM/xtuner@v0.2.0:xtuner/entry_point.py (appends --launcher pytorch)"
 
 
 def check(ctx: Context) -> Iterator[Diagnostic | None]:

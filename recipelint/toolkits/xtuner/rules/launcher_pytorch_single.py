@@ -6,7 +6,7 @@ for more than one process.
 
 ## Why is this bad
 The CLI then runs plain `python train.py` (no torchrun), so no `RANK` is set, and mmengine's
-`_init_dist_pytorch` dies with `KeyError: 'RANK'` (xtuner.md 1). With several processes the
+`_init_dist_pytorch` dies with `KeyError: 'RANK'` (open-mmlab/mmengine@25434293:mmengine/dist/utils.py). With several processes the
 CLI appends `--launcher pytorch` by itself, so the flag is never needed on `xtuner train`.
 
 ## Example
@@ -33,7 +33,7 @@ CODE = "RL802"
 NAME = "xtuner-launcher-pytorch-single"
 SEVERITY = Severity.ERROR
 FIXABLE = True
-SOURCE = "xtuner.md 1: single-process path runs python train.py; mmengine reads os.environ['RANK']"
+SOURCE = "InternLM/xtuner@v0.2.0:xtuner/entry_point.py (the single-process path runs python train.py); open-mmlab/mmengine@25434293:mmengine/dist/utils.py (reads os.environ['RANK'])"
 
 
 def check(ctx: Context) -> Iterator[Diagnostic | None]:

@@ -5,7 +5,7 @@ With `NNODES` above 1 (or set from a variable), checks that `NODE_RANK`, `ADDR` 
 are set for the `xtuner train` CLI, and flags `MASTER_ADDR`/`MASTER_PORT`, which it does not read.
 
 ## Why is this bad
-The CLI fills the gaps without a word (xtuner.md 1): no `NODE_RANK` makes every node node 0;
+The CLI fills the gaps without a word (InternLM/xtuner@v0.2.0:xtuner/entry_point.py): no `NODE_RANK` makes every node node 0;
 no `ADDR` makes every node meet at its own 127.0.0.1; no `PORT` makes each node draw its own
 random port. Each node then waits for peers that never arrive, until the rendezvous or the
 store times out ("The client socket has timed out after 1800s ... while trying to connect").
@@ -34,7 +34,7 @@ CODE = "RL804"
 NAME = "xtuner-multinode-env"
 SEVERITY = Severity.ERROR
 FIXABLE = True
-SOURCE = "xtuner.md 1: entry_point.py reads NODE_RANK (default 0), ADDR (127.0.0.1), PORT (random 20000-29999)"
+SOURCE = "InternLM/xtuner@v0.2.0:xtuner/entry_point.py reads NODE_RANK (default 0), ADDR (127.0.0.1), PORT (random 20000-29999)"
 EFFECT = {
     "NODE_RANK": "every node becomes node 0",
     "ADDR": "every node meets at its own 127.0.0.1",

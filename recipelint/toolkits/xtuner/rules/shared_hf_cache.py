@@ -8,7 +8,7 @@ and whose environment sets neither `HF_DATASETS_CACHE` nor `HF_HOME`.
 Rank 0's processed dataset is memory-mapped from Arrow cache files, and the broadcast sends
 only their paths. Other nodes then look for `~/.cache/huggingface/datasets/...` on their own
 disk: `FileNotFoundError: [Errno 2] Failed to open local file '.../cache-*.arrow'`
-(xtuner#251; xtuner.md 2).
+(InternLM/xtuner#251; InternLM/xtuner@v0.2.0:xtuner/dataset/huggingface.py).
 
 ## Example
 ```sh
@@ -34,7 +34,7 @@ CODE = "RL806"
 NAME = "xtuner-shared-hf-cache"
 SEVERITY = Severity.WARNING
 FIXABLE = False
-SOURCE = "xtuner.md 2: the broadcast sends Arrow cache file paths (xtuner#251)"
+SOURCE = "InternLM/xtuner@v0.2.0:xtuner/dataset/huggingface.py: the broadcast sends Arrow cache file paths (InternLM/xtuner#251)"
 
 
 def check(ctx: Context) -> Iterator[Diagnostic | None]:

@@ -46,7 +46,7 @@ CODE = "RL810"
 NAME = "xtuner-slurm-env-conflict"
 SEVERITY = Severity.WARNING
 FIXABLE = True
-SOURCE = "xtuner/entry_point.py at v0.1.19 and v0.1.20; bc834b418 (#728), first tag v0.1.20 (xtuner.md 1)"
+SOURCE = "InternLM/xtuner@v0.1.19:xtuner/entry_point.py and InternLM/xtuner@v0.1.20:xtuner/entry_point.py; the change bc834b418 (InternLM/xtuner#728), first tag v0.1.20"
 FIXED_IN = (0, 1, 20)
 
 

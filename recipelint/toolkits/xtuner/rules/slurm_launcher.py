@@ -8,7 +8,7 @@ Flags an `srun` launch of `xtuner train` whose arguments lack the token pair
 The CLI looks for the literal pair `--launcher` `slurm`. Without it (or written with `=`,
 which it does not see), each srun task with `NPROC_PER_NODE` in its environment starts its own
 torchrun, and the `--launcher pytorch` the CLI appends overrides slurm; without
-`NPROC_PER_NODE`, each task trains alone with `--launcher none` (xtuner.md 1, #728).
+`NPROC_PER_NODE`, each task trains alone with `--launcher none` (InternLM/xtuner@v0.1.19:xtuner/entry_point.py, InternLM/xtuner#728).
 
 ## Example
 ```sh
@@ -34,7 +34,9 @@ CODE = "RL803"
 NAME = "xtuner-slurm-launcher"
 SEVERITY = Severity.ERROR
 FIXABLE = True
-SOURCE = "xtuner.md 1: entry_point.py detects only the token pair '--launcher slurm' (fixed in v0.1.20, #728)"
+SOURCE = (
+    "InternLM/xtuner@v0.1.19:xtuner/entry_point.py detects only the token pair '--launcher slurm' (fixed in v0.1.20, InternLM/xtuner#728)"
+)
 
 
 def check(ctx: Context) -> Iterator[Diagnostic | None]:

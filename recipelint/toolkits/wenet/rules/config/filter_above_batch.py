@@ -3,7 +3,7 @@
 ## What it does
 With `batch_type: dynamic`, compares the longest utterance the filter lets through with the
 frame budget of one batch. A `max_length` above WeNet's own default filter, 10240 frames
-(102.4 s; wenet.md 3.6), is read as "no limit" and not compared: upstream writes 40960 in 42
+(102.4 s; wenet-e2e/wenet@01546996:wenet/dataset/processor.py), is read as "no limit" and not compared: upstream writes 40960 in 42
 of its 67 configs exactly so that the length filter drops nothing, and whether an utterance
 that long exists is a fact of the corpus, which the config does not hold.
 
@@ -40,7 +40,7 @@ CODE = "RL704"
 NAME = "filter-above-batch-budget"
 SEVERITY = Severity.WARNING
 FIXABLE = True
-SOURCE = "wenet.md 3.6 (a single utterance over the budget still forms a batch; filter max_length default 10240), 4"
+SOURCE = "wenet-e2e/wenet@01546996:wenet/dataset/processor.py (a single utterance over the budget still forms a batch; filter max_length default 10240); the configs under wenet-e2e/wenet@01546996:examples"
 DEFAULT_MAX_FRAMES = 12000
 # WeNet's filter default (wenet/dataset/processor.py, wenet.md 3.6): a value above it is "no limit".
 DEFAULT_MAX_LENGTH = 10240

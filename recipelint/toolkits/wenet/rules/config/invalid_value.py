@@ -36,7 +36,7 @@ CODE = "RL702"
 NAME = "invalid-config-value"
 SEVERITY = Severity.ERROR
 FIXABLE = False
-SOURCE = "schemas/wenet/train.schema.json (wenet.md 3.6, 4)"
+SOURCE = "schemas/wenet/train.schema.json, from wenet-e2e/wenet@01546996:wenet/dataset/dataset.py and wenet-e2e/wenet@01546996:wenet/dataset/processor.py"
 
 
 def check(ctx: Context) -> Iterator[Diagnostic | None]:

@@ -8,7 +8,7 @@ Samples are shuffled in a buffer of `shuffle_size`, then sorted by length in a b
 `sort_size`. A sort buffer larger than the shuffle buffer undoes the shuffle: batches come
 out in long runs of similar utterances, and each worker holds more decoded audio than the
 shuffle needs. WeNet documents the rule "sort_size should be less than shuffle_size", and
-every upstream config keeps it (wenet.md 4, 9).
+every upstream config keeps it (wenet-e2e/wenet@01546996:examples/aishell/s0/conf/train_conformer.yaml).
 
 ## Example
 ```yaml
@@ -35,7 +35,7 @@ CODE = "RL703"
 NAME = "sort-above-shuffle"
 SEVERITY = Severity.WARNING
 FIXABLE = False
-SOURCE = "wenet.md 4, 9: documented rule 'sort_size should be less than shuffle_size'"
+SOURCE = "wenet-e2e/wenet@01546996:examples/aishell/s0/conf/train_conformer.yaml: the documented rule 'sort_size should be less than shuffle_size'"
 
 
 def check(ctx: Context) -> Iterator[Diagnostic | None]:

@@ -55,7 +55,7 @@ CODE = "RL701"
 NAME = "unknown-config-key"
 SEVERITY = Severity.WARNING
 FIXABLE = True
-SOURCE = "the checkout's wenet/dataset/dataset.py and processor.py (ast); else schemas/wenet/train.schema.json, from those files at HEAD (wenet.md 3.6, 4)"
+SOURCE = "the checkout's wenet/dataset/dataset.py and processor.py (ast); else schemas/wenet/train.schema.json, from wenet-e2e/wenet@01546996:wenet/dataset/dataset.py and wenet-e2e/wenet@01546996:wenet/dataset/processor.py"
 
 
 def check(ctx: Context) -> Iterator[Diagnostic | None]:

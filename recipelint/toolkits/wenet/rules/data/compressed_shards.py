@@ -9,7 +9,7 @@ first bytes.
 the worker on every epoch, single-threaded (`torch.set_num_threads(1)` in workers): bz2 in
 particular is slow enough that per-batch stalls exceed the join timeout and epochs are cut
 short, and with the old IO `.tar.bz2` shards hung (issue #2338). zstd needs Python 3.14
-(wenet.md 3.4).
+(wenet-e2e/wenet@01546996:tools/make_shard_list.py).
 
 ## Example
 ```
@@ -34,7 +34,7 @@ CODE = "RL204"
 NAME = "compressed-shards"
 SEVERITY = Severity.WARNING
 FIXABLE = False
-SOURCE = "wenet.md 3.4: make_shard_list.py writes plain tar; issue #2338 (bz2 shards)"
+SOURCE = "wenet-e2e/wenet@01546996:tools/make_shard_list.py writes plain tar; wenet-e2e/wenet#2338 (bz2 shards)"
 
 
 def check(ctx: Context) -> Iterator[Diagnostic | None]:

@@ -12,7 +12,7 @@ remote shard arrives on a `wget -q -O -` pipe, and seeking a pipe fails with
 `OSError: [Errno 29] Illegal seek`. WeNet catches it and logs
 "In tar_file_and_group: [Errno 29] Illegal seek when processing <url>": the shard yields no
 samples, and training runs on nothing or hangs at the first uneven join (PR #2509, issue
-#2765; wenet.md 3.4).
+#2765; wenet-e2e/wenet@01546996:wenet/dataset/processor.py).
 
 ## Example
 ```
@@ -40,7 +40,7 @@ CODE = "RL203"
 NAME = "http-shards"
 SEVERITY = Severity.ERROR
 FIXABLE = False
-SOURCE = "wenet.md 3.4: tarfile mode r:* on a wget pipe -> Illegal seek (v3.0.0 to HEAD)"
+SOURCE = "wenet-e2e/wenet@01546996:wenet/dataset/processor.py: tarfile mode r:* on a wget pipe -> Illegal seek (wenet-e2e/wenet@v3.0.0:wenet/dataset/processor.py to HEAD; wenet-e2e/wenet#2765)"
 REMOTE = ("http", "https", "ftp")
 
 

@@ -7,7 +7,7 @@ Checks `lines(train data.list) >= world_size`.
 A rank without a shard leaves the epoch at once. Under DDP the others wait in `join()`;
 under DeepSpeed or FSDP it goes straight to `destroy_process_group` and `dist.barrier()` while
 the others run batch 0 with DeepSpeed collectives: mismatched collectives, then a hang until
-the process-group timeout (wenet.md 3.3).
+the process-group timeout (wenet-e2e/wenet@01546996:wenet/dataset/datapipes.py).
 
 ## Example
 8 shards for 2 nodes x 8 GPUs.
@@ -31,7 +31,7 @@ CODE = "RL202"
 NAME = "shards-empty-ranks"
 SEVERITY = Severity.ERROR
 FIXABLE = False
-SOURCE = "wenet.md 3.3: a rank with no shard leaves the epoch; under deepspeed the collectives mismatch"
+SOURCE = "wenet-e2e/wenet@01546996:wenet/dataset/datapipes.py (ShardDataPipe) and wenet-e2e/wenet@01546996:wenet/bin/train.py: a rank with no shard leaves the epoch; under deepspeed the collectives mismatch"
 
 
 def check(ctx: Context) -> Iterator[Diagnostic | None]:

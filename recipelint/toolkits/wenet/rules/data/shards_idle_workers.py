@@ -15,7 +15,7 @@ the ranks whose workers got one shard more run longer every epoch.
 
 ## Fix
 Sets `num_workers` to `shards // world_size` (34 // 16 = 2) and scales `prefetch` by the
-same factor (250 -> 125), the documents' own fix.
+same factor (250 -> 125), the fix of the shipped case examples/wenet-4node-v100 (docs/diagnose.md).
 
 ## Fix safety
 Safe: only the loader settings change.
@@ -32,7 +32,7 @@ CODE = "RL201"
 NAME = "shards-idle-workers"
 SEVERITY = Severity.WARNING
 FIXABLE = True
-SOURCE = "wenet.md 3.3: lines are split over world_size x num_workers readers"
+SOURCE = "wenet-e2e/wenet@01546996:wenet/dataset/datapipes.py (ShardDataPipe): lines are split over world_size x num_workers readers"
 
 
 def check(ctx: Context) -> Iterator[Diagnostic | None]:

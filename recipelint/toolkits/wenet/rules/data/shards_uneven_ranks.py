@@ -6,7 +6,7 @@ With `--data_type shard` and `--train_engine deepspeed` or `torch_fsdp`, checks
 fewer is RL202).
 
 ## Why is this bad
-WeNet gives line `i` of the list to rank `i % world_size` (wenet.md 3.3), so 15 shards on 2
+WeNet gives line `i` of the list to rank `i % world_size` (wenet-e2e/wenet@01546996:wenet/dataset/datapipes.py), so 15 shards on 2
 ranks give 8 and 7: one rank runs out a whole shard (1000 utterances by default) before the
 others. DDP evens this out with `model.join()` (`wenet/utils/executor.py`), but deepspeed and
 FSDP cannot skip a gradient sync for a rank without data, so WeNet uses `wenet_join`
@@ -39,7 +39,7 @@ CODE = "RL205"
 NAME = "shards-uneven-ranks"
 SEVERITY = Severity.WARNING
 FIXABLE = False
-SOURCE = "wenet.md 2 and 3.3: line i goes to rank i % world_size; wenet_join skips only torch_ddp (train_utils.py at 01546996)"
+SOURCE = "wenet-e2e/wenet@01546996:wenet/dataset/datapipes.py: line i goes to rank i % world_size; wenet-e2e/wenet@01546996:wenet/utils/train_utils.py: wenet_join skips only torch_ddp"
 # tools/make_shard_list.py: --num_utts_per_shard default 1000 (WeNet HEAD 01546996).
 DEFAULT_UTTS_PER_SHARD = 1000
 

@@ -7,7 +7,7 @@ names a file that is not there.
 ## Why is this bad
 train.py asserts `args.deepspeed_config is not None`, then opens the file: the job fails
 with an AssertionError or FileNotFoundError after it has its GPUs. 18 of WeNet's 31 run
-scripts still name `conf/ds_stage2.json`, deleted in #2343 (wenet.md 6).
+scripts still name `conf/ds_stage2.json`, deleted in wenet-e2e/wenet#2343.
 
 ## Example
 ```sh
@@ -35,7 +35,7 @@ CODE = "RL401"
 NAME = "deepspeed-config-missing"
 SEVERITY = Severity.ERROR
 FIXABLE = False
-SOURCE = "wenet.md 1 (assert deepspeed_config is not None), 6 (ds_stage2.json deleted in #2343)"
+SOURCE = "wenet-e2e/wenet@01546996:wenet/utils/train_utils.py (assert deepspeed_config is not None); ds_stage2.json deleted in wenet-e2e/wenet#2343"
 
 
 def check(ctx: Context) -> Iterator[Diagnostic | None]:

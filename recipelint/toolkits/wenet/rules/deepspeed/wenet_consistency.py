@@ -9,7 +9,7 @@ Checks the four asserts in `check_modify_and_save_config` (wenet/utils/train_uti
 Each mismatch is an AssertionError at start-up, after the job has its GPUs. WeNet batches
 inside its own dataset, so DeepSpeed's micro batch must be 1; the other three are read from
 both files and must match. Upstream's `aishell/rnnt/run_npu.sh` fails this way (grad_clip 4
-vs gradient_clipping 5; wenet.md 6). YAML defaults when absent: grad_clip 50.0,
+vs gradient_clipping 5; wenet-e2e/wenet@01546996:examples/aishell/rnnt/run_npu.sh). YAML defaults when absent: grad_clip 50.0,
 log_interval 10; accum_grad is effectively required.
 
 ## Example
@@ -36,7 +36,7 @@ CODE = "RL402"
 NAME = "wenet-deepspeed-mismatch"
 SEVERITY = Severity.ERROR
 FIXABLE = True
-SOURCE = "wenet.md 1: check_modify_and_save_config asserts (wenet/utils/train_utils.py)"
+SOURCE = "wenet-e2e/wenet@01546996:wenet/utils/train_utils.py: check_modify_and_save_config asserts"
 
 # (JSON key, YAML key or None for a fixed value, YAML default, fix applicability)
 PAIRS = (

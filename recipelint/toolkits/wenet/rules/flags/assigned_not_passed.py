@@ -39,7 +39,7 @@ CODE = "RL603"
 NAME = "flag-variable-not-passed"
 SEVERITY = Severity.WARNING
 FIXABLE = False
-SOURCE = "the checkout's train.py (ast), else wenet.md 1 (train.py at HEAD); wenet.md 5 (hkust/s0 num_workers=2 unused)"
+SOURCE = "the checkout's train.py (ast), else wenet-e2e/wenet@01546996:wenet/bin/train.py; wenet-e2e/wenet@01546996:examples/hkust/s0/run.sh (num_workers=2 unused)"
 OWNED_ELSEWHERE = {"prefetch"}  # RL104 judges it with the node's memory
 
 

@@ -7,7 +7,7 @@ Flags `--use_lora`, `--only_optimize_lora`, `--lora_reinit`, `--fsdp_cpu_offload
 ## Why is this bad
 These flags are declared `type=bool` (in the checkout's train.py when recipelint finds one,
 else at WeNet HEAD), and `bool("False")` is True: any non-empty string
-turns the feature on (wenet.md 1). `--use_lora False` trains with LoRA.
+turns the feature on (wenet-e2e/wenet@01546996:wenet/bin/train.py). `--use_lora False` trains with LoRA.
 
 ## Example
 ```sh
@@ -34,7 +34,7 @@ CODE = "RL602"
 NAME = "bool-flag-false"
 SEVERITY = Severity.ERROR
 FIXABLE = True
-SOURCE = "wenet.md 1: argparse type=bool treats any non-empty string as True; the type from the checkout's train.py when there is one"
+SOURCE = "wenet-e2e/wenet@01546996:wenet/bin/train.py: argparse type=bool treats any non-empty string as True; the type from the checkout's train.py when there is one"
 FALSY = {"false", "0", "no", "off", "n"}
 
 

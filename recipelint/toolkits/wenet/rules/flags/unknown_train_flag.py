@@ -13,7 +13,7 @@ the condition it is passed on.
 
 ## Why is this bad
 train.py uses `parse_args()`: an unknown flag stops the run with "unrecognized arguments".
-Thirteen upstream recipes still pass removed flags (wenet.md 8.2), and a recipe copied from
+Thirteen upstream recipes still pass removed flags (e.g. wenet-e2e/wenet@01546996:examples/hkust/s0/run.sh), and a recipe copied from
 WeNet HEAD passes `--train_engine`, `--timeout` or `--device` that an older checkout lacks.
 
 ## Example
@@ -43,7 +43,7 @@ CODE = "RL601"
 NAME = "unknown-train-flag"
 SEVERITY = Severity.ERROR
 FIXABLE = False
-SOURCE = "the checkout's train.py and train_utils.py (ast); else wenet.md 1: train.py arguments at HEAD, flags removed in the v3 refactor"
+SOURCE = "the checkout's train.py and train_utils.py (ast); else wenet-e2e/wenet@01546996:wenet/bin/train.py and wenet-e2e/wenet@01546996:wenet/utils/train_utils.py (the arguments at HEAD), and wenet-e2e/wenet@v2.2.1:wenet/bin/train.py (flags removed in the v3 refactor)"
 
 
 def check(ctx: Context) -> Iterator[Diagnostic | None]:

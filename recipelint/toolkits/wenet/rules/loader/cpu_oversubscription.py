@@ -43,7 +43,7 @@ CODE = "RL102"
 NAME = "cpu-oversubscription"
 SEVERITY = Severity.WARNING
 FIXABLE = True
-SOURCE = "formula ranks_per_node x num_workers <= usable CPUs, or the measured plateau (tuner.loader_worker_cap; bench/fidelity)"
+SOURCE = "formula ranks_per_node x num_workers <= usable CPUs, or the measured plateau (loader_worker_cap in recipelint/tuner.py, docs/tuner.md; bench/fidelity)"
 FACTS = ("cpus",)
 
 
@@ -61,7 +61,7 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
         return
     setting = recipe.arg("num_workers")
     if cap[1].startswith("formula"):
-        message = oversubscribed(ranks, workers, cpus.value, with_trainer=False)
+        message = oversubscribed(ranks, workers, cpus.value)
     else:
         message = (
             f"num_workers {workers} is past the measured throughput plateau: {cap[0]} worker(s) reach within 10 % of the best batches/s"

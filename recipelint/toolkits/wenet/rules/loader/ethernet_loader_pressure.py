@@ -32,7 +32,9 @@ CODE = "RL105"
 NAME = "ethernet-loader-pressure"
 SEVERITY = Severity.WARNING
 FIXABLE = True
-SOURCE = "the documents' case (4 nodes x 4 V100, Ethernet, num_workers 4 -> 2, prefetch 250 -> 125)"
+SOURCE = (
+    "the shipped case examples/wenet-4node-v100 (4 nodes x 4 V100, Ethernet, num_workers 4 -> 2, prefetch 250 -> 125; docs/diagnose.md)"
+)
 FACTS = ("inter_node_network", "cpus", "memory_gib", "shm_gib")
 
 

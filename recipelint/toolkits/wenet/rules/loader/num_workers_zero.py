@@ -7,7 +7,7 @@ Flags a WeNet launch whose DataLoaders would get `num_workers=0`.
 WeNet 3.x always passes `prefetch_factor` and `persistent_workers=True` to its DataLoaders,
 and PyTorch rejects both without workers: `ValueError: prefetch_factor option could only be
 specified in multiprocessing.let num_workers > 0 ...` and `persistent_workers option needs
-num_workers > 0`. The job dies before the first batch. (Reference: wenet.md 3.2.)
+num_workers > 0`. The job dies before the first batch (pytorch/pytorch@v2.1.2:torch/utils/data/dataloader.py).
 
 ## Example
 ```sh
@@ -16,7 +16,7 @@ torchrun ... wenet/bin/train.py --config conf/train.yaml --num_workers 0
 
 ## Fix
 Sets `num_workers` to the tuner's plan: the largest value within the CPU budget
-(`ranks_per_node x (num_workers + 1) <= usable CPUs`) and the shard count
+(`ranks_per_node x num_workers <= usable CPUs`, the formula RL102 checks) and the shard count
 (`shards // world_size`), starting from upstream's recipe default of 8; never below 1.
 When the flag is missing it is added after the training script.
 
@@ -35,7 +35,7 @@ CODE = "RL101"
 NAME = "num-workers-zero"
 SEVERITY = Severity.ERROR
 FIXABLE = True
-SOURCE = "wenet.md 3.2: torch DataLoader rejects prefetch_factor and persistent_workers with 0 workers"
+SOURCE = "pytorch/pytorch@v2.1.2:torch/utils/data/dataloader.py: the DataLoader rejects prefetch_factor and persistent_workers with 0 workers; wenet-e2e/wenet@01546996:wenet/utils/train_utils.py passes both"
 
 
 def check(ctx: Context) -> Iterator[Diagnostic | None]:

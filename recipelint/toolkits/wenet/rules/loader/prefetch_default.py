@@ -15,7 +15,7 @@ upstream recipes' 10 (cut from 500 in #2486 because "Large prefetch may cause OO
 Where the node has the memory for it, 100 only queues further ahead and the rule says nothing;
 where it does not, the default is what runs the node out of /dev/shm or RAM. A `prefetch=10`
 line the command does not pass reads as if it applied, and it does not:
-`aishell/rnnt/run_npu.sh` at HEAD has exactly this (wenet.md 8.5).
+`aishell/rnnt/run_npu.sh` at HEAD has exactly this (wenet-e2e/wenet@01546996:examples/aishell/rnnt/run_npu.sh).
 
 ## Example
 ```sh
@@ -44,7 +44,7 @@ CODE = "RL104"
 NAME = "prefetch-default"
 SEVERITY = Severity.WARNING
 FIXABLE = True
-SOURCE = "wenet.md 1 (--prefetch default 100), 3.5 (#2486), 8.5"
+SOURCE = "wenet-e2e/wenet@01546996:wenet/bin/train.py (--prefetch default 100); wenet-e2e/wenet#2486 (recipes cut 500 to 10); wenet-e2e/wenet@01546996:examples/aishell/rnnt/run_npu.sh (prefetch=10 never passed)"
 FACTS = ("cpus", "memory_gib", "shm_gib")
 DEFAULT = 100  # train.py --prefetch (wenet.md 1)
 

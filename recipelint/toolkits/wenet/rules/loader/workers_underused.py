@@ -8,7 +8,7 @@ to upstream's 8.
 
 ## Why is this bad
 One worker is the only process that reads, decodes, resamples and computes fbank for its
-rank (each worker is single-threaded, wenet.md 3.2); when it is slower than the GPU step the
+rank (each worker is single-threaded, pytorch/pytorch@v2.1.2:torch/utils/data/_utils/worker.py); when it is slower than the GPU step the
 GPU waits, and its utilisation is low and fluctuating. `prefetch` only lengthens the queue
 that one worker fills: it absorbs short stalls but adds no producer, so raising it (WeNet #988:
 `num_workers 1`, `prefetch 200`, "trying to change prefetch and num_workers has no effect",
@@ -40,7 +40,7 @@ CODE = "RL106"
 NAME = "loader-workers-underused"
 SEVERITY = Severity.INFO
 FIXABLE = False
-SOURCE = "tuner.plan_loader headroom (CPU and shard caps, upstream 8); wenet.md 3.2; WeNet #988"
+SOURCE = "plan_loader in recipelint/tuner.py (CPU and shard caps, upstream 8; docs/tuner.md); pytorch/pytorch@v2.1.2:torch/utils/data/_utils/worker.py (one thread per worker); wenet-e2e/wenet#988"
 FACTS = ("cpus",)
 
 

@@ -15,7 +15,7 @@ for some; silent when for none.
 ## Why is this bad
 The join is meant to notice a rank that ran out of data and end the epoch cleanly. If it
 waits longer than the NCCL watchdog, the watchdog fires first ("Watchdog caught collective
-operation timeout") and kills the job instead (wenet.md 2, 9).
+operation timeout") and kills the job instead (wenet-e2e/wenet@01546996:wenet/utils/train_utils.py).
 
 ## Example
 `--train_engine torch_fsdp --timeout 1200`: 1200 s > 600 s. Upstream's WenetSpeech whisper
@@ -41,7 +41,7 @@ CODE = "RL303"
 NAME = "join-timeout-above-pg-timeout"
 SEVERITY = Severity.ERROR
 FIXABLE = True
-SOURCE = "PyTorch NCCL default 10 min (pytorch#110947); deepspeed/constants.py default_pg_timeout (30 min to 0.19.5, 10 from 0.19.6)"
+SOURCE = "PyTorch NCCL default 10 min (pytorch/pytorch#110947); deepspeedai/DeepSpeed@edaa7221:deepspeed/constants.py default_pg_timeout (30 min to 0.19.5, 10 from 0.19.6)"
 
 
 def check(ctx: Context) -> Iterator[Diagnostic | None]:

@@ -5,7 +5,7 @@ Flags `--timeout` on a torch_ddp launch (the default engine).
 
 ## Why is this bad
 `wenet_join` returns at once for torch_ddp: DDP handles uneven data with `model.join()`,
-so the value changes nothing (wenet.md 2). A reader who raised it to cure a
+so the value changes nothing (wenet-e2e/wenet@01546996:wenet/utils/train_utils.py). A reader who raised it to cure a
 "monitoredBarrier" or NCCL timeout is looking in the wrong place.
 
 ## Example
@@ -31,7 +31,7 @@ CODE = "RL302"
 NAME = "join-timeout-no-effect"
 SEVERITY = Severity.INFO
 FIXABLE = False
-SOURCE = "wenet.md 2: wenet_join skips torch_ddp"
+SOURCE = "wenet-e2e/wenet@01546996:wenet/utils/train_utils.py: wenet_join skips torch_ddp"
 
 
 def check(ctx: Context) -> Iterator[Diagnostic | None]:

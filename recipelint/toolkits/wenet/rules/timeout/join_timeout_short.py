@@ -9,7 +9,7 @@ several nodes over Ethernet, and the timeout is below the suggestion.
 ## Why is this bad
 When one rank's batch takes longer than the timeout, the others log "Rank 1 failed to pass
 monitoredBarrier in 30000 ms", take it for the end of the data, and break out of the epoch:
-the epoch is silently cut short, every epoch (wenet.md 2). Upstream raises it to 1200 s for
+the epoch is silently cut short, every epoch (wenet-e2e/wenet@01546996:wenet/utils/train_utils.py). Upstream raises it to 1200 s for
 WenetSpeech (`examples/wenetspeech/*/run.sh`).
 
 ## Example
@@ -42,7 +42,7 @@ CODE = "RL301"
 NAME = "join-timeout-short"
 SEVERITY = Severity.WARNING
 FIXABLE = True
-SOURCE = "wenet.md 2: wenet_join monitored_barrier; upstream --timeout 1200 for WenetSpeech"
+SOURCE = "wenet-e2e/wenet@01546996:wenet/utils/train_utils.py: wenet_join monitored_barrier; upstream --timeout 1200 for WenetSpeech (wenet-e2e/wenet@01546996:examples/wenetspeech/s0/run.sh)"
 
 
 def check(ctx: Context) -> Iterator[Diagnostic | None]:
