@@ -15,10 +15,12 @@ from typing import TYPE_CHECKING, NoReturn, Optional
 from recipelint.report import REPORTERS
 
 if TYPE_CHECKING:
+    from recipelint import engine
     from recipelint.cache import ResultCache
     from recipelint.hardware.machines import ProfileLoader
-    from recipelint.parse.files import SourceError
-    from recipelint.settings import Resolver, Settings
+    from recipelint.parse.files import FileCache, SourceError
+    from recipelint.report.progress import Progress
+    from recipelint.settings import Resolver, Selection, Settings
 
 
 if TYPE_CHECKING:
@@ -82,12 +84,105 @@ def hardware_loader(path: Optional[Path]) -> ProfileLoader | None:
     return ProfileLoader(path)
 
 
-def resolver(config: Optional[Path], isolated: bool) -> Resolver:
+def resolver(config: Optional[Path], isolated: bool, selection: Optional[Selection] = None) -> Resolver:
     from recipelint.settings import Resolver
 
     if config is not None and not config.is_file():
         fail(f"{config}: no such config file")
-    return Resolver(config=config, isolated=isolated)
+    return Resolver(config=config, isolated=isolated, selection=selection)
+
+
+def preflight(settings: Resolver, paths: list[Path]) -> None:
+    """The settings of the paths given and of the working folder, read before the run: a bad
+    configuration is a usage error (exit 2) said with its file and line, not a file error in a
+    report of nothing."""
+    from recipelint.parse.files import SourceError
+    from recipelint.settings import configuration_error
+
+    for path in [Path("."), *paths]:
+        try:
+            settings.for_path(path)
+        except SourceError as error:
+            fail(configuration_error(settings, error) or str(error))
+
+
+def unused_profiles(settings: Resolver) -> list[SourceError]:
+    """Why each configured profile cannot be loaded, read when no recipe of the run asked for the
+    hardware: a bad profile is a bad configuration even on a run that did not need it."""
+    from recipelint.hardware.profile import load_profile
+    from recipelint.parse.files import SourceError
+
+    errors = []
+    for path in dict.fromkeys(loaded.hardware for loaded in settings.loaded() if loaded.hardware is not None):
+        try:
+            load_profile(path)
+        except SourceError as error:
+            errors.append(error)
+    return errors
+
+
+def config_errors(settings: Resolver, errors: list[SourceError]) -> None:
+    """Errors of the run that are the configuration's (a settings file, or the profile its
+    `hardware` names, found under a folder): said as configuration errors, exit 2, no report."""
+    from recipelint.settings import configuration_error
+
+    said = [message for message in (configuration_error(settings, error) for error in errors) if message is not None]
+    if said:
+        for message in dict.fromkeys(said):
+            echo(f"recipelint: error: {message}", err=True)
+        raise SystemExit(2)
+
+
+class Color(str, Enum):
+    """`--color`: when the text formats are coloured."""
+
+    auto = "auto"
+    always = "always"
+    never = "never"
+
+
+def use_color(choice: Optional[Color], stream: object = None) -> bool:
+    """Colour by the usual rules (as ruff): --color always/never decides; else NO_COLOR (any
+    value but empty) turns it off, FORCE_COLOR (any value but empty) on, and otherwise only a
+    terminal (not TERM=dumb) gets it. NO_COLOR wins when both are set."""
+    if choice is not None and choice is not Color.auto:
+        return choice is Color.always
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    isatty = getattr(stream if stream is not None else sys.stdout, "isatty", None)
+    return bool(isatty is not None and isatty()) and os.environ.get("TERM") != "dumb"
+
+
+def selection(select: Optional[list[str]], extend_select: Optional[list[str]], ignore: Optional[list[str]]) -> Optional[Selection]:
+    """The command line's --select/--extend-select/--ignore, checked (a selector no rule matches
+    is a usage error, exit 2)."""
+    if select is None and not extend_select and not ignore:
+        return None
+    from recipelint.settings import command_line_selection
+
+    try:
+        return command_line_selection(select, extend_select or [], ignore or [])
+    except ValueError as error:
+        fail(str(error))
+
+
+def read_stdin(paths: list[Path], stdin_filename: Optional[Path], files: FileCache) -> list[Path]:
+    """`-` among the paths: the text on stdin, checked as the file `--stdin-filename` names (its
+    suffix says the kind, its path is the one shown; the file need not exist). The file cache
+    holds the text, so nothing reads the file on disk."""
+    if Path("-") not in paths:
+        if stdin_filename is not None:
+            fail("--stdin-filename names the text read from stdin: pass `-` as the path")
+        return paths
+    if stdin_filename is None:
+        fail("`-` reads a recipe from stdin: say what it is with --stdin-filename NAME (run.sh, conf/train.yaml, ds_config.json, ...)")
+    if paths.count(Path("-")) > 1:
+        fail("stdin can be read once: pass `-` once")
+    assert stdin_filename is not None
+    files.overlay[stdin_filename] = sys.stdin.buffer.read()
+    return [stdin_filename if path == Path("-") else path for path in paths]
 
 
 def run_check(
@@ -106,52 +201,53 @@ def run_check(
     jobs: Optional[int] = None,
     no_cache: bool = False,
     add_ignore: bool = False,
+    select: Optional[list[str]] = None,
+    extend_select: Optional[list[str]] = None,
+    ignore: Optional[list[str]] = None,
+    quiet: int = 0,
+    silent: bool = False,
+    color: Optional[Color] = None,
+    stdin_filename: Optional[Path] = None,
 ) -> int:
     """Check recipes and print the report; the exit code."""
     from recipelint import engine
-    from recipelint.parse.files import FileCache, SourceError
+    from recipelint.parse.files import FileCache
 
-    targets = paths or ([] if command is not None else [Path(".")])
-    settings = resolver(config, isolated)
+    files = FileCache()
+    targets = read_stdin(paths or ([] if command is not None else [Path(".")]), stdin_filename, files)
+    settings = resolver(config, isolated, selection(select, extend_select, ignore))
     if show_settings:
-        import json
-
-        try:
-            shown = {str(path): settings.for_path(path).as_dict() for path in targets}
-        except SourceError as error:
-            fail(str(error))
-        echo(json.dumps(shown, indent=2))
-        return 0
+        return _show_settings(settings, targets)
     if add_ignore:
         from recipelint.addignore import add_ignores
 
         return add_ignores(targets, hardware_loader(hardware), settings, command=command, model_params=model_params)
     fmt = output_format or Format("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
-    if statistics and fmt.value in ("text", "concise"):
-        fmt = Format("statistics")
-    files = FileCache()
-    result = engine.check(
-        targets,
-        hardware_loader(hardware),
-        files,
-        resolver=settings,
-        inline_ignores=not no_inline_ignores,
-        model_params=model_params,
-        command=command,
-        keep_recipes=False,
-        jobs=_jobs(settings, jobs),
-        cache=None if no_cache else _cache(settings),
-    )
-    from recipelint.report import reporter
-
-    report = reporter(fmt.value)(result)
-    if fmt.value != "json":
-        print_errors(result.errors)
-    if output_file is not None:
-        output_file.write_text(report + "\n", encoding="utf-8")
-    elif report:
-        echo(report)
-    if not result.parsed and not result.errors:
+    if statistics and fmt.value in ("sarif", "github"):
+        fail(f"--statistics applies to the text, concise and json formats, not to {fmt.value}, whose readers take one result per finding")
+    preflight(settings, targets)
+    progress = _progress(quiet or silent)
+    try:
+        result = engine.check(
+            targets,
+            hardware_loader(hardware),
+            files,
+            resolver=settings,
+            inline_ignores=not no_inline_ignores,
+            model_params=model_params,
+            command=command,
+            keep_recipes=False,
+            jobs=1 if files.overlay else _jobs(settings, jobs),
+            cache=None if no_cache or files.overlay else _cache(settings),
+            progress=progress,
+        )
+    finally:
+        if progress is not None:
+            progress.clear()
+    config_errors(settings, result.errors if result.judged else [*result.errors, *unused_profiles(settings)])
+    level = 2 if silent else min(quiet, 2)
+    _print_report(result, fmt.value, output_file, statistics, level, color)
+    if not result.parsed and not result.errors and level == 0:
         # as ruff's "No Python files found": a clean report of nothing is not an all clear
         named = ", ".join(str(path) for path in targets) if targets else "the command line"
         echo(
@@ -161,6 +257,68 @@ def run_check(
     if result.errors:
         return 2
     return 0 if exit_zero or not result.failing else 1
+
+
+def _show_settings(settings: Resolver, targets: list[Path]) -> int:
+    import json
+
+    from recipelint.parse.files import SourceError
+
+    try:
+        shown = {str(path): settings.for_path(path).as_dict() for path in targets}
+    except SourceError as error:
+        fail(str(error))
+    echo(json.dumps(shown, indent=2))
+    return 0
+
+
+def _progress(quiet: int | bool) -> Progress | None:
+    """The progress line, only on a terminal's stderr (never in a log or a pipe) and not with -q."""
+    if quiet or not sys.stderr.isatty():
+        return None
+    from recipelint.report.progress import Progress
+
+    return Progress(sys.stderr)
+
+
+def render(result: engine.Result, fmt: str, statistics: bool, quiet: int) -> str:
+    """The report in a format: with --statistics, the table (text formats) or the json with its
+    `statistics` object; with -q, the text formats' findings without the machine line and summary."""
+    from recipelint.report import reporter
+
+    if statistics and fmt in ("text", "concise"):
+        from recipelint.report.statistics import table
+
+        return table(result.diagnostics)
+    if statistics and fmt == "json":
+        from recipelint.report.jsonout import render_with_statistics
+
+        return render_with_statistics(result)
+    if quiet and fmt in ("text", "concise"):
+        from recipelint.report.text import render_quiet
+
+        return render_quiet(result, concise=fmt == "concise")
+    return reporter(fmt)(result)
+
+
+def _print_report(
+    result: engine.Result, fmt: str, output_file: Optional[Path], statistics: bool, quiet: int, color: Optional[Color]
+) -> None:
+    """The report on stdout (coloured by the usual rules in the text formats) or in the file;
+    the file errors on stderr. `quiet` 2 (-qq, --silent) prints no report."""
+    report = render(result, fmt, statistics, quiet)
+    if fmt != "json":
+        print_errors(result.errors)
+    if output_file is not None:
+        output_file.write_text(report + "\n", encoding="utf-8")
+    elif report and quiet < 2:
+        if fmt in ("text", "concise") and use_color(color):
+            from recipelint.parse.files import terminal_text
+            from recipelint.report.text import colour
+
+            echo(colour(terminal_text(report)), raw=True)
+        else:
+            echo(report)
 
 
 def _run_settings(settings: Resolver) -> Settings:

@@ -11,12 +11,15 @@ from typing import TYPE_CHECKING, Annotated, Optional
 import typer
 
 if TYPE_CHECKING:
+    from recipelint.engine import Result
+    from recipelint.fix import FixOutcome
     from recipelint.hardware.profile import Hardware
+    from recipelint.parse.files import SourceError
 
-from recipelint.checkcmd import Format, echo, fail, hardware_loader, print_errors, report_crash, resolver
+from recipelint.checkcmd import Color, Format, echo, fail, hardware_loader, print_errors, report_crash, resolver
 
 app = typer.Typer(
-    add_completion=False,
+    add_completion=True,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
@@ -27,10 +30,16 @@ app = typer.Typer(
 def version_text() -> str:
     """The release and the upstream knowledge it carries (the newest releases its tables know)."""
     from recipelint import __version__
-    from recipelint.versions import NEWEST
+    from recipelint.versions import KNOWN, NEWEST
 
     known = ", ".join(f"{name} {release}" for name, release in sorted(NEWEST.items()))
-    return f"recipelint {__version__}\nknows upstream releases up to: {known}"
+    lines = [f"recipelint {__version__}", f"knows upstream releases up to: {known}"]
+    for name, newest in sorted(NEWEST.items()):
+        # each table row is a release where a behaviour recipelint judges changed, with its date or change
+        rows = KNOWN.get(name, ())
+        note = next((what for release, what in rows if release == newest), "")
+        lines.append(f"  {name}: {len(rows)} releases where behaviour it judges changes, newest {newest}" + (f" ({note})" if note else ""))
+    return "\n".join(lines)
 
 
 def _print_version(value: bool) -> None:
@@ -62,6 +71,21 @@ ConfigOpt = Annotated[Optional[Path], typer.Option("--config", help="Use this re
 IsolatedOpt = Annotated[bool, typer.Option("--isolated", help="Ignore every configuration file.")]
 NoInlineOpt = Annotated[bool, typer.Option("--no-inline-ignores", help="Ignore `# recipelint: ignore[...]` comments.")]
 ExitZeroOpt = Annotated[bool, typer.Option("--exit-zero", help="Exit 0 even when there are findings (2 still means an error).")]
+SelectOpt = Annotated[
+    Optional[list[str]],
+    typer.Option(
+        "--select",
+        help="Check only these rule codes or prefixes (RL102, RL4, ALL; comma-separated or repeated), instead of the settings' select.",
+    ),
+]
+ExtendSelectOpt = Annotated[
+    Optional[list[str]], typer.Option("--extend-select", help="Check these rule codes or prefixes as well as the settings' selection.")
+]
+IgnoreOpt = Annotated[Optional[list[str]], typer.Option("--ignore", help="Do not check these rule codes or prefixes (over the settings).")]
+StdinNameOpt = Annotated[
+    Optional[Path],
+    typer.Option("--stdin-filename", help="With `-` as the path: the name of the file read from stdin (its kind, and the path shown)."),
+]
 
 
 _fail = fail
@@ -104,8 +128,20 @@ def check(
     add_ignore: Annotated[
         bool, typer.Option("--add-ignore", help="Write `# recipelint: ignore[CODE] TODO: ...` on the line of every current finding.")
     ] = False,
+    select: SelectOpt = None,
+    extend_select: ExtendSelectOpt = None,
+    ignore: IgnoreOpt = None,
+    quiet: Annotated[
+        int, typer.Option("--quiet", "-q", count=True, help="Print the findings only, no summary; -qq prints nothing (the exit code says).")
+    ] = 0,
+    silent: Annotated[bool, typer.Option("--silent", "-s", help="Print no report (as -qq); errors still go to stderr.")] = False,
+    color: Annotated[
+        Optional[Color],
+        typer.Option("--color", help="Colour the text formats: auto (a terminal, unless NO_COLOR; FORCE_COLOR forces), always, never."),
+    ] = None,
+    stdin_filename: StdinNameOpt = None,
 ) -> None:
-    """Check recipes and print what is wrong, why, and the suggested values."""
+    """Check recipes and print what is wrong, why, and the suggested values. `-` reads one from stdin."""
     from recipelint import checkcmd
 
     code = checkcmd.run_check(
@@ -124,6 +160,13 @@ def check(
         jobs=jobs,
         no_cache=no_cache,
         add_ignore=add_ignore,
+        select=select,
+        extend_select=extend_select,
+        ignore=ignore,
+        quiet=quiet,
+        silent=silent,
+        color=color,
+        stdin_filename=stdin_filename,
     )
     raise typer.Exit(code)
 
@@ -140,18 +183,23 @@ def fix(
     isolated: IsolatedOpt = False,
     no_inline_ignores: NoInlineOpt = False,
     exit_zero: ExitZeroOpt = False,
+    select: SelectOpt = None,
+    extend_select: ExtendSelectOpt = None,
+    ignore: IgnoreOpt = None,
+    stdin_filename: StdinNameOpt = None,
 ) -> None:
-    """Apply fixes: print the diff, or with --write rewrite the values in place."""
-    from recipelint import engine
-    from recipelint.diagnostics import Applicability
+    """Apply fixes: print the diff, or with --write rewrite the values in place. `-` fixes the text on stdin and prints it."""
+    from recipelint import checkcmd, engine
     from recipelint.fix import fix_paths
     from recipelint.parse.files import FileCache, SourceError
 
     if write and diff:
         _fail("--write and --diff exclude each other")
     loader = _hardware(hardware)
-    resolver = _resolver(config, isolated)
-    targets = paths or [Path(".")]
+    resolver = _resolver(config, isolated, checkcmd.selection(select, extend_select, ignore))
+    stdin = FileCache()
+    targets = checkcmd.read_stdin(paths or [Path(".")], stdin_filename, stdin)
+    checkcmd.preflight(resolver, targets)
     last: dict[str, engine.Result] = {}
 
     def run_check(files: FileCache):  # type: ignore[no-untyped-def]
@@ -160,12 +208,44 @@ def fix(
         return result.diagnostics
 
     try:
-        outcome = fix_paths(run_check, unsafe_fixes)
+        outcome = fix_paths(run_check, unsafe_fixes, stdin.overlay)
     except SourceError as error:
         _fail(str(error))
-    written, write_errors = _write_or_diff(outcome, write, targets)
-    errors = list(outcome.errors) + write_errors
     result = last.get("result")
+    if result is not None:
+        checkcmd.config_errors(resolver, result.errors if result.judged else [*result.errors, *checkcmd.unused_profiles(resolver)])
+    write_errors: list[SourceError] = []
+    if stdin.overlay and not diff:
+        written = _print_fixed(outcome, stdin.overlay)
+    else:
+        written, write_errors = _write_or_diff(outcome, write, targets)
+    raise typer.Exit(
+        _fix_summary(outcome, result, write or bool(stdin.overlay and not diff), write_errors, written, show_fixes, unsafe_fixes, exit_zero)
+    )
+
+
+def _print_fixed(outcome: FixOutcome, stdin: dict[Path, bytes]) -> int:
+    """`fix -`: the text read from stdin, fixed, on stdout (as ruff's `--fix -`); nothing is written."""
+    for path, data in stdin.items():
+        sys.stdout.buffer.write(outcome.changed.get(path, data))
+        sys.stdout.flush()
+    return len(outcome.changed)
+
+
+def _fix_summary(
+    outcome: FixOutcome,
+    result: Result | None,
+    write: bool,
+    write_errors: list[SourceError],
+    written: int,
+    show_fixes: bool,
+    unsafe_fixes: bool,
+    exit_zero: bool,
+) -> int:
+    """The errors, the machine, the fixes listed, the counts on stderr; the exit code."""
+    from recipelint.diagnostics import Applicability
+
+    errors = list(outcome.errors) + write_errors
     remaining = result.diagnostics if result is not None else []
     errors.extend(result.errors if result is not None else [])
     _print_errors(errors)
@@ -184,9 +264,9 @@ def fix(
     if hidden and not unsafe_fixes:
         echo(f"{hidden} more fixable with --unsafe-fixes.", err=True)
     if errors:
-        raise typer.Exit(2)
+        return 2
     failing = result.failing if result is not None else 0
-    raise typer.Exit(0 if exit_zero else (1 if failing or (outcome.changed and not write) else 0))
+    return 0 if exit_zero else (1 if failing or (outcome.changed and not write) else 0)
 
 
 def _write_or_diff(outcome, write: bool, targets: list[Path]) -> tuple[int, list]:  # type: ignore[no-untyped-def, type-arg]
@@ -247,21 +327,24 @@ def show(
     isolated: IsolatedOpt = False,
 ) -> None:
     """Show each recipe as recipelint reads it: launches, world size, configs, data, and where each value came from."""
-    from recipelint import engine
+    from recipelint import checkcmd, engine
     from recipelint.parse.files import FileCache
     from recipelint.report import show as report
 
     if output_format not in ("text", "json"):
         _fail("--format is text or json")
     descriptions: list[report.Description] = []
+    settings = _resolver(config, isolated)
+    checkcmd.preflight(settings, paths or [Path(".")])
     result = engine.check(
         paths or [Path(".")],
         _hardware(hardware),
         FileCache(),
-        resolver=_resolver(config, isolated),
+        resolver=settings,
         keep_recipes=False,
         observe=lambda ctx, found: descriptions.append(report.describe(ctx, found)),
     )
+    checkcmd.config_errors(settings, result.errors if result.judged else [*result.errors, *checkcmd.unused_profiles(settings)])
     if output_format == "json":
         used = result.hardware.to_dict() if result.hardware is not None else None
         echo(report.render_json(descriptions, result.errors, used))

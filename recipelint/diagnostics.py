@@ -6,6 +6,7 @@ import enum
 from typing import Any
 
 from recipelint.parse.span import Span
+from recipelint.parse.where import shown
 from recipelint.records import dataclass, field
 
 
@@ -52,4 +53,6 @@ class Diagnostic:
 
     @property
     def sort_key(self) -> tuple[str, int, int, str]:
-        return (str(self.span.path), self.span.line, self.span.column, self.code)
+        # the path as every report shows it: the order must not depend on how the file was
+        # reached (`/abs/x`, `./x`, through a config's launch), or two runs list it differently
+        return (str(shown(self.span.path)), self.span.line, self.span.column, self.code)

@@ -6,7 +6,7 @@ result (settings and suppressions applied by recipelint.suppression).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Iterable
+from collections.abc import Callable, Generator, Iterable, Iterator
 from contextlib import nullcontext
 from functools import partial
 from pathlib import Path
@@ -245,12 +245,15 @@ def check(
     observe: Callable[[Context, list[Diagnostic]], None] | None = None,
     jobs: int = 1,
     cache: Any = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> Result:
     """Check the paths; `observe` sees each recipe's context and its findings (for `show`).
 
     `jobs`: worker processes at most (0: as many as there are CPUs), used only when the
     measured cost says they pay (recipelint.parallel); `cache`: a recipelint.cache.ResultCache.
-    Neither applies when recipes are kept or observed. The report is the same either way."""
+    Neither applies when recipes are kept or observed. The report is the same either way.
+    `progress(done, total)` is called as each target's outcome is folded in (the CLI's progress line).
+    A path the file cache holds in `files.overlay` (the text read from stdin) needs no file on disk."""
     deps.new_run()
     files = files or FileCache()
     resolver = resolver or Resolver()
@@ -259,10 +262,10 @@ def check(
     if keep or select is not None:
         jobs, cache = 1, None
     job = Job(files, select, Machines(hardware), inline_ignores, keep, cache)
-    result.errors.extend(missing(paths))
+    result.errors.extend(missing([p for p in paths if p not in files.overlay]))
     with cache.tracking() if cache is not None else nullcontext():
         try:
-            targets = discover([p for p in paths if p.exists()], files, cache)
+            targets = discover([p for p in paths if p.exists() or p in files.overlay], files, cache)
         except SourceError as error:
             result.errors.append(error)
             return result
@@ -274,7 +277,8 @@ def check(
         ready = [(target, settings) for target, settings in work if not isinstance(settings, SourceError)]
         outcomes = _outcomes(job, ready, jobs)
         try:
-            first = _gather(result, work, outcomes, resolver, inline_ignores, observe, cache, job.rules)
+            counted = outcomes if progress is None else _counted(outcomes, len(ready), progress)
+            first = _gather(result, work, counted, resolver, inline_ignores, observe, cache, job.rules)
         finally:
             outcomes.close()  # a pool's workers stop now, not when the generator is collected
         if first is not None and hardware is None:
@@ -358,6 +362,13 @@ def _outcomes(job: Job, ready: list[tuple[Target, Settings]], jobs: int) -> Gene
         checked.close()  # helpers stop now, not when the generator is collected
 
 
+def _counted(outcomes: Iterable[Outcome], total: int, progress: Callable[[int, int], None]) -> Iterator[Outcome]:
+    progress(0, total)
+    for done, outcome in enumerate(outcomes, 1):
+        progress(done, total)
+        yield outcome
+
+
 def _check_work(job: Job, item: tuple[Target, Settings]) -> Outcome:
     target, settings = item
     if job.cache is not None:
@@ -412,12 +423,15 @@ def _gather(
 def _not_the_node(judged: list[Judged], rules: Callable[[str], list[Rule]]) -> list[Diagnostic]:
     """RL004 once per run: the first recipe this host was not the training node for, and the
     hardware-derived rules (those declaring FACTS) that therefore judged nothing."""
-    skipped = [j for j in judged if j.kind == "none"]
+    skipped = [j for j in judged if j.kind == "none" or j.stated is not None]
     if not skipped:
         return []
     from recipelint.hardware.report import not_the_node_finding
 
     toolkits = sorted({j.toolkit for j in skipped})
-    derived = sorted({r.code: r for t in toolkits for r in rules(t) if r.hardware_derived}.values(), key=lambda r: r.code)
+    stated = set(skipped[0].stated or ())  # a job file's allocation: its rules judged what it states
+    derived = sorted(
+        {r.code: r for t in toolkits for r in rules(t) if r.hardware_derived and not set(r.facts) <= stated}.values(), key=lambda r: r.code
+    )
     finding = not_the_node_finding(skipped[0], [(r.code, r.facts) for r in derived])
     return [finding] if finding is not None else []

@@ -86,10 +86,12 @@ def reparse(path: Path, data: bytes, before: bytes) -> None:
             raise SourceError(path, "the fix would leave a shell syntax error; nothing written")
 
 
-def fix_paths(run_check: Callable[[FileCache], list[Diagnostic]], unsafe: bool) -> FixOutcome:
-    """Check, apply the chosen fixes in memory, check again, until no fix applies."""
+def fix_paths(run_check: Callable[[FileCache], list[Diagnostic]], unsafe: bool, start: dict[Path, bytes] | None = None) -> FixOutcome:
+    """Check, apply the chosen fixes in memory, check again, until no fix applies. `start`: texts
+    that are not read from disk (stdin, under the name it is checked as)."""
     outcome = FixOutcome()
-    overlay: dict[Path, bytes] = {}
+    overlay: dict[Path, bytes] = dict(start or {})
+    outcome.original.update(overlay)
     refused: set[Path] = set()
     for _ in range(MAX_PASSES):
         diagnostics = [d for d in run_check(FileCache(overlay=dict(overlay))) if d.span.path not in refused]

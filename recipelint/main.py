@@ -25,6 +25,11 @@ CHECK_VALUES: dict[str, tuple[str, str]] = {
     "--model-params": ("model_params", "float"),
     "--command": ("command", "text"),
     "--jobs": ("jobs", "jobs"),
+    "--select": ("select", "list"),
+    "--extend-select": ("extend_select", "list"),
+    "--ignore": ("ignore", "list"),
+    "--color": ("color", "color"),
+    "--stdin-filename": ("stdin_filename", "path"),
 }
 CHECK_FLAGS: dict[str, str] = {
     "--statistics": "statistics",
@@ -34,7 +39,11 @@ CHECK_FLAGS: dict[str, str] = {
     "--exit-zero": "exit_zero",
     "--no-cache": "no_cache",
     "--add-ignore": "add_ignore",
+    "--silent": "silent",
+    "-s": "silent",
 }
+# --option: parameter, for the options of `check` counted each time they are given (-q, -qq).
+CHECK_COUNTS: dict[str, str] = {"--quiet": "quiet", "-q": "quiet"}
 
 
 def _convert(kind: str, value: str) -> Any:
@@ -52,6 +61,10 @@ def _convert(kind: str, value: str) -> Any:
         from recipelint.checkcmd import Format
 
         return Format(value)
+    if kind == "color":
+        from recipelint.checkcmd import Color
+
+        return Color(value)
     return value
 
 
@@ -60,6 +73,7 @@ def parse_check(args: list[str]) -> dict[str, Any] | None:
     typer should handle them (help, or anything it might answer with a usage error)."""
     params: dict[str, Any] = {name: None for name, _ in CHECK_VALUES.values()}
     params.update((name, False) for name in CHECK_FLAGS.values())
+    params.update((name, 0) for name in CHECK_COUNTS.values())
     paths: list[Path] = []
     position = 0
     while position < len(args):
@@ -75,6 +89,9 @@ def parse_check(args: list[str]) -> dict[str, Any] | None:
         if name in CHECK_FLAGS and not equals:
             params[CHECK_FLAGS[name]] = True
             continue
+        if not equals and (name in CHECK_COUNTS or name.strip("q") == "-"):  # -q, --quiet, -qq (short flags clustered)
+            params["quiet"] += 1 if name in CHECK_COUNTS else len(name) - 1
+            continue
         if name not in CHECK_VALUES:
             return None
         if not equals:
@@ -83,6 +100,9 @@ def parse_check(args: list[str]) -> dict[str, Any] | None:
             value = args[position]
             position += 1
         parameter, kind = CHECK_VALUES[name]
+        if kind == "list":  # repeatable: typer gives the values in order, None when never given
+            params[parameter] = [*(params[parameter] or []), value]
+            continue
         try:
             params[parameter] = _convert(kind, value)
         except ValueError:

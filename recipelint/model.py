@@ -15,6 +15,7 @@ from recipelint.parse.where import shown
 from recipelint.records import dataclass, field
 
 if TYPE_CHECKING:
+    from recipelint.allocation import Allocation
     from recipelint.parse.checkout import Checkout
     from recipelint.parse.pyconfig import PyConfig
 
@@ -99,6 +100,7 @@ class Link:
     # rule reports it (RL401, RL809); True: RL010 reports it.
     report_missing: bool = True
     written_at: Span | None = None  # the script writes the file itself (`cat <<EOF > $ds_config`)
+    read_as: str = ""  # how a written file was read from the script's own text; "": not read
     missing: str = ""  # what the launcher does when the file is not there, for RL010's message
 
 
@@ -285,8 +287,15 @@ class Recipe:
     # folder the command cds into, the script's, those above it up to the repository root.
     places: list[Path] = field(default_factory=list)
     workdir: Workdir | None = None  # the folder the launch runs from, with its reason (None: no launch)
+    # Ranks per model replica when the training code hands DeepSpeed a model-parallel unit (Megatron's
+    # mpu: TP x PP x SP), so the data-parallel size is the world size divided by it; None: no such
+    # unit; a Setting whose value is None: decided at run time.
+    model_parallel: Setting | None = None
     links: list[Link] = field(default_factory=list)
     explicit: bool = False  # the user named this file itself (not found by walking a folder)
+    # What the job's scheduler gives each node (a Slurm batch script, a Kubernetes manifest around
+    # the launch); None: the recipe is not inside a job file recipelint read.
+    allocation: Allocation | None = None
 
     @property
     def reader(self) -> Consumer:

@@ -1,6 +1,7 @@
 """The facts of the run that a recipe's verdicts depend on, as `recipelint show` prints them in
 its `run` section: the releases the run will import (and where each range was read), the code
-that reads each DeepSpeed JSON (and the evidence), and the folder each launch runs from.
+that reads each DeepSpeed JSON (and the evidence), the folder each launch runs from, and the
+allocation of the job file around the launch.
 
 Each fact is a row (label, value, source); the rules read the same facts from the Context or the
 Recipe, so what `show` prints is what the verdicts used."""
@@ -80,5 +81,20 @@ def workdir_rows(ctx: Context) -> list[Row]:
     return found
 
 
+def allocation_rows(ctx: Context) -> list[Row]:
+    """What the job file around the launch allocates per node, each with its directive, and
+    whether the rules judged against it or against a profile (a profile, when given, wins)."""
+    allocation = ctx.recipe.allocation
+    if allocation is None:
+        return []
+    hardware = ctx.hardware
+    if hardware.origin == "allocation":
+        used: Row = ("node facts from", f"{allocation.label} in {allocation.path.path.name}", hardware.chosen_by or "")
+    else:
+        label = hardware.label or ("this host" if hardware.origin == "probe" else hardware.origin)
+        used = ("node facts from", label, f"{hardware.chosen_by or 'given'}: wins over {allocation.label}")
+    return [*allocation.rows(), used]
+
+
 def rows(ctx: Context) -> list[Row]:
-    return [*version_rows(ctx), *consumer_rows(ctx), *workdir_rows(ctx)]
+    return [*version_rows(ctx), *consumer_rows(ctx), *workdir_rows(ctx), *allocation_rows(ctx)]

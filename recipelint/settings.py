@@ -4,13 +4,15 @@ to each linted file (no implicit cascade, as in ruff)."""
 from __future__ import annotations
 
 import fnmatch
+import re
 import sys
 from pathlib import Path
 from typing import Any
 
 from recipelint.diagnostics import Severity
 from recipelint.parse.files import MAX_FILE_BYTES, SourceError, open_regular, printable, read_capped
-from recipelint.records import dataclass, field
+from recipelint.parse.where import shown as shown_path
+from recipelint.records import dataclass, field, replace
 
 SEVERITIES = {"info": Severity.INFO, "warning": Severity.WARNING, "error": Severity.ERROR}
 KNOWN_KEYS = (
@@ -33,6 +35,38 @@ CONFIG_NAMES = ("recipelint.toml", "pyproject.toml")
 
 
 @dataclass
+class Selection:
+    """Rule selectors given on the command line (`--select`, `--extend-select`, `--ignore`):
+    `select` None keeps the file's selection and adjusts it; a list replaces it."""
+
+    select: list[str] | None = None
+    extend_select: list[str] = field(default_factory=list)
+    ignore: list[str] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return self.select is not None or bool(self.extend_select or self.ignore)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"select": self.select, "extend-select": self.extend_select, "ignore": self.ignore}
+
+
+def _specificity(code: str, selectors: list[str]) -> int:
+    """The length of the longest selector matching `code` (ALL counts 0), -1 when none does."""
+    lengths = [0 if s == "ALL" else len(s) for s in selectors if s == "ALL" or code.startswith(s)]
+    return max(lengths) if lengths else -1
+
+
+def _verdict(code: str, select: list[str] | None, extend_select: list[str], ignore: list[str], before: bool) -> bool:
+    """One layer of selection over the verdict `before` it (ruff's rule_selections): a layer that
+    names `select` decides alone; one that only extends or ignores changes the codes it matches."""
+    chosen = max(_specificity(code, select or []), _specificity(code, extend_select))
+    ignored = _specificity(code, ignore)
+    if select is None and chosen < 0 and ignored < 0:
+        return before
+    return chosen >= 0 and chosen > ignored
+
+
+@dataclass
 class Settings:
     select: list[str] = field(default_factory=lambda: ["ALL"])
     ignore: list[str] = field(default_factory=list)
@@ -49,20 +83,17 @@ class Settings:
     cache_dir: Path | None = None  # where the result cache lives (None: .recipelint_cache)
     mean_utterance_seconds: float | None = None  # the data's mean utterance, for the loader memory model
     source: Path | None = None  # the config file, None for defaults
+    cli: Selection | None = None  # --select/--extend-select/--ignore, applied after the file's own
 
     @property
     def root(self) -> Path:
         return self.source.parent if self.source is not None else Path(".")
 
     def enabled(self, code: str) -> bool:
-        """ruff's rule: the most specific matching selector wins; ignore beats select at equal length."""
-
-        def best(selectors: list[str]) -> int:
-            lengths = [0 if s == "ALL" else len(s) for s in selectors if s == "ALL" or code.startswith(s)]
-            return max(lengths) if lengths else -1
-
-        chosen = max(best(self.select), best(self.extend_select))
-        return chosen >= 0 and chosen > best(self.ignore)
+        """ruff's rule: the most specific matching selector wins; ignore beats select at equal
+        length. The command line's selection (`cli`) is applied after the file's, as ruff does."""
+        verdict = _verdict(code, self.select, self.extend_select, self.ignore, False)
+        return verdict if self.cli is None else _verdict(code, self.cli.select, self.cli.extend_select, self.cli.ignore, verdict)
 
     def ignored_in(self, path: Path, code: str) -> bool:
         if not self.per_file_ignores:
@@ -95,6 +126,7 @@ class Settings:
             "jobs": self.jobs,
             "cache-dir": str(self.cache_dir) if self.cache_dir else None,
             "mean-utterance-seconds": self.mean_utterance_seconds,
+            "command-line": self.cli.as_dict() if self.cli else None,
         }
 
 
@@ -179,9 +211,9 @@ def _rule_settings(settings: Settings, data: dict[str, Any], path: Path) -> None
         value = data.get(key, [])
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise SourceError(path, f"'{key}' is a list of rule codes or prefixes")
-        for selector in value:
-            if selector != "ALL" and not any(code.startswith(selector) for code in codes):
-                raise SourceError(path, f"'{key}': no rule matches '{printable(selector, 40)}'")
+        unknown = unknown_selector(value, codes)
+        if unknown is not None:
+            raise SourceError(path, f"'{key}': no rule matches '{printable(unknown, 40)}'")
         return list(value)
 
     if "select" in data:
@@ -204,6 +236,31 @@ def _rule_settings(settings: Settings, data: dict[str, Any], path: Path) -> None
     settings.fail_on = SEVERITIES[fail_on]
 
 
+def unknown_selector(selectors: list[str], codes: set[str]) -> str | None:
+    """The first selector (a code, a prefix such as `RL4`, or ALL) that matches no rule."""
+    return next((s for s in selectors if s != "ALL" and not any(code.startswith(s) for code in codes)), None)
+
+
+def command_line_selection(select: list[str] | None, extend_select: list[str], ignore: list[str]) -> Selection | None:
+    """The command line's selectors (each option repeatable, values comma-separated, as ruff),
+    checked as the settings keys are: ValueError names the option and the selector no rule matches."""
+    from recipelint.rules import all_rules
+
+    codes = set(all_rules())
+
+    def split(option: str, values: list[str]) -> list[str]:
+        selectors = [part.strip().upper() for value in values for part in value.split(",") if part.strip()]
+        unknown = unknown_selector(selectors, codes)
+        if unknown is not None:
+            raise ValueError(f"{option}: no rule matches '{printable(unknown, 40)}' (`recipelint rules` lists them)")
+        return selectors
+
+    selection = Selection(
+        None if select is None else split("--select", select), split("--extend-select", extend_select), split("--ignore", ignore)
+    )
+    return selection or None
+
+
 def _per_file_ignores(per_file: Any, codes: set[str], path: Path) -> dict[str, list[str]]:
     if not isinstance(per_file, dict):
         raise SourceError(path, "'per-file-ignores' maps glob patterns to lists of codes")
@@ -211,7 +268,7 @@ def _per_file_ignores(per_file: Any, codes: set[str], path: Path) -> dict[str, l
         # a string would be iterated per character: "RL504" would ignore every code starting with "R"
         if not isinstance(listed, list) or not all(isinstance(v, str) and v for v in listed):
             raise SourceError(path, f'\'per-file-ignores."{printable(pattern, 40)}"\' is a list of rule codes, e.g. ["RL504"]')
-        unknown = next((v for v in listed if v != "ALL" and not any(code.startswith(v) for code in codes)), None)
+        unknown = unknown_selector(listed, codes)
         if unknown is not None:
             raise SourceError(path, f"'per-file-ignores.\"{printable(pattern, 40)}\"': no rule matches '{printable(unknown, 40)}'")
     return {str(k): list(v) for k, v in per_file.items()}
@@ -220,9 +277,7 @@ def _per_file_ignores(per_file: Any, codes: set[str], path: Path) -> dict[str, l
 def _run_settings(settings: Settings, data: dict[str, Any], path: Path) -> None:
     """The machine, the files left out, the release and model judged against, the run's resources."""
     if "hardware" in data:
-        if not isinstance(data["hardware"], str) or not data["hardware"]:
-            raise SourceError(path, "'hardware' is the path of a node profile (recipelint probe --output)")
-        settings.hardware = (path.parent / data["hardware"]).resolve()
+        settings.hardware = _profile(data["hardware"], path)
     exclude = data.get("exclude", [])
     # a string would be iterated per character: exclude = "*" would leave out every file
     if not isinstance(exclude, list) or not all(isinstance(p, str) and p for p in exclude):
@@ -247,6 +302,61 @@ def _run_settings(settings: Settings, data: dict[str, Any], path: Path) -> None:
         if not isinstance(data["cache-dir"], str) or not data["cache-dir"]:
             raise SourceError(path, "'cache-dir' is a folder")
         settings.cache_dir = path.parent / data["cache-dir"]
+
+
+def key_position(path: Path, key: str) -> tuple[int, int]:
+    """The line and column of `key =` in the settings a file holds (pyproject.toml's
+    [tool.recipelint] table, a recipelint.toml's top), (0, 0) when it cannot be found: tomllib
+    keeps no positions, so a configuration error finds its line again."""
+    try:
+        lines = read_capped(path, MAX_FILE_BYTES).decode("utf-8", "replace").splitlines()
+    except (OSError, SourceError):
+        return 0, 0
+    inside = path.name != "pyproject.toml"
+    wanted = re.compile(rf"\s*([\"']?){re.escape(key)}\1\s*=")
+    for number, line in enumerate(lines, 1):
+        header = line.strip()
+        if header.startswith("["):
+            inside = path.name == "pyproject.toml" and header.replace(" ", "") == "[tool.recipelint]"
+            continue
+        found = wanted.match(line)
+        if inside and found is not None:
+            return number, found.start(1) + 1
+    return 0, 0
+
+
+def configuration_error(resolver: Resolver, error: SourceError) -> str | None:
+    """`error` said as a configuration error when it is one: a settings file that could not be
+    read, or the profile a settings file's `hardware` names that could not be loaded (with the
+    file and line of the setting); None for an error of a recipe."""
+    where = _resolved(error.path)
+    if where in resolver.failed:
+        return str(SourceError(shown_path(error.path), error.reason, error.line, error.column))
+    for settings in resolver.loaded():
+        if settings.hardware is not None and settings.source is not None and _resolved(settings.hardware) == where:
+            line, column = key_position(settings.source, "hardware")
+            cause = SourceError(shown_path(error.path), error.reason, error.line, error.column)
+            reason = f"setting `hardware` names {shown_path(settings.hardware)}, which is not a usable profile: {cause}"
+            return str(SourceError(shown_path(settings.source), reason, line, column))
+    return None
+
+
+def _resolved(path: Path) -> Path:
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):
+        return path.absolute()
+
+
+def _profile(value: Any, path: Path) -> Path:
+    """`hardware`: a profile that is there, said as a configuration error with its line when not."""
+    if not isinstance(value, str) or not value:
+        raise SourceError(path, "'hardware' is the path of a node profile (recipelint probe --output)")
+    profile = (path.parent / value).resolve()
+    if not profile.exists():  # anything else that is there (a folder, a FIFO) is refused when it is loaded
+        line, column = key_position(path, "hardware")
+        raise SourceError(path, f"setting `hardware` names {printable(value)}, which does not exist", line, column)
+    return profile
 
 
 def _model_params(value: Any, path: Path) -> float:
@@ -275,12 +385,14 @@ class Resolver:
 
     config: Path | None = None
     isolated: bool = False
+    selection: Selection | None = None  # the command line's rule selectors, over every file's own
     _cache: dict[Path, Settings] = field(default_factory=dict)
     _by_folder: dict[Path, Settings] = field(default_factory=dict)  # every finding asks: search once a folder
+    failed: set[Path] = field(default_factory=set)  # the settings files that could not be read (resolved)
 
     def for_path(self, path: Path) -> Settings:
         if self.isolated:
-            return Settings()
+            return Settings(cli=self.selection)
         if self.config is not None:
             return self._load(self.config)
         directory = path if path.is_dir() else path.parent
@@ -295,10 +407,18 @@ class Resolver:
                 candidate = folder / name
                 if candidate.is_file() and (name != "pyproject.toml" or b"[tool.recipelint" in read_capped(candidate, MAX_FILE_BYTES)):
                     return self._load(candidate)
-        return Settings()
+        return Settings(cli=self.selection)
 
     def _load(self, path: Path) -> Settings:
         key = path.resolve()
         if key not in self._cache:
-            self._cache[key] = load_settings(path)
+            try:
+                self._cache[key] = replace(load_settings(path), cli=self.selection)
+            except SourceError:
+                self.failed.add(key)
+                raise
         return self._cache[key]
+
+    def loaded(self) -> list[Settings]:
+        """The settings files read so far."""
+        return list(self._cache.values())

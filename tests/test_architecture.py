@@ -43,7 +43,7 @@ def test_every_module_is_placed_in_the_architecture() -> None:
 def test_a_module_the_doc_does_not_name_is_found() -> None:
     """The check can fail: a module the doc does not name is not placed, and a folder rule covers
     only its own kind of module."""
-    assert not _placed("hardware/granted.py")
+    assert not _placed("hardware/imagined.py")
     assert not _placed("report/checkstyle.py")
     assert _placed("toolkits/wenet/rules/loader/num_workers_zero.py")
     assert not _placed("toolkits/wenet/knowledge.py")

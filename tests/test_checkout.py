@@ -453,6 +453,21 @@ def test_prefetch_500_of_old_recipes_dated_by_git(tmp_path: Path) -> None:
     }
 
 
+def test_prefetch_500_names_the_recipe_it_is_about() -> None:
+    """WeNet v3.0.1 as released: aishell4/s0 sets prefetch=500 and #2486 (v3.1.0) did not change it;
+    wenetspeech/whisper sets it too, and #2486 did."""
+    v301 = UPSTREAM / "wenet-v3.0.1"
+    aishell4 = [d for d in lint(v301 / "examples/aishell4/s0/run.sh") if d.setting == "wenet-recipe-prefetch-500"]
+    assert [d.code for d in aishell4] == ["RL901"]
+    message = aishell4[0].message
+    assert "examples/aishell4/s0 sets prefetch=500" in message and "aishell/s0 recipe of this WeNet" not in message
+    assert "updating WeNet does not change examples/aishell4/s0" in message and aishell4[0].suggested is None
+    assert (aishell4[0].span.line, aishell4[0].span.path.name) == (147, "run.sh")
+    whisper = [d for d in lint(v301 / "examples/wenetspeech/whisper/run.sh") if d.setting == "wenet-recipe-prefetch-500"]
+    assert len(whisper) == 1 and "examples/wenetspeech/whisper sets prefetch=500" in whisper[0].message
+    assert "first in v3.1.0 for this recipe" in whisper[0].message and whisper[0].suggested == "v3.1.0"
+
+
 def test_known_issue_ranges_are_consistent() -> None:
     for toolkit in ("wenet", "xtuner"):
         for issue in knownissues.for_toolkit(toolkit):

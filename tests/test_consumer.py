@@ -205,7 +205,11 @@ def test_a_script_under_the_working_folder_variable(tmp_path: Path) -> None:
     (root / "pretrain_gpt.py").unlink()
     descriptions, _ = describe([root / "examples_deepspeed/rebase/ds_pretrain_gpt_125M.sh"])
     (launch,) = [d for d in descriptions if d.toolkit == "deepspeed"]
-    assert item(launch, "run", "DeepSpeed JSON read by").source == "the training script ../../pretrain_gpt.py is not found here"
+    # the launch's --deepspeed_config (in ${deepspeed_options}, on every branch) says what reads it
+    assert item(launch, "run", "DeepSpeed JSON read by").source == (
+        "the training script ../../pretrain_gpt.py is not found here; "
+        "from the flag --deepspeed_config: DeepSpeed's own argument, read by the script's deepspeed.initialize"
+    )
 
 
 def test_xtuner_hands_the_json_to_hf_deepspeed_config(tmp_path: Path) -> None:

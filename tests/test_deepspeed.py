@@ -123,7 +123,7 @@ QUIET_OVERRIDES: dict[str, tuple[str, dict[str, Any] | None, dict[str, Any] | No
 
 
 # Rules that need a launch beside the JSON, tested below on real files instead of a CASES entry.
-WITH_A_LAUNCH = ("RL424", "RL425", "RL426", "RL427")
+WITH_A_LAUNCH = ("RL424", "RL425", "RL426", "RL427", "RL439")
 
 
 def test_every_deepspeed_rule_has_a_case() -> None:

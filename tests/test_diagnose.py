@@ -255,6 +255,17 @@ QUIET = {
     "LOG017": "2024-01-24 10:00:00,000 DEBUG TRAIN | Batch 0/100 loss 1.0 rank 0\nslurmstepd: error: *** STEP 4242.0 ON gpu-node01 CANCELLED AT 2024-01-24T10:03:00 DUE TO TIME LIMIT ***\n",
     "LOG018": "KeyError: 'loss'\n",
     "LOG019": "FileNotFoundError: [Errno 2] Failed to open local file '/data/train.json'\n",
+    # a line a healthy NCCL set-up prints (Lightning-AI/pytorch-lightning#20757's first line)
+    "LOG020": "[1] NCCL INFO retrieving ncclUniqueId from [0] via c10d key-value store by key '0': done\n",
+    "LOG021": "user-MH53-G40-001:10225:10225 [0] NCCL INFO Bootstrap: Using enp1s0f0np0:10.70.59.78<0>\n",
+    # a DataLoader's /dev/shm trouble is LOG008's, NCCL's own segments this one's
+    "LOG022": "RuntimeError: unable to write to file </torch_61_1985512843>: No space left on device (28)\n",
+    # out of memory is LOG010's
+    "LOG023": "RuntimeError: CUDA error: out of memory\n",
+    # TORCH_DISTRIBUTED_DEBUG=DETAIL's normal output (DeepSpeed#4890): ranks a few collectives apart while they run
+    "LOG024": "[I ProcessGroupWrapper.cpp:562] [Rank 0] Running collective: CollectiveFingerPrint(SequenceNumber=1277, OpType=ALLREDUCE, TensorShape=[], TensorDtypes=Float)\n"
+    "[I ProcessGroupWrapper.cpp:562] [Rank 1] Running collective: CollectiveFingerPrint(SequenceNumber=1275, OpType=ALLREDUCE, TensorShape=[], TensorDtypes=Float)\n",
+    "LOG025": "INFO: port 29500: Address already in use, trying 29501\n",
 }
 
 
@@ -304,6 +315,38 @@ def test_socket_transport_is_quiet_on_ethernet_nodes_with_a_real_interface(tmp_p
 def test_written_logs_fire_the_signatures_no_excerpt_shows(code: str, text: str, said: str, tmp_path: Path) -> None:
     report = diagnose([write(tmp_path, "x.log", text)], [])
     assert codes(report) == [code] and said in report.findings[0].explanation.message
+
+
+def test_deepspeed_launcher_kill_with_the_memory_reading_before_it(tmp_path: Path) -> None:
+    """DeepSpeed's launcher (launch.py sigkill_handler) after a rank got SIGKILL: the last
+    see_memory_usage reading before it is the evidence; an exit with another code is not a SIGKILL."""
+    reading = "[2023-04-07 13:08:55,469] [INFO] [utils.py:838:see_memory_usage] CPU Virtual Memory:  used = 241.43 GB, percent = 96.6%\n"
+    killed = "[2023-04-07 13:09:33,201] [INFO] [launch.py:318:sigkill_handler] Killing subprocess 80\n"
+    exits = "[2023-04-07 13:09:33,220] [ERROR] [launch.py:324:sigkill_handler] ['/usr/bin/python3', '-u', 'run_clm.py'] exits with return code = {}\n"
+    report = diagnose([write(tmp_path, "ds.log", reading + killed + exits.format(-9))], [])
+    assert codes(report) == ["LOG009"]
+    said = "\n".join(report.findings[0].explanation.evidence)
+    assert "241.43 GB used, 96.6% of the host" in said and "killed 1 others" in said
+    # -11 (DeepSpeedExamples#626's, a segmentation fault) is not the OOM killer's signal
+    assert "LOG009" not in codes(diagnose([write(tmp_path, "segv.log", killed + exits.format(-11))], []))
+
+
+def test_a_watchdog_line_wrapped_by_the_terminal_is_read_whole(tmp_path: Path) -> None:
+    """xtuner#354's watchdog line as an 80-column terminal shows it: two lines, read as one."""
+    line = (LOGS / "xtuner-354-broadcast-seq1.log").read_text().splitlines()[0]
+    wrapped = write(tmp_path, "wrapped.log", line[:80] + "\n" + line[80:] + "\n")
+    report = diagnose([wrapped], [])
+    assert codes(report) == ["LOG002"] and "BROADCAST (SeqNum 1)" in report.findings[0].explanation.message
+    assert report.findings[0].anchor.line.number == 1
+    # a line that merely ends where the next begins is not joined into a match
+    two = write(
+        tmp_path,
+        "two.log",
+        "NCCL INFO NET/Plugin : No plugin found (libnccl-net.so).\nNCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB eth0:<0>\n",
+    )
+    scan = scanner()
+    scan.read(two)
+    assert [h.line.number for h in scan.stat("LOG006.ib").all] == [2]
 
 
 def test_store_barrier_counts_whole_missing_nodes_with_the_recipe(tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from recipelint import checkcmd, cli
-from recipelint.main import CHECK_FLAGS, CHECK_VALUES, parse_check
+from recipelint.main import CHECK_COUNTS, CHECK_FLAGS, CHECK_VALUES, parse_check
 from tests.helpers import NODE, REPO, RecipeSpec
 
 
@@ -37,15 +37,17 @@ def test_the_option_table_is_the_typer_definition() -> None:
     command = typer.main.get_command(cli.app).commands["check"]  # type: ignore[attr-defined]
     flags: dict[str, str] = {}
     values: dict[str, str] = {}
+    counts: dict[str, str] = {}
     arguments: list[str] = []
     for param in command.params:
         if param.param_type_name == "argument":
             arguments.append(param.name)
             continue
         for opt in param.opts:
-            (flags if param.is_flag else values)[opt] = param.name
+            (counts if getattr(param, "count", False) else flags if param.is_flag else values)[opt] = param.name
     assert arguments == ["paths"]
     assert flags == CHECK_FLAGS
+    assert counts == CHECK_COUNTS
     assert values == {opt: name for opt, (name, _) in CHECK_VALUES.items()}
 
 
@@ -56,6 +58,9 @@ COMMON = [
     ["--isolated", "--format=json", "-o", "out.json", "r/", "--jobs", "2", "--no-cache"],
     ["--config", "pyproject.toml", "--statistics", "--model-params", "7e9", "--", "--odd-name.yaml"],
     ["--command", "NNODES=2 xtuner train cfg.py", "--show-settings", "--no-inline-ignores"],
+    ["--select", "RL1,RL4", "--select=RL201", "--ignore", "RL102", "--extend-select", "RL0", "-q", "--color", "always"],
+    ["-qq", "--silent", "--color=never", "-", "--stdin-filename", "run.sh"],
+    ["--quiet", "-q", "x.json"],
 ]
 
 
@@ -103,6 +108,19 @@ TOKENS = [
     " 3",
     "--jobs=4",
     "--no-cache",
+    "--select",
+    "--select=RL1",
+    "RL102,RL4",
+    "--ignore",
+    "--extend-select=RL0",
+    "-q",
+    "-qq",
+    "--quiet",
+    "--silent",
+    "--color",
+    "always",
+    "--color=auto",
+    "--stdin-filename",
     "--help",
     "-h",
     "--unknown",
@@ -149,6 +167,8 @@ def test_output_is_byte_identical_to_the_typer_command(tmp_path: Path) -> None:
         ["check", "missing", "--isolated"],
         ["check", "r", "--show-settings"],
         ["check", "r", "--hardware", str(node), "--format", "sarif", "--exit-zero"],
+        ["check", "r", "--hardware", str(node), "-q", "--select", "RL1,RL2", "--ignore", "RL201", "--color", "always"],
+        ["check", "r", "--hardware", str(node), "--format", "json", "--statistics", "--extend-select", "RL0"],
     ]
     fast, slow = run_all("recipelint.main", cases, tmp_path), run_all("recipelint.cli", cases, tmp_path)
     for args, fast_result, slow_result in zip(cases, fast, slow, strict=True):

@@ -118,3 +118,26 @@ def test_hooks_pass_on_xtuner_docs(hook_repo: Path, tmp_path: Path) -> None:
         assert result.returncode == 0, result.stdout + result.stderr
         assert "Passed" in result.stdout
     assert subprocess.run(["git", "status", "--porcelain"], cwd=root, capture_output=True, text=True).stdout == ""
+
+
+def test_the_documented_local_hook_runs(hook_repo: Path, tmp_path: Path) -> None:
+    """The block docs/usage.md gives for .pre-commit-config.yaml (the one the README shows), with
+    its `file:///opt/recipelint` pointed at this checkout: pre-commit installs recipelint into the
+    hook's environment and the hook fails on a recipe with too many workers."""
+    usage = (REPO / "docs" / "usage.md").read_text()
+    block = usage.split("## pre-commit\n", 1)[1].split("```yaml\n", 1)[1].split("```", 1)[0]
+    assert "repo: local" in block and "rev:" not in block
+    root = project(tmp_path, cpus=12)
+    (root / ".pre-commit-config.yaml").write_text(block.replace("file:///opt/recipelint", hook_repo.as_uri()))
+    git(root, "add", ".pre-commit-config.yaml")
+    env = {
+        **os.environ,
+        "PRE_COMMIT_HOME": str(hook_repo.parent / "cache"),
+        "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+        "CUDA_VISIBLE_DEVICES": "",
+    }
+    result = subprocess.run(
+        [*_pre_commit(), "run", "--files", "recipe/conf/train.yaml"], cwd=root, capture_output=True, text=True, env=env, timeout=900
+    )
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "RL102" in result.stdout and "recipelint check" in result.stdout and "Failed" in result.stdout

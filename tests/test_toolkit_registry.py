@@ -46,7 +46,30 @@ def test_an_unregistered_suffix_is_not_a_target(tmp_path: Path) -> None:
 
 
 def test_the_registry_order() -> None:
-    assert [toolkit.name for toolkit in REGISTRY] == ["wenet", "xtuner", "deepspeed", "unjudged"]
+    assert [toolkit.name for toolkit in REGISTRY] == ["slurm", "kube", "wenet", "xtuner", "deepspeed", "unjudged"]
+
+
+def test_a_batch_script_is_slurms_and_its_launch_the_trainers() -> None:
+    """Slurm claims a batch script first and hands its launch to the toolkit that reads it: the
+    recipe is WeNet's, with the job's allocation."""
+    text = "#!/bin/bash\n#SBATCH --nodes=2 --gres=gpu:8\ntorchrun --nnodes $SLURM_NNODES --nproc_per_node 8 wenet/bin/train.py --config c.yaml\n"
+    script = parse_shell(SourceText(Path("job.sh"), text.encode()))
+    target = Target("script", Path("job.sh"))
+    assert [t.name for t in ranked(target, script)] == ["slurm", "wenet", "xtuner", "deepspeed"]
+    assert REGISTRY[0].name == "slurm"
+    [recipe] = REGISTRY[0].load(target, FileCache(), script)
+    assert recipe.toolkit == "wenet" and recipe.allocation is not None
+    assert recipe.launch is not None and recipe.launch.nnodes.value == 2
+
+
+def test_a_training_manifest_is_kubes_before_wenets(tmp_path: Path) -> None:
+    """A YAML with `apiVersion` and a kind Kubernetes runs (PyTorchJob, Job, Pod) is a manifest,
+    claimed ahead of WeNet's train YAML; another YAML is not."""
+    manifest = tmp_path / "job.yaml"
+    manifest.write_text("apiVersion: v1\nkind: Pod\nspec:\n  containers: []\n")
+    assert [t.name for t in ranked(Target("yaml", manifest), None)] == ["kube"]  # WeNet claims a YAML on dataset_conf only
+    (tmp_path / "train.yaml").write_text("dataset_conf: {}\n")
+    assert ranked(Target("yaml", tmp_path / "train.yaml"), None)[0].name == "wenet"
 
 
 def _script(text: str) -> tuple[Target, FileCache]:

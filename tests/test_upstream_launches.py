@@ -93,8 +93,11 @@ def test_every_launch_naming_a_deepspeed_json_is_linked_or_reported(launches: di
     # DeepSpeedExamples' compression/cifar/run_compress.sh: both configs found;
     # Megatron-DeepSpeed's curriculum_learning/ds_pretrain_gpt2.sh: an `eval` launch (RL012);
     # DeepSpeedExamples gpt2 (its working folder), Baichuan2 README x 2 (the clone); BELLE's run_dpo.sh
-    # placeholder `...` (RL010 info), its inference backend and RewardTrainer launches (found)
-    assert (linked, reported) == (20, 7)
+    # placeholder `...` (RL010 info), its inference backend and RewardTrainer launches (found);
+    # Megatron-DeepSpeed's rebase/ds_pretrain_gpt_125M.sh (its sed-filled template, the flag in
+    # ${deepspeed_options} on every branch), pretrain_llama2_distributed.sh (its heredoc) and
+    # bert_with_pile/ds_finetune_bert_mnli.sh (its template, filled on both branches of an if) are written
+    assert (linked, reported) == (23, 6)
 
 
 def test_scripts_run_from_the_repository_root(launches: dict[str, tuple[Path, list[show.Description]]]) -> None:
@@ -161,9 +164,13 @@ def test_configs_only_the_run_time_knows(launches: dict[str, tuple[Path, list[sh
     assert finding.evidence == ["PATH_TO_DEEPSPEED_CONFIG is not set in the script"]
     root, descriptions = launches["Megatron-DeepSpeed"]
     (written,) = _config(launches, "Megatron-DeepSpeed", "examples_deepspeed/run_deepspeed_example.sh")
-    assert written.value == "ds_config.json" and written.source == "written by the script itself at line 22; not read"
-    (hidden,) = _config(launches, "Megatron-DeepSpeed", "examples_deepspeed/rebase/ds_pretrain_gpt_125M.sh")
-    assert hidden.value == "unknown" and "deepspeed_options differs between the branches of the if" in hidden.source
+    assert written.value == "ds_config.json"
+    assert written.source == "written by the script itself at line 22; read from cat <<EOT at line 22 with the script's values"
+    # the flag sits in ${deepspeed_options} on every branch; the file it names is what the sed writes
+    (filled,) = _config(launches, "Megatron-DeepSpeed", "examples_deepspeed/rebase/ds_pretrain_gpt_125M.sh")
+    assert filled.value == "ds_config_gbs256_mbs2_log10_zero1.json" and "filling ds_config_gpt_TEMPLATE.json" in filled.source
+    (hidden,) = _config(launches, "Megatron-DeepSpeed", "examples_deepspeed/curriculum_learning/ds_pretrain_gpt2.sh")
+    assert hidden.value == "unknown" and "full_options" in hidden.source
 
 
 def test_markdown_launch_with_placeholders(launches: dict[str, tuple[Path, list[show.Description]]]) -> None:

@@ -1,4 +1,6 @@
-"""Build schemas/deepspeed/ds_config.schema.json from the key tree in shared/reference/deepspeed.md section 4.
+"""Build schemas/deepspeed/ds_config.schema.json from the key tree in shared/reference/deepspeed.md section 4,
+with ZeRO's bounds and the zenflow and tensor_parallel blocks from the newest model table
+(schemas/deepspeed/models/, tools/build_deepspeed_models.py).
 
 Run: python tools/build_deepspeed_schema.py. Blocks DeepSpeed validates with pydantic
 (`extra="forbid"`) get `additionalProperties: false`; blocks read with `dict.get` stay open and
@@ -573,6 +575,76 @@ properties: dict[str, Any] = {
     "expert_parallel": {"type": "object", "description": "AutoEP expert parallelism (own parser)."},
     "datastates": {"type": "object", "description": "DataStates checkpointing."},
 }
+
+# What DeepSpeed's models enforce, from the newest release table tools/build_deepspeed_models.py
+# reads from DeepSpeed's source: the bounds of ZeRO's fields, and the blocks this file never
+# spelled out (zenflow, tensor_parallel) whole.
+MODELS = OUT.parent / "models"
+_SCALAR = {"bool": "boolean", "int": "integer", "float": "number", "str": "string", "Path": "string"}
+_BOUND = {"gt": "exclusiveMinimum", "ge": "minimum", "lt": "exclusiveMaximum", "le": "maximum"}
+
+
+def _newest_table() -> dict[str, Any]:
+    def key(path: Path) -> tuple[int, ...]:
+        return tuple(int(p) for p in path.stem.split("."))
+
+    newest = max(MODELS.glob("*.json"), key=key)
+    data: dict[str, Any] = json.loads(newest.read_text())
+    return data
+
+
+def _of_type(kind: Any, table: dict[str, Any]) -> dict[str, Any]:
+    """A JSON Schema for one annotation of the table."""
+    if isinstance(kind, str):
+        if kind in _SCALAR:
+            return {"type": _SCALAR[kind]}
+        if kind in table["enums"]:
+            return {"enum": table["enums"][kind]}
+        if kind in table["models"]:
+            return _of_model(kind, table)
+        return {}
+    head, *args = kind
+    if head == "Optional":
+        return {"anyOf": [_of_type(args[0], table), {"type": "null"}]}
+    if head == "Union":
+        return {"anyOf": [_of_type(a, table) for a in args]}
+    if head == "Literal":
+        return {"enum": [a[1] if isinstance(a, list) else a for a in args]}
+    return {"type": "object"} if head in ("Dict", "dict") else {"type": "array"} if head in ("List", "list") else {}
+
+
+def _of_model(name: str, table: dict[str, Any]) -> dict[str, Any]:
+    props: dict[str, Any] = {}
+    for field, spec in table["models"][name]["fields"].items():
+        node = _of_type(spec["type"], table)
+        node.update({_BOUND[b]: spec[b] for b in _BOUND if b in spec})
+        if "default" in spec and spec["default"] is not None:
+            node["default"] = spec["default"]
+        props[str(spec.get("alias") or field)] = node
+    source = table["models"][name]["file"]
+    return strict(f"{name} ({source}, DeepSpeed {table['release']}).", props)
+
+
+def _with_bounds(node: dict[str, Any], spec: dict[str, Any]) -> None:
+    target = node["anyOf"][0] if "anyOf" in node else node
+    target.update({_BOUND[b]: spec[b] for b in _BOUND if b in spec})
+    if "exclusiveMinimum" in target:
+        target.pop("minimum", None)
+
+
+def from_models(props: dict[str, Any]) -> None:
+    table = _newest_table()
+    zero = props["zero_optimization"]["anyOf"][0]["properties"]
+    for field, spec in table["models"]["DeepSpeedZeroConfig"]["fields"].items():
+        for name in {field, spec.get("alias") or field}:
+            if name in zero and "x-alias-of" not in zero[name] and any(b in spec for b in _BOUND):
+                _with_bounds(zero[name], spec)
+    zenflow = _of_model("ZenFlowConfig", table)
+    zero["zenflow"] = {"anyOf": [zenflow, {"type": "null"}], "description": zenflow["description"]}
+    props["tensor_parallel"] = _of_model("TPTrainingConfig", table)
+
+
+from_models(properties)
 
 schema = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",

@@ -12,7 +12,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from recipelint.diagnose.reader import FileScan, Hit, LogLine, Scanner
+from recipelint.diagnose.reader import FileScan, Hit, LogLine, Root, Scanner
 from recipelint.diagnose.scene import Scene, build_scene
 from recipelint.diagnose.signatures import Cause, Explanation, Found, Signature, all_signatures
 from recipelint.diagnostics import Diagnostic, Severity
@@ -23,9 +23,10 @@ from recipelint.records import dataclass, field
 from recipelint.settings import Resolver
 
 RECIPE_SUFFIXES = (".sh", ".yaml", ".yml", ".py", ".md", ".toml")
-# Where a cause stands after the recipe was checked: its rule found it, the rule ran and did
-# not, no rule checks it (or none ran on this recipe), or no recipe was given.
-STATUS_ORDER = {"found": 0, "unchecked": 1, "no-recipe": 1, "not-found": 2}
+# Where a cause stands after the recipe was checked: its rule found it, the recipe's line behind
+# it is named (`located`: no rule judges it), the rule ran and did not, no rule checks it (or
+# none ran on this recipe), or no recipe was given.
+STATUS_ORDER = {"found": 0, "located": 0, "unchecked": 1, "no-recipe": 1, "not-found": 2}
 
 
 @dataclass
@@ -35,6 +36,7 @@ class RankedCause:
     why: str
     status: str
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    lines: list[str] = field(default_factory=list)  # the recipe's lines behind it that no rule reports
 
 
 @dataclass
@@ -67,6 +69,7 @@ class Report:
     error_lines: list[LogLine]
     last_error: Hit | None
     errors: list[SourceError]
+    roots: list[Root] = field(default_factory=list)  # the first exception of each rank, in log order
 
     @property
     def fixes(self) -> list[Diagnostic]:
@@ -114,6 +117,7 @@ def diagnose(
     scanner, errors = scan(logs)
     scene = build_scene(recipes, hardware, resolver)
     findings: list[Finding] = []
+    shown = shown_toolkits(scanner, scene)
     for signature in all_signatures().values():
         prefix = signature.code + "."
         if not any(key.startswith(prefix) for key in scanner.stats):
@@ -122,18 +126,29 @@ def diagnose(
         if explanation is None:
             continue
         count = sum(stats.count for key, stats in scanner.stats.items() if key.startswith(prefix))
-        findings.append(Finding(signature, explanation, count, rank_causes(signature, explanation, scene)))
+        findings.append(Finding(signature, explanation, count, rank_causes(signature, explanation, scene, shown)))
     replaced = {code for finding in findings for code in finding.signature.supersedes}
     findings = [f for f in findings if f.signature.code not in replaced]
     findings.sort(key=lambda f: (-f.severity.value, str(f.anchor.line.path), f.anchor.line.number))
-    return Report(findings, scene, scanner.files, list(scanner.error_lines), scanner.last_error, errors + scene.errors)
+    order = {scan.path: i for i, scan in enumerate(scanner.files)}
+    roots = sorted(scanner.roots.values(), key=lambda r: (order.get(r.hit.line.path, 0), r.hit.line.number))
+    return Report(findings, scene, scanner.files, list(scanner.error_lines), scanner.last_error, errors + scene.errors, roots)
 
 
-def rank_causes(signature: Signature, explanation: Explanation, scene: Scene) -> list[RankedCause]:
+def shown_toolkits(scanner: Scanner, scene: Scene) -> set[str]:
+    """The toolkits the logs and the recipe show."""
+    shown = {name for scan in scanner.files for name in scan.toolkits}
+    return shown | {c.recipe.toolkit for c in scene.contexts if c.recipe.toolkit}
+
+
+def rank_causes(signature: Signature, explanation: Explanation, scene: Scene, shown: set[str] | None = None) -> list[RankedCause]:
     """The signature's causes in its order, each with the recipe's findings for it; causes the
-    recipe confirms come first, causes its rules ruled out last."""
+    recipe confirms come first, causes its rules ruled out last. A cause of a toolkit that
+    neither the log nor the recipe shows is not offered (`shown`: None offers every cause)."""
     ranked: dict[str, RankedCause] = {}
     for key, why in explanation.causes:
+        if shown is not None and signature.causes[key].toolkit not in (None, *shown):
+            continue
         if key in ranked:
             if why and not ranked[key].why:
                 ranked[key].why = why
@@ -148,7 +163,10 @@ def rank_causes(signature: Signature, explanation: Explanation, scene: Scene) ->
             status = "not-found"
         else:
             status = "unchecked"
-        ranked[key] = RankedCause(key, cause, why, status, found)
+        lines = explanation.recipe_lines.get(key, [])
+        if lines and status != "found":
+            status = "located"
+        ranked[key] = RankedCause(key, cause, why, status, found, lines)
     order = list(ranked.values())
     return sorted(order, key=lambda c: (STATUS_ORDER[c.status], order.index(c)))
 
@@ -182,6 +200,7 @@ def to_json(report: Report) -> str:
                         "codes": list(c.cause.codes),
                         "status": c.status,
                         "diagnostics": [diagnostic_dict(d) for d in c.diagnostics],
+                        "recipe_lines": c.lines,
                     }
                     for i, c in enumerate(finding.causes)
                 ],
@@ -189,6 +208,10 @@ def to_json(report: Report) -> str:
         )
     data = {
         "findings": findings,
+        "roots": [
+            {**line(r.hit.line), "rank": r.hit.rank, "type": r.raised.type, "message": r.raised.message, "where": r.raised.where}
+            for r in report.roots
+        ],
         "diagnostics": [diagnostic_dict(d) for d in report.fixes],
         "unknown": [line(x) for x in (other_error_lines(report) if report.findings else unknown_lines(report))],
         "logs": [{"path": str(s.path), "lines": s.lines} for s in report.logs],

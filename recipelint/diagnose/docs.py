@@ -27,7 +27,10 @@ def signatures_markdown() -> str:
         if rest.startswith("## "):
             rest = "#" + rest
         causes = "\n".join(
-            f"- `{key}`: {cause.text}" + (f" ({', '.join(cause.codes)})" if cause.codes else " (advice)") for key, cause in s.causes.items()
+            f"- `{key}`: {cause.text}"
+            + (f" ({', '.join(cause.codes)})" if cause.codes else " (advice)")
+            + (f"; offered only where the log or recipe shows {cause.toolkit}" if cause.toolkit else "")
+            for key, cause in s.causes.items()
         )
         out += [
             "",

@@ -21,7 +21,7 @@ from io import BytesIO
 from pathlib import Path
 from typing import IO, cast
 
-from recipelint.diagnose import timeline
+from recipelint.diagnose import roots, timeline
 from recipelint.diagnose.timeline import Progress
 from recipelint.parse.files import SourceError, open_regular
 from recipelint.records import dataclass, field
@@ -31,6 +31,8 @@ MAX_CARRY = 1 << 20  # a line longer than this is cut in two (counted once per p
 MAX_MATCH = 1 << 16  # characters of one line the patterns see
 MAX_SHOWN = 600  # characters of one line kept for the excerpt
 CONTEXT = 3  # lines kept before and after each hit
+MARK_LINES = 50000  # lines at a log's start searched for the toolkit it shows (and its last chunk)
+WRAP_NEEDLE = 15  # a pattern whose needle is this long may be wrapped by a terminal (long messages are)
 KEEP_HITS = 32  # first hits kept per pattern
 LAST_HITS = 8  # last hits kept per pattern
 ERROR_LINES = 20  # last error lines kept, for a log with no known signature
@@ -39,6 +41,18 @@ ERROR_NEEDLES = (b"rror", b"RROR", b"Exception", b"Traceback", b"FAILED", b"Kill
 # Validation and checkpoints mark the end of an epoch's training; "TRAIN info" the start of the next.
 EPOCH_END = (b"CV info", b"Epoch(val)", b"Saving checkpoint", b"CV |", b"DEBUG CV Batch")
 EPOCH_START = (b"TRAIN info",)
+# Lines that show which toolkit wrote a log (its package in a traceback, its own progress
+# lines): a cause that belongs to one toolkit is offered only when the log or the recipe shows it.
+TOOLKIT_MARKS = {
+    "wenet": (b"wenet", b"DEBUG TRAIN Batch", b"TRAIN | steps/sec", b"DEBUG CV Batch"),
+    "xtuner": (b"xtuner",),
+    "deepspeed": (b"deepspeed", b"DeepSpeed"),
+}
+_ERROR = re.compile(b"|".join(re.escape(n) for n in ERROR_NEEDLES))
+_EPOCH_END = re.compile(b"|".join(re.escape(n) for n in EPOCH_END))
+_EPOCH_START = re.compile(b"|".join(re.escape(n) for n in EPOCH_START))
+# What an exception line starts with (roots.exception decides): a cheap test before decoding.
+_EXCEPTION_START = re.compile(rb"\s*(?:\[(?:rank|default)\d+\]:\s*)?(?:E\s+)?(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)\b")
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 # Colour codes written inside a message ("Watchdog \x1b[0mcaught"): removed from the bytes before
 # any needle is looked for, so a code between two words never hides a line.
@@ -78,6 +92,14 @@ class Hit:
 
 
 @dataclass
+class Root:
+    """The first exception a rank (or a log without ranks) printed."""
+
+    hit: Hit
+    raised: roots.Raised
+
+
+@dataclass
 class Stats:
     count: int = 0
     hits: list[Hit] = field(default_factory=list)
@@ -113,6 +135,7 @@ class FileScan:
     last_marker: tuple[int, str] | None = None  # (line, "end" | "start") of the latest epoch marker
     last_lines: deque[LogLine] = field(default_factory=lambda: deque(maxlen=CONTEXT))
     year: int = 1900  # for timestamps without one: the year of the last full timestamp seen
+    toolkits: set[str] = field(default_factory=set)  # the toolkits its lines show (TOOLKIT_MARKS)
 
 
 @dataclass
@@ -182,11 +205,22 @@ class Scanner:
         for needle in sorted(set(self.by_needle) | set(ERROR_NEEDLES + EPOCH_END + EPOCH_START), key=len):
             if not any(shorter in needle for shorter in self.needles):
                 self.needles.append(needle)
+        # A line found through a needle can hold only the patterns whose needle contains it: only
+        # those are tried on it (a dense log finds most lines through a few short needles).
+        self.covers: dict[bytes, tuple[bytes, ...]] = {
+            found: tuple(needle for needle in self.by_needle if found in needle) for found in self.needles
+        }
         self.stats: dict[str, Stats] = {}
         self.files: list[FileScan] = []
-        self.error_lines: deque[LogLine] = deque(maxlen=ERROR_LINES)
+        self._errors: deque[tuple[Path, int, bytes]] = deque(maxlen=ERROR_LINES)
         self.last_error: Hit | None = None
+        self.roots: dict[tuple[Path, int | None], Root] = {}
         self._pending: list[Hit] = []
+
+    @property
+    def error_lines(self) -> list[LogLine]:
+        """The last error lines no pattern matched (decoded only now: most are never shown)."""
+        return [LogLine(path, number, shown(decode(raw))) for path, number, raw in self._errors]
 
     def stat(self, key: str) -> Stats:
         return self.stats.get(key) or Stats()
@@ -238,7 +272,7 @@ class Scanner:
             if b"\x1b" in buf:
                 buf = _ANSI_BYTES.sub(b"", buf)
             chunk = _Chunk(scan, buf, scan.lines, tuple(tail))
-            self._chunk(chunk)
+            self._chunk(chunk, final=not data)
             scan.lines += buf.count(b"\n") + (0 if buf.endswith(b"\n") else 1)
             tail.extend(_last_lines(chunk, CONTEXT))  # a chunk of one line keeps the two before it
             scan.last_lines = deque(tail, maxlen=CONTEXT)
@@ -246,61 +280,118 @@ class Scanner:
                 break
         self._pending = []
 
-    def _chunk(self, chunk: _Chunk) -> None:
+    def _chunk(self, chunk: _Chunk, final: bool = False) -> None:
         self._fill_pending(chunk)
         scan = chunk.scan
+        # A log shows its toolkit at start-up (its imports, its first lines) or in the traceback
+        # it ends with: the first chunks and the last are searched, not every pass of a long run.
+        if chunk.base < MARK_LINES or final:
+            for name, marks in TOOLKIT_MARKS.items():
+                if name not in scan.toolkits and any(mark in chunk.buf for mark in marks):
+                    scan.toolkits.add(name)
         if scan.first_time is None:
             scan.first_time = _first_time(chunk)
         if scan.first_progress is None:
-            found = timeline.PROGRESS_BYTES.search(chunk.buf)
-            if found is not None:
-                start = chunk.buf.rfind(b"\n", 0, found.start()) + 1
+            first = timeline.PROGRESS_BYTES.search(chunk.buf)
+            if first is not None:
+                start = chunk.buf.rfind(b"\n", 0, first.start()) + 1
                 scan.first_progress = self._progress_at(chunk, start, chunk.number(start))
-        for start in self._line_starts(chunk.buf):
+        for start, needles in sorted(self._line_starts(chunk.buf).items()):
             number = chunk.number(start)
             end, raw = chunk.line_at(start)
-            self._line(chunk, start, end, number, raw)
+            self._line(chunk, start, end, number, raw, needles)
         self._finish(chunk)
-        last = self._progress_before(chunk, len(chunk.buf), chunk.base + chunk.buf.count(b"\n") + 1)
-        if last is not None:
-            scan.last_progress = last
+        latest = self._progress_before(chunk, len(chunk.buf), chunk.base + chunk.buf.count(b"\n") + 1)
+        if latest is not None:
+            scan.last_progress = latest
         scan.last_time = _last_time(chunk) or scan.last_time
 
-    def _line_starts(self, buf: bytes) -> list[int]:
-        starts: set[int] = set()
+    def _line_starts(self, buf: bytes) -> dict[int, list[bytes]]:
+        """Where each line holding a needle starts, with the needles it was found through."""
+        starts: dict[int, list[bytes]] = {}
         for needle in self.needles:
             at = buf.find(needle)
             while at != -1:
-                starts.add(buf.rfind(b"\n", 0, at) + 1)
+                starts.setdefault(buf.rfind(b"\n", 0, at) + 1, []).append(needle)
                 newline = buf.find(b"\n", at)
                 if newline == -1:
                     break
                 at = buf.find(needle, newline + 1)
-        return sorted(starts)
+        return starts
 
-    def _line(self, chunk: _Chunk, start: int, end: int, number: int, raw: bytes) -> None:
+    def _line(self, chunk: _Chunk, start: int, end: int, number: int, raw: bytes, found: list[bytes]) -> None:
         text = decode(raw)
+        matched = self._patterns(chunk, start, end, number, raw, text, found)
+        if _EPOCH_END.search(raw):
+            marker = chunk.scan.last_marker
+            if marker is None or marker[1] != "end":  # the first validation line: where training stopped
+                chunk.scan.epoch_ends.append((number, self._progress_before(chunk, start, number)))
+            chunk.scan.last_marker = (number, "end")
+        elif _EPOCH_START.search(raw):
+            chunk.scan.last_marker = (number, "start")
+        if not matched and _ERROR.search(raw):
+            self._errors.append((chunk.scan.path, number, raw[: MAX_SHOWN * 4]))
+            chunk.late["error"] = (start, end, number, text, None)
+        if _EXCEPTION_START.match(raw):
+            self._root(chunk, start, end, number, text)
+
+    def _patterns(self, chunk: _Chunk, start: int, end: int, number: int, raw: bytes, text: str, found: list[bytes]) -> bool:
+        """Try the patterns the line can hold; whether one matched."""
         matched = False
-        for needle, patterns in self.by_needle.items():
+        missed: list[Pattern] = []
+        plain = len(raw) <= MAX_MATCH or b"\r" not in raw
+        for needle in {n: None for f in found for n in self.covers[f]}:
             if needle not in raw:
                 continue
-            for pattern in patterns:
-                for seen in _redraws(raw, needle, text):
+            for pattern in self.by_needle[needle]:
+                for seen in [text] if plain else _redraws(raw, needle, text):
                     match = pattern.regex.search(seen)
                     if match is not None:
                         matched = True
                         self._hit(chunk, start, end, number, seen, pattern.key, match)
                         break
-        if any(marker in raw for marker in EPOCH_END):
-            marker = chunk.scan.last_marker
-            if marker is None or marker[1] != "end":  # the first validation line: where training stopped
-                chunk.scan.epoch_ends.append((number, self._progress_before(chunk, start, number)))
-            chunk.scan.last_marker = (number, "end")
-        elif any(marker in raw for marker in EPOCH_START):
-            chunk.scan.last_marker = (number, "start")
-        if not matched and any(needle in raw for needle in ERROR_NEEDLES):
-            self.error_lines.append(LogLine(chunk.scan.path, number, shown(text)))
-            chunk.late["error"] = (start, end, number, text, None)
+                else:
+                    if len(needle) >= WRAP_NEEDLE:
+                        missed.append(pattern)
+        if missed and not matched:
+            matched = self._wrapped(chunk, start, end, number, text, missed)
+        return matched
+
+    def _wrapped(self, chunk: _Chunk, start: int, end: int, number: int, text: str, missed: list[Pattern]) -> bool:
+        """A line a terminal wrapped at its width (`OpT` / `ype=BROADCAST`): its needle is on this
+        line but the rest of the message on the next; the patterns read the two joined."""
+        if end + 1 >= len(chunk.buf) or len(text) >= MAX_MATCH or chunk.buf[end + 1 : end + 2] in (b" ", b"\t", b"\n", b"["):
+            return False  # a continuation starts mid-word: not indented, not a new bracketed record
+        _, following = chunk.line_at(end + 1)
+        joined = text + decode(following)
+        matched = False
+        for pattern in missed:
+            match = pattern.regex.search(joined)
+            # Only a match that crosses the join with its needle on the first line: a match inside
+            # either line alone, or one that reaches the next line's own message, is not a wrap.
+            if (
+                match is not None
+                and match.start() < len(text) < match.end()
+                and -1 < joined.find(pattern.needle, match.start()) < len(text)
+            ):
+                matched = True
+                self._hit(chunk, start, end, number, joined, pattern.key, match)
+        return matched
+
+    def _root(self, chunk: _Chunk, start: int, end: int, number: int, text: str) -> None:
+        """Keep the first exception of each rank of each file, with the frame it was raised in."""
+        found = roots.exception(text)
+        if found is None:
+            return
+        rank = timeline.rank_of(text)
+        key = (chunk.scan.path, chunk.scan.rank if rank is None else rank)
+        if key in self.roots or len(self.roots) >= roots.MAX_ROOTS:
+            return
+        hit = self._make(chunk, start, end, number, text, "root", None)
+        where = roots.location(line.text for line in hit.before)
+        self.roots[key] = Root(hit, roots.Raised(found[0], found[1], where))
+        if len(hit.after) < CONTEXT:
+            self._pending.append(hit)
 
     def _hit(self, chunk: _Chunk, start: int, end: int, number: int, text: str, key: str, match: re.Match[str]) -> None:
         stats = self.stats.setdefault(key, Stats())

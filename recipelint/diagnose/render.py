@@ -10,6 +10,7 @@ from recipelint.parse.files import FileCache
 
 STATUS = {
     "found": "found in the recipe",
+    "located": "set in the recipe here",
     "not-found": "not in this recipe",
     "unchecked": "no rule checks this here",
     "no-recipe": "give the recipe to check",
@@ -45,6 +46,7 @@ def text_report(report: Report, files: FileCache) -> str:
     for finding in report.findings:
         out.extend(finding_lines(finding))
         out.append("")
+    out.extend(root_lines(report))
     others = other_error_lines(report)
     if others:
         out.append("Other error lines, no known signature:")
@@ -57,6 +59,24 @@ def text_report(report: Report, files: FileCache) -> str:
         out.append("")
     out.append(summary(report))
     return "\n".join(out)
+
+
+# Root errors listed in a report; the rest are counted.
+SHOWN_ROOTS = 8
+
+
+def root_lines(report: Report) -> list[str]:
+    """The first exception of each rank: what broke first, whatever the signatures say."""
+    if not report.roots:
+        return []
+    out = ["Root errors (the first exception of each rank, raised where the traceback says):"]
+    for root in report.roots[:SHOWN_ROOTS]:
+        who = f"rank {root.hit.rank}" if root.hit.rank is not None else "the log"
+        out.append(f"  {root.hit.line.path}:{root.hit.line.number}: {who}: {root.raised.describe()}")
+    if len(report.roots) > SHOWN_ROOTS:
+        out.append(f"  ... and {len(report.roots) - SHOWN_ROOTS} more")
+    out.append("")
+    return out
 
 
 def finding_lines(finding: Finding) -> list[str]:
@@ -76,11 +96,15 @@ def finding_lines(finding: Finding) -> list[str]:
     for i, cause in enumerate(finding.causes, 1):
         codes = " ".join(cause.cause.codes)
         state = f"{codes}: {STATUS[cause.status]}" if codes else "advice: no rule checks this"
+        if cause.lines and not cause.diagnostics:
+            state = f"{codes + ': ' if codes else ''}{STATUS['located']}"
         out.append(f"    {i}. {cause.cause.text} [{state}]")
         if cause.why:
             out.append(f"       because {cause.why}")
         for d in cause.diagnostics:
             out.append(f"       -> {d.span}: {d.code} {d.message}")
+        for where in cause.lines:
+            out.append(f"       -> {where}")
     return out
 
 
@@ -107,6 +131,8 @@ def summary(report: Report) -> str:
 def no_signature(report: Report) -> str:
     lines: list[LogLine] = unknown_lines(report)
     out = [summary(report)]
+    roots = root_lines(report)
+    out.extend(roots[:-1])
     if lines:
         out.append("Last error lines:" if report.error_lines else "Last lines:")
         width = len(str(max(x.number for x in lines)))

@@ -11,6 +11,8 @@ from recipelint.context import Context, Options
 from recipelint.diagnostics import Diagnostic
 from recipelint.hardware.profile import Hardware
 from recipelint.parse.files import FileCache, SourceError
+from recipelint.parse.shell import Word
+from recipelint.parse.span import Span
 from recipelint.records import dataclass, field
 from recipelint.rules import all_rules
 from recipelint.settings import Resolver
@@ -101,6 +103,70 @@ class Scene:
         value = ctx.fact("inter_node_network").value
         return str(value) if value is not None else None
 
+    def launch_flag(self, *names: str) -> Word | None:
+        """The launch command's word for one of these flags (`--standalone`, `--master_port=29500`)."""
+        ctx = self.ctx
+        launch = ctx.recipe.launch if ctx is not None else None
+        if launch is None:
+            return None
+        for word in launch.command.words:
+            text = word.value or word.text
+            if any(text == name or text.startswith(name + "=") for name in names):
+                return word
+        return None
+
+    def launch_option(self, *names: str) -> str | None:
+        """The value the launch gives one of these options (`--rdzv_backend c10d` or `=c10d`);
+        "" for a flag without a value, None when not given or not known statically."""
+        ctx = self.ctx
+        launch = ctx.recipe.launch if ctx is not None else None
+        if launch is None:
+            return None
+        words = launch.command.words
+        for i, word in enumerate(words):
+            text = word.value or word.text
+            for name in names:
+                if text.startswith(name + "="):
+                    return text.split("=", 1)[1]
+                if text == name:
+                    following = words[i + 1] if i + 1 < len(words) else None
+                    return (following.value or "") if following is not None else ""
+        return None
+
+    @property
+    def launcher(self) -> str | None:
+        ctx = self.ctx
+        return ctx.recipe.launch.launcher if ctx is not None and ctx.recipe.launch is not None else None
+
+    def script_options(self) -> list[tuple[str, Span]]:
+        """The options the training script's argparse defines (`add_argument("--local_rank", ...)`),
+        each with where it is written; read with ast, never run."""
+        ctx = self.ctx
+        launch = ctx.recipe.launch if ctx is not None else None
+        if ctx is None or launch is None or not launch.script.value:
+            return []
+        path, _ = ctx.recipe.locate(launch.script.value)
+        return _add_arguments(path) if path is not None and path.suffix == ".py" else []
+
+    def settings_at(self, *names: str) -> list[str]:
+        """Where the recipe sets these (`path:line:col: name = value`): the launch's flags, then the
+        DeepSpeed JSON's and the toolkit config's dotted keys; each name once, where it is written."""
+        ctx = self.ctx
+        if ctx is None:
+            return []
+        out: list[str] = []
+        for name in names:
+            setting = ctx.recipe.args.get(name)
+            if setting is not None and setting.given and setting.span is not None:
+                out.append(f"{setting.span}: {name} {setting.value}")
+                continue
+            for document in (ctx.recipe.ds_config, ctx.recipe.config):
+                node = document.root.get(name) if document is not None else None
+                if node is not None and node.kind == "scalar":
+                    out.append(f"{node.span}: {name} {node.value}")
+                    break
+        return out
+
     def env(self, name: str) -> str | None:
         ctx = self.ctx
         launch = ctx.recipe.launch if ctx is not None else None
@@ -129,6 +195,24 @@ def build_scene(
         options = _options(resolver, where)
         scene.contexts.append(Context(recipe, loader, options, said=said))
     return scene
+
+
+def _add_arguments(path: Path) -> list[tuple[str, Span]]:
+    import ast
+
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+        tree = ast.parse(text)
+    except (OSError, SyntaxError, ValueError, RecursionError):
+        return []
+    found: list[tuple[str, Span]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "add_argument":
+            for arg in node.args:
+                if isinstance(arg, ast.Constant) and isinstance(arg.value, str) and arg.value.startswith("-"):
+                    line, column = arg.lineno, arg.col_offset + 1
+                    found.append((arg.value, Span(path, 0, 0, line, column, line, column + len(arg.value) + 2)))
+    return sorted(found, key=lambda item: item[1].line)
 
 
 def _options(resolver: Resolver, path: Path) -> Options:

@@ -94,11 +94,26 @@ _WENET = re.compile(r"\b(?P<tag>TRAIN|CV) (?:\| (?:steps/sec [\d.]+\| ?)?)?Batch
 _MM_EPOCH = re.compile(r"Epoch\((?P<tag>train|val)\)\s*\[(?P<epoch>\d+)\]\s*\[\s*(?P<step>\d+)/(?P<total>\d+)\]")
 _MM_ITER = re.compile(r"Iter\((?P<tag>train|val)\)\s*\[\s*(?P<step>\d+)/(?P<total>\d+)\]")
 _TQDM = re.compile(r"(?:Epoch (?P<epoch>\d+): *)?\d+%\|[^|\n]*\|\s*(?P<step>\d+)/(?P<total>\d+) \[(?P<elapsed>[\d:]+)<")
-_PREP = re.compile(r"\b(?:Map|map|Filter|Tokeniz\w*|Loading|Downloading|Generating|Resolving|Fetching|Extracting|Preprocess\w*)\b")
+# A bar's label before it, or its rate after it, says data preparation: `datasets.map` ("Map",
+# "Running tokenizer on dataset", "Grouping texts in chunks of 1024", "Converting format of
+# dataset") counts `examples/s` (older versions `ba/s`); model loading counts checkpoint shards.
+_PREP = re.compile(
+    r"\b(?:map|filter|tokeniz\w*|loading|downloading|generating|resolving|fetching|extracting|preprocess\w*|grouping|converting"
+    r"|packing|formatting|running tokenizer|encoding|saving the dataset)\b",
+    re.IGNORECASE,
+)
+_PREP_RATE = re.compile(r"[^\]\r\n]{0,40}(?:examples/s|ba/s|shards/s)")
+# A bar faster than this many items a second counts bytes or records (a download), not training steps.
+_FAST = 10000.0
+_RATE = re.compile(r"[^\]\r\n]{0,20}?(?P<rate>[\d.]+)it/s")
+# datasets' bars without a total: `Generating train split: 2230000 examples [29:59, 1466.92 examples/s]`.
+_EXAMPLES = re.compile(r"(?P<step>\d+) examples \[(?P<elapsed>[\d:]+),")
 _HF = re.compile(r"\{'loss': [-\d.e]+.*?'epoch': (?P<epoch>[\d.]+)\}")
 _DS = re.compile(r"\bstep=(?P<step>\d+), skipped=\d+")
 # Bytes: what the reader searches for before decoding a line.
-PROGRESS_BYTES = re.compile(rb"Batch \d+/\d+ loss|\((?:train|val)\)\s*\[|\d%\|.*\| *\d+/\d+ \[|\{'loss': |\bstep=\d+, skipped=")
+PROGRESS_BYTES = re.compile(
+    rb"Batch \d+/\d+ loss|\d examples \[|\((?:train|val)\)\s*\[|\d%\|.*\| *\d+/\d+ \[|\{'loss': |\bstep=\d+, skipped="
+)
 
 
 def _elapsed(text: str) -> timedelta:
@@ -106,6 +121,14 @@ def _elapsed(text: str) -> timedelta:
     for part in text.split(":"):
         seconds = seconds * 60 + int(part or 0)
     return timedelta(seconds=seconds)
+
+
+def _fast(text: str, at: int) -> bool:
+    rate = _RATE.match(text, at)
+    try:
+        return rate is not None and float(rate["rate"]) > _FAST
+    except ValueError:
+        return False
 
 
 def progress(text: str, line: int, time: datetime | None = None) -> Progress | None:
@@ -123,11 +146,13 @@ def progress(text: str, line: int, time: datetime | None = None) -> Progress | N
         epoch = match["epoch"]
         # A bar for data preparation or model loading is not training progress.
         label = text[max(0, text.rfind("\r", 0, match.start()) + 1, match.start() - 80) : match.start()]
-        tag = "prep" if _PREP.search(label) else "train"
+        tag = "prep" if _PREP.search(label) or _PREP_RATE.match(text, match.end()) or _fast(text, match.end()) else "train"
         step = Progress(
             line, int(match["step"]), float(epoch) if epoch else None, int(match["total"]), tag, _elapsed(match["elapsed"]), time
         )
         found.append(step)
+    for match in _EXAMPLES.finditer(text):
+        found.append(Progress(line, int(match["step"]), None, None, "prep", _elapsed(match["elapsed"]), time))
     for match in _HF.finditer(text):
         found.append(Progress(line, None, float(match["epoch"]), None, "train", None, time))
     for match in _DS.finditer(text):

@@ -98,13 +98,19 @@ class Machines:
 
             hardware = machine()
             if self.override is not None or hardware.origin != "probe":
-                judged.append(Judged.chosen(hardware))
+                judged.append(Judged.chosen(hardware))  # a profile, when given, wins over the job's allocation
                 return hardware
             from recipelint.hardware import host
 
             verdict = host.judge(recipe, hardware)
+            base = hardware if verdict.node else host.masked(hardware, verdict)
+            if recipe.allocation is not None:
+                from recipelint.hardware.granted import overlay
+
+                judged.append(Judged.granted(recipe.allocation, recipe, verdict))
+                return overlay(base, recipe.allocation)
             judged.append(Judged.probed(verdict, recipe))
-            return hardware if verdict.node else host.masked(hardware, verdict)
+            return base
 
         return load
 

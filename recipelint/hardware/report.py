@@ -9,6 +9,7 @@ from recipelint.diagnostics import Diagnostic, Severity
 from recipelint.records import dataclass
 
 if TYPE_CHECKING:
+    from recipelint.allocation import Allocation
     from recipelint.hardware.host import Verdict
     from recipelint.hardware.profile import Hardware
     from recipelint.model import Recipe
@@ -23,11 +24,16 @@ HOW_TO_GIVE_THE_NODE = (
 
 @dataclass(frozen=True)
 class Judged:
-    kind: str  # "profile", "host" (the probe, taken as the node) or "none" (the host is not the node)
+    # "profile", "host" (the probe, taken as the node), "allocation" (a job file's, no profile
+    # given) or "none" (the host is not the node)
+    kind: str
     label: str  # "profile node.yaml", "this host", "none"
     why: str
     where: Span | None = None
     toolkit: str = ""  # the recipe's, when the probe judged it (a named machine judges every toolkit alike)
+    # "allocation" on a host that is not the node: the facts the job file states; the others are
+    # hidden as for "none", and RL004 names the rules that judge them.
+    stated: tuple[str, ...] | None = None
 
     @classmethod
     def chosen(cls, hardware: Hardware) -> Judged:
@@ -36,6 +42,16 @@ class Judged:
         if hardware.origin == "probe":
             return cls("host", "this host", why)
         return cls("profile", hardware.label or "a profile", why)
+
+    @classmethod
+    def granted(cls, allocation: Allocation, recipe: Recipe, verdict: Verdict) -> Judged:
+        """No profile given, and the recipe runs inside a job file that states its allocation."""
+        why = f"no profile given: read from {allocation.what}; a profile (--hardware) wins"
+        if verdict.node:
+            return cls("allocation", allocation.label, why, allocation.path, recipe.toolkit)
+        stated = tuple(allocation.facts())
+        why = f"this host is not the training node: {verdict.why}; {allocation.label} states {', '.join(stated) or 'no node fact'} only"
+        return cls("allocation", allocation.label, why, verdict.where or allocation.path, recipe.toolkit, stated)
 
     @classmethod
     def probed(cls, verdict: Verdict, recipe: Recipe) -> Judged:

@@ -89,12 +89,13 @@ ISSUES: tuple[KnownIssue, ...] = (
     KnownIssue(
         id="wenet-recipe-prefetch-500",
         toolkit="wenet",
-        title="the aishell/s0 recipe of this WeNet sets prefetch=500: each DataLoader worker queues up to 500 padded batches",
+        title="{recipe} sets prefetch=500: each DataLoader worker queues up to 500 padded batches",
         symptom="stage 4 freezes the machine (out of host memory) until it comes back hours later; solved by prefetch 500 -> 20 (#2438)",
         reports=(f"{ISSUE}2438",),
         introduced=Change("2505d18e24dec878807e8453b5af52ff078b702e", "2023-05-27", "#1849", f"{PR}1849", "v3.0.0"),
         fixed=Change("6aae6efb74571b2d185899fbc72987e1a495c857", "2024-04-16", "#2486", f"{PR}2486", "v3.1.0"),
         advice='pass --prefetch 10, the upstream recipes\' value since #2486 ("Large prefetch may cause OOM issue")',
         trigger="prefetch_500",
+        recipes=("examples/aishell/s0", "examples/aishell/whisper", "examples/wenetspeech/s0", "examples/wenetspeech/whisper"),
     ),
 )

@@ -49,8 +49,11 @@ SHELL_LANGS = {
 
 
 def fence_language(info: bytes) -> bytes:
-    """The language of an info string: its first word, lower case, without `{}` or a leading dot."""
+    """The language of an info string: its first word, lower case, without `{}` or a leading dot;
+    after a MyST directive (```` ```{code-block} bash ````, XTuner's docs), the directive's argument."""
     words = info.strip().split()
+    if len(words) > 1 and words[0].lower() in (b"{code-block}", b"{code}", b"{sourcecode}"):
+        words = words[1:]
     return words[0].strip(b"{}").lstrip(b".").lower() if words else b""
 
 

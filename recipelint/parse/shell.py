@@ -145,6 +145,43 @@ class Override:
 
 
 @dataclass
+class Piece:
+    """A stretch of a file the script writes from its own text: literal text of a heredoc or a
+    template, or a value the script puts in (`$GLOBAL_BATCH`, sed's replacement)."""
+
+    text: str | None  # None: decided at run time
+    span: Span  # where it is written: the literal bytes, or the `$VAR` / replacement in the script
+    origin: Assignment | None = None  # the assignment the value comes from (a fix edits it there)
+    reason: str | None = None  # why `text` is None
+    literal: bool = False  # text is exactly the bytes at span (offsets inside it map one to one)
+
+
+@dataclass
+class Substitution:
+    """One `s/PATTERN/REPLACEMENT/[g]` of a sed that fills a template."""
+
+    pattern: str  # a plain word: recipelint models no regular expression
+    replacement: Piece
+    every: bool  # the g flag: every match on a line, not only the first
+
+
+@dataclass
+class Written:
+    """A file the script writes from text it holds: a heredoc (`cat <<EOT > ds_config.json`) or a
+    template filled by sed (`sed "s/GBSIZE/$GB/" template.json > out.json`). Never run: the
+    values are the script's own, as far as it decides them."""
+
+    path: str  # relative to the script's folder, normalised
+    span: Span  # the redirection that writes it
+    body: list[Piece] | None = None  # a heredoc's text, piece by piece
+    template: str | None = None  # sed: the file it reads, relative to the script's folder
+    template_span: Span | None = None
+    edits: list[Substitution] = field(default_factory=list)
+    unknown: str | None = None  # why the content cannot be told (a sed script recipelint does not model)
+    command: str = ""  # what writes it, as written (for messages): "cat <<EOT", "sed"
+
+
+@dataclass
 class ShellScript:
     source: SourceText
     assignments: list[Assignment]
@@ -158,6 +195,8 @@ class ShellScript:
     # Folders `git clone URL [DIR]` makes, by name (README steps: `git clone .../Baichuan2.git; cd
     # Baichuan2/fine-tune`): a later `cd NAME/...` goes into the clone, not a folder beside the script.
     clones: list[str] = field(default_factory=list)
+    # What the script writes from its own text (heredocs, sed-filled templates), by the written path.
+    templates: dict[str, Written] = field(default_factory=dict)
 
     def assignment(self, name: str, before: int | None = None) -> Assignment | None:
         """The assignment of `name` in this file in force at byte `before` (the last one above it)."""
@@ -226,6 +265,7 @@ class _Builder:
         self.cd_dirs: list[str] = []
         self.clones: list[str] = []
         self.written: dict[str, Span] = {}
+        self.templates: dict[str, Written] = {}
         self.overrides: list[Override] = []
         self.seen: set[Path] = {source.path}
         self.assigned = 0
@@ -783,7 +823,27 @@ class _Builder:
                 continue
             value, _ = self.evaluate(target)
             if value and not posixpath.isabs(value):
-                self.written.setdefault(posixpath.normpath(posixpath.join(self.env.cwd or ".", value)), self.span(redirect))
+                path = posixpath.normpath(posixpath.join(self.env.cwd or ".", value))
+                self.written.setdefault(path, self.span(redirect))
+                self.template(node, path, self.span(redirect))
+            elif value is None:  # `> ${config_json}`, its name decided at run time: kept by its assignment
+                binding = self.plain_binding(_unwrap_string(target))
+                if binding is not None and binding.origin is not None:
+                    self.template(node, unknown_path(binding.origin), self.span(redirect))
+
+    def template(self, node: Any, path: str, span: Span) -> None:
+        """What a heredoc or a sed pipeline writes, when it writes it from the script's own text."""
+        heredoc = any(c.type == "heredoc_redirect" for c in node.named_children)
+        if not heredoc and not self.data.startswith(b"sed", node.start_byte):
+            return  # `> log.txt`: nothing to read, and no reader to import
+        from recipelint.parse import shelltemplate  # only for scripts that write files
+
+        written = shelltemplate.capture(self, node, path, span)
+        earlier = self.templates.get(path)
+        if earlier is not None:  # written twice (on two branches, or over itself): what both write
+            self.templates[path] = shelltemplate.merge(earlier, written, span)
+        elif written is not None:
+            self.templates[path] = written
 
     def change_dir(self, target: Word | None) -> None:
         if target is None or target.value is None or target.value in ("-", "~") or target.value.startswith("~"):
@@ -856,6 +916,19 @@ class _Builder:
         if not path.is_file():
             return None, f"no such file {path}"
         return path, ""
+
+
+def unknown_path(origin: Assignment) -> str:
+    """The key of a file whose name only the run time knows, written and read through the same
+    assignment (`config_json="ds_config_gpt_${NAME}.json"`): the variable and where it is set."""
+    return f"${{{origin.name}}}@{origin.order}"
+
+
+def _unwrap_string(node: Any) -> Any:
+    """`"$x"` as `$x`."""
+    if node.type == "string" and node.named_child_count == 1 and node.named_children[0].type in ("simple_expansion", "expansion"):
+        return node.named_children[0]
+    return node
 
 
 def _unescape(text: str) -> str:
@@ -1082,4 +1155,5 @@ def parse_shell(
         builder.written,
         builder.overrides,
         builder.clones,
+        builder.templates,
     )

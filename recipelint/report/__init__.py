@@ -13,14 +13,15 @@ if TYPE_CHECKING:
 
 Reporter = Callable[["Result"], str]
 
-# format name -> "module:function"; the first is the default.
+# format name -> "module:function"; the first is the default. Findings per rule are an option
+# (`--statistics`, recipelint.report.statistics), not a format: it applies to the text formats
+# and to json, and `diagnose` has no such table.
 REPORTERS: dict[str, str] = {
     "text": "recipelint.report.text:render",
     "concise": "recipelint.report.text:render_concise",
     "json": "recipelint.report.jsonout:render",
     "sarif": "recipelint.report.sarif:render",
     "github": "recipelint.report.github:render",
-    "statistics": "recipelint.report.statistics:render",
 }
 
 

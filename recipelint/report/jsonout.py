@@ -57,7 +57,11 @@ def diagnostic_dict(d: Diagnostic) -> dict[str, Any]:
 
 
 def document(
-    diagnostics: list[Diagnostic], errors: list[SourceError], hardware: Hardware | None, judged: list[Judged] | None = None
+    diagnostics: list[Diagnostic],
+    errors: list[SourceError],
+    hardware: Hardware | None,
+    judged: list[Judged] | None = None,
+    statistics: dict[str, Any] | None = None,
 ) -> str:
     data: dict[str, Any] = {
         "diagnostics": [diagnostic_dict(d) for d in diagnostics],
@@ -67,9 +71,19 @@ def document(
     source = summary_json(judged or [], hardware)
     facts = hardware.to_dict() if hardware is not None and source["machine"] != "none" else {}
     data["hardware"] = {"source": source, **facts}
+    if statistics is not None:
+        data["statistics"] = statistics
     return json.dumps(data, indent=2)
 
 
 def render(result: Result) -> str:
     """The report of a run (the reporters' one signature, recipelint.report.REPORTERS)."""
     return document(result.diagnostics, result.errors, result.hardware, result.judged)
+
+
+def render_with_statistics(result: Result) -> str:
+    """`--format json --statistics`: the report with a `statistics` object, per rule code its
+    name, count and fixable count (recipelint.report.statistics)."""
+    from recipelint.report.statistics import counts
+
+    return document(result.diagnostics, result.errors, result.hardware, result.judged, counts(result.diagnostics))

@@ -96,7 +96,7 @@ def _link_value(link: Link) -> tuple[str, str]:
     if link.path is not None:
         return str(setting.value), f"found at {shown(link.path)}"
     if link.written_at is not None:
-        return str(setting.value), f"written by the script itself at line {link.written_at.line}; not read"
+        return str(setting.value), f"written by the script itself at line {link.written_at.line}; {link.read_as or 'not read'}"
     if setting.value is None:
         why = setting.word.reason if setting.word is not None and setting.word.reason else "decided at run time"
         return "unknown", f"`{written}`: {why}"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
@@ -88,7 +89,38 @@ def render_concise(result: Result) -> str:
     return _report(result, concise=True)
 
 
+def render_quiet(result: Result, concise: bool) -> str:
+    """`-q`: the findings alone, neither the machine line nor the summary (as ruff's --quiet)."""
+    return findings(result.diagnostics, result.sources or FileCache(), concise=concise).rstrip("\n")
+
+
 def _report(result: Result, concise: bool) -> str:
     body = findings(result.diagnostics, result.sources or FileCache(), concise=concise)
     head = body.rstrip("\n") + ("" if concise else "\n") + "\n" if body.strip() else ""
     return head + summary(result.diagnostics, len(result.errors))
+
+
+# A finding's first line as `findings` writes it; the path is the shortest prefix before
+# `:LINE:COL: CODE [severity]`, so a path holding `: ` still ends in the right place.
+_HEAD = re.compile(r"(?P<path>.+?)(?P<where>:\d+:\d+: )(?P<code>[A-Z]+\d+) (?P<severity>\[(?:error|warning|info)\])(?= |$)")
+_CARET = re.compile(r" +\^+")
+_BOLD, _RESET = "\x1b[1m", "\x1b[0m"
+_COLOUR = {"[error]": "\x1b[1;31m", "[warning]": "\x1b[1;33m", "[info]": "\x1b[1;36m"}
+
+
+def colour(report: str) -> str:
+    """The text report with ANSI styles, as ruff shows it: the path bold, the code and severity
+    in the severity's colour, the caret too. `report` must already be escaped for the terminal
+    (recipelint.parse.files.terminal_text): the styles are the only control sequences added."""
+    lines = []
+    style = ""
+    for line in report.split("\n"):
+        head = _HEAD.match(line)
+        if head is not None:
+            style = _COLOUR[head["severity"]]
+            rest = line[head.end() :]
+            line = f"{_BOLD}{head['path']}{_RESET}{head['where']}{style}{head['code']} {head['severity']}{_RESET}{rest}"
+        elif style and _CARET.fullmatch(line):
+            line = line.replace("^", f"{style}^", 1) + _RESET
+        lines.append(line)
+    return "\n".join(lines)

@@ -76,12 +76,16 @@ class Toolkit(Protocol):
 
 def _builtin() -> list[Toolkit]:
     from recipelint.toolkits.deepspeed import DEEPSPEED
+    from recipelint.toolkits.kube import KUBE
+    from recipelint.toolkits.slurm import SLURM
     from recipelint.toolkits.unjudged import UNJUDGED
     from recipelint.toolkits.wenet import WENET
     from recipelint.toolkits.xtuner import XTUNER
 
-    # The order breaks ties: a script launching XTuner is XTuner's before it is a plain DeepSpeed launch.
-    return [WENET, XTUNER, DEEPSPEED, UNJUDGED]
+    # The order breaks ties: a script launching XTuner is XTuner's before it is a plain DeepSpeed
+    # launch. A scheduler's job file goes first: it hands its launches to the others; the
+    # trainers recipelint does not judge go last.
+    return [SLURM, KUBE, WENET, XTUNER, DEEPSPEED, UNJUDGED]
 
 
 REGISTRY: list[Toolkit] = _builtin()

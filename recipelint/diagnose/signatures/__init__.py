@@ -35,6 +35,7 @@ class Cause:
 
     text: str
     codes: tuple[str, ...] = ()
+    toolkit: str | None = None  # a cause of one toolkit's code or settings: offered only where the log or recipe shows it
 
 
 @dataclass
@@ -46,6 +47,8 @@ class Explanation:
     evidence: list[str] = field(default_factory=list)
     causes: list[tuple[str, str]] = field(default_factory=list)  # (cause key, why it fits here), likeliest first
     severity: Severity | None = None  # the signature's own when None
+    # cause key -> the recipe's lines behind it that no rule reports (`run.sh:12:5: --standalone`)
+    recipe_lines: dict[str, list[str]] = field(default_factory=dict)
 
 
 @dataclass

@@ -135,3 +135,26 @@ def world(found: Found, *logged: int | None) -> int | None:
         if value:
             return value
     return found.scene.world_size
+
+
+# What to collect next when the evidence points past the recipe, by what it points at.
+COLLECT = {
+    "desync": "TORCH_DISTRIBUTED_DEBUG=DETAIL (each rank's collective fingerprints), TORCH_NCCL_DESYNC_DEBUG=1, and the flight "
+    "recorder (TORCH_NCCL_TRACE_BUFFER_SIZE=2000 TORCH_NCCL_DUMP_ON_TIMEOUT=1, then torch.distributed.flight_recorder's fr_trace)",
+    "cuda": "CUDA_LAUNCH_BLOCKING=1 (the failing kernel in the traceback), compute-sanitizer on one rank, NCCL_DEBUG=INFO, "
+    "and the driver's Xid lines (dmesg) and nvidia-smi -q's ECC counters on the node",
+    "nccl": "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET on every rank (which interface and port each rank tried)",
+}
+
+
+def not_recipe(what: str, collect: str) -> str:
+    """The verdict when no recipe setting explains the failure: where to look, what to collect."""
+    return f"verdict: {what}, not a recipe setting; collect next: {COLLECT[collect]}"
+
+
+def root_of(found: Found, rank: int | None) -> str | None:
+    """The first exception of a rank (of any rank when None), as `path:line: Type: message (raised at ...)`."""
+    for root in found.scanner.roots.values():
+        if rank is None or root.hit.rank == rank:
+            return f"{root.hit.line}: {root.raised.describe()}"
+    return None

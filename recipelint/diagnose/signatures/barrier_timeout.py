@@ -37,7 +37,7 @@ The fixes are the rules' own, with their safety; `diagnose --fix --write` applie
 from __future__ import annotations
 
 from recipelint.diagnose.signatures import Cause, Explanation, Found
-from recipelint.diagnose.signatures._common import PHASE_WORDS, phase, plural, rank_numbers, ranks, when, world
+from recipelint.diagnose.signatures._common import PHASE_WORDS, phase, plural, rank_numbers, ranks, root_of, when, world
 from recipelint.diagnose.timeline import millis
 from recipelint.diagnostics import Severity
 
@@ -64,20 +64,25 @@ CAUSES = {
     "http": Cause(
         "HTTP shards: WeNet 3.x opens each one in seek mode on a wget pipe ('Illegal seek'), the shard yields nothing and the rank runs dry",
         ("RL203",),
+        "wenet",
     ),
-    "compressed": Cause("compressed shards, decompressed single-threaded in each worker", ("RL204",)),
+    "compressed": Cause("compressed shards, decompressed single-threaded in each worker", ("RL204",), "wenet"),
     # Shard-count rules landing later (e.g. shards not divisible by the world size) go here too.
     "uneven": Cause(
         "the ranks got unequal data: fewer shards than readers or ranks, or a shard count the ranks do not divide; one rank finishes its shards first",
         ("RL202", "RL205", "RL201"),
     ),
     "order": Cause(
-        "--timeout at or above the process-group timeout: the NCCL watchdog kills the job before the join can end the epoch", ("RL303",)
+        "--timeout at or above the process-group timeout: the NCCL watchdog kills the job before the join can end the epoch",
+        ("RL303",),
+        "wenet",
     ),
     "rank0": Cause(
         "rank 0 stopped answering: it died, or was still busy (dataset preprocessing, saving) past the timeout; its log has the first error"
     ),
-    "ddp": Cause("--timeout has no effect with torch_ddp: WeNet skips its join under DDP (a modified train loop runs it)", ("RL302",)),
+    "ddp": Cause(
+        "--timeout has no effect with torch_ddp: WeNet skips its join under DDP (a modified train loop runs it)", ("RL302",), "wenet"
+    ),
 }
 
 
@@ -117,7 +122,8 @@ def explain(found: Found) -> Explanation | None:
         evidence.append(f"repeats: {plural(len(phases), 'barrier failure')}: {listed}")
     causes = _order(found, kind, ms)
     if lost:
-        causes.insert(0, ("rank0", "the ranks report errors from rank 0, not a late rank"))
+        first = root_of(found, 0)
+        causes.insert(0, ("rank0", f"rank 0's first error: {first}" if first else "the ranks report errors from rank 0, not a late rank"))
     return Explanation(anchor, said, evidence, causes)
 
 

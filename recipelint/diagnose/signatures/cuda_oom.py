@@ -51,14 +51,25 @@ PATTERNS = {
     "plain": ("CUDA error: out of memory", r"CUDA error: out of memory"),
 }
 CAUSES = {
-    "long-batch": Cause(
-        "one batch larger than the rest: dynamic batching admits single utterances longer than max_frames_in_batch", ("RL704",)
+    "long-batch": Cause("one batch larger than the rest (a longer sequence, utterance or image batch than any before it)"),
+    "dynamic-batch": Cause(
+        "WeNet's dynamic batching admits single utterances longer than max_frames_in_batch: one batch exceeds the budget",
+        ("RL704",),
+        "wenet",
     ),
     "too-big": Cause(
         "the model, its optimizer state and one batch do not fit this GPU: smaller batch, accumulation, activation checkpointing or ZeRO"
     ),
     "fragmentation": Cause("fragmentation: much more reserved than allocated; PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"),
 }
+# Per toolkit: the DeepSpeed JSON's micro batch, Hugging Face's flag, WeNet's batch budget.
+BATCH_SETTINGS = (
+    "train_micro_batch_size_per_gpu",
+    "per_device_train_batch_size",
+    "dataset_conf.batch_conf.batch_size",
+    "dataset_conf.batch_conf.max_frames_in_batch",
+    "gradient_accumulation_steps",
+)
 _UNITS = {"KiB": 1 / 1024 / 1024, "MiB": 1 / 1024, "GiB": 1.0, "TiB": 1024.0}
 
 
@@ -88,11 +99,15 @@ def explain(found: Found) -> Explanation | None:
     kind, _ = phase(anchor, found.file(anchor.line.path))
     count = found.stats("old").count + found.stats("new").count + found.stats("plain").count
     if kind in ("mid-epoch", "epoch-end", "training"):
-        causes.append(("long-batch", "it happened deep into an epoch, after many batches fitted"))
+        deep = "it happened deep into an epoch, after many batches fitted"
+        causes += [("dynamic-batch", deep), ("long-batch", deep)]
     elif kind in ("init", "first-steps"):
         causes.append(("too-big", "it happened at the first steps"))
-    causes += [("long-batch", ""), ("too-big", ""), ("fragmentation", "")]
+    causes += [("dynamic-batch", ""), ("long-batch", ""), ("too-big", ""), ("fragmentation", "")]
+    # The settings that size a batch, where the recipe writes them: what "smaller" changes.
+    batch = found.scene.settings_at(*BATCH_SETTINGS)
+    lines = {"too-big": batch, "long-batch": batch} if batch else {}
     if count > 1:
         ranks = found.stats("old").ranks | found.stats("new").ranks
         evidence.append(f"repeats: {count} out-of-memory lines" + (f" from rank {', '.join(map(str, sorted(ranks)))}" if ranks else ""))
-    return Explanation(anchor, said, evidence, causes)
+    return Explanation(anchor, said, evidence, causes, recipe_lines=lines)

@@ -44,7 +44,7 @@ CAUSES = {
         "the DeepSpeed JSON's train_batch_size, micro batch and accumulation contradict each other for this world size", ("RL415",)
     ),
     "world": Cause("the processes did not form one group: DeepSpeed counted a different world size than the launch starts"),
-    "wenet": Cause("WeNet's own consistency checks between its YAML and the DeepSpeed JSON", ("RL402",)),
+    "wenet": Cause("WeNet's own consistency checks between its YAML and the DeepSpeed JSON", ("RL402",), "wenet"),
 }
 _NUMBERS = re.compile(r"world_size\s*(?P<train>\d+)\s*!=\s*(?P<micro>\d+)\s*\*\s*(?P<acc>\d+)\s*\*\s*(?P<world>\d+)")
 

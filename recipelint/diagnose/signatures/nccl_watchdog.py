@@ -46,8 +46,10 @@ SEVERITY = Severity.ERROR
 FIRST_COLLECTIVES = 3  # SeqNum up to this: set-up, or a broadcast of what rank 0 prepared
 SOURCE = "xtuner.md 6 (watchdog message, default timeouts); pytorch#118369, OFA#271, LlamaFactory#7396, NVIDIA/nccl#1409, BasicSR#737"
 PATTERNS = {
+    # The needle is the message's first words: a terminal that wraps the long line later still
+    # leaves it on the first line, and the reader joins the next one (reader._wrapped).
     "watchdog": (
-        "Watchdog caught collective operation timeout",
+        "Watchdog caught",
         r"(?:\[Rank (?P<rank>\d+)\] )?Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=(?P<seq>\d+), "
         r"OpType=(?P<op>\w+)(?:, NumelIn=(?P<numel>\d+), NumelOut=\d+)?, Timeout\(ms\)=(?P<ms>\d+)\) ran for (?P<ran>\d+) milli",
     ),
@@ -63,14 +65,14 @@ CAUSES = {
         ("RL105", "RL102", "RL103", "RL201"),
     ),
     "network": Cause("NCCL over the wrong interface, or over sockets where InfiniBand is up", ("RL504", "RL503", "RL502")),
-    "slow-data": Cause("a rank stalled reading its data: remote or compressed shards", ("RL203", "RL204")),
+    "slow-data": Cause("a rank stalled reading its data: remote or compressed shards", ("RL203", "RL204"), "wenet"),
     # Shard-count rules landing later (e.g. shards not divisible by the world size) go here too.
     "uneven": Cause(
         "a rank ran out of data and left the training loop (to validation or a checkpoint) while the others still all-reduce",
         ("RL202", "RL205", "RL201"),
     ),
     "join-order": Cause(
-        "WeNet's join timeout at or above the process-group timeout: the watchdog fires before the join ends the epoch", ("RL303",)
+        "WeNet's join timeout at or above the process-group timeout: the watchdog fires before the join ends the epoch", ("RL303",), "wenet"
     ),
     "long-step": Cause("one rank legitimately worked longer than the timeout alone (rank-0 preprocessing, evaluation, saving)", ("RL805",)),
 }
@@ -97,7 +99,12 @@ def explain(found: Found) -> Explanation | None:
         )
     evidence.extend(_ranks(found, hits, top, reported))
     kind, _ = phase(anchor, found.file(anchor.line.path))
-    return Explanation(anchor, said, evidence, _order(found, kind, top, ops))
+    causes = _order(found, kind, top, ops)
+    if anchor.progress is not None and anchor.progress.tag == "prep":
+        # The other ranks waited in a collective while this log still prepared data (a tokenizer's
+        # or datasets.map's bar just before the watchdog): the wait was for that preparation.
+        causes.insert(0, ("long-step", f"data preparation was still running ({anchor.progress.describe()})"))
+    return Explanation(anchor, said, evidence, causes)
 
 
 def _ranks(found: Found, hits: list[Hit], top: int, reported: set[int]) -> list[str]:

@@ -2,9 +2,11 @@
 
 ## What it does
 Matches torchelastic's `failed (exitcode: -9) local_rank: L (pid: P)` and `Signal 9 (SIGKILL)
-received by PID P`, the kernel's `Out of memory: Killed process P` and Slurm's `Detected N
-oom-kill event(s)`, and says which local rank died and when: while the model loads, at start-up,
-or during training.
+received by PID P`, DeepSpeed's launcher's `[launch.py:...:sigkill_handler] [...] exits with
+return code = -9` (after which it kills the other ranks, `Killing subprocess P`), the kernel's
+`Out of memory: Killed process P` and Slurm's `Detected N oom-kill event(s)`, and says which
+local rank died and when: while the model loads, at start-up, or during training, with the
+host's memory reading just before when DeepSpeed printed one (`CPU Virtual Memory: used = ...`).
 
 ## Why is this bad
 Host RAM is shared by every rank on the node: each rank's model copy while it loads, DeepSpeed's
@@ -37,13 +39,21 @@ from recipelint.diagnostics import Severity
 CODE = "LOG009"
 NAME = "rank-sigkill"
 SEVERITY = Severity.ERROR
-SOURCE = "torchelastic ChildFailedError report; CPPO#6, ChatGLM2-6B#520, MiniCPM-V#770, ColossalAI#3514"
+SOURCE = (
+    "torchelastic ChildFailedError report; deepspeed/launcher/launch.py sigkill_handler; CPPO#6, ChatGLM2-6B#520, MiniCPM-V#770, "
+    "ColossalAI#3514, DeepSpeed#3232, DeepSpeed#3456, DeepSpeedExamples#583"
+)
 PATTERNS = {
     "exitcode": ("exitcode", r"failed \(exitcode: -9\) local_rank: (?P<local_rank>\d+) \(pid: (?P<pid>\d+)\)"),
-    "sigkill": ("Signal ", r"Signal 9 \(SIGKILL\) received by PID (?P<pid>\d+)"),
-    "oom-killer": ("Killed", r"Out of memory: Killed process (?P<pid>\d+)"),
+    "sigkill": ("Signal 9 (SIGKILL)", r"Signal 9 \(SIGKILL\) received by PID (?P<pid>\d+)"),
+    "oom-killer": ("Out of memory: Killed", r"Out of memory: Killed process (?P<pid>\d+)"),
     "cgroup-oom": ("oom-kill", r"Detected (?P<events>\d+) oom-kill event"),
     "loading": ("Loading checkpoint shards", r"Loading checkpoint shards"),
+    # DeepSpeed's launcher (deepspeed/launcher/launch.py sigkill_handler): a child's exit status, then the others killed.
+    "ds-exit": ("sigkill_handler", r"exits with return code = -9\b"),
+    "ds-killing": ("sigkill_handler", r"Killing subprocess (?P<pid>\d+)"),
+    # DeepSpeed's see_memory_usage: the host's memory just before.
+    "cpu-memory": ("CPU Virtual Memory", r"CPU Virtual Memory: +used = (?P<used>[\d.]+) GB, percent = (?P<percent>[\d.]+)%"),
 }
 CAUSES = {
     "loader-ram": Cause("the DataLoaders' prefetched batches across all ranks of the node outgrew its RAM", ("RL103", "RL105", "RL807")),
@@ -54,7 +64,7 @@ CAUSES = {
 
 
 def explain(found: Found) -> Explanation | None:
-    anchor = found.first("sigkill", "exitcode", "oom-killer", "cgroup-oom")
+    anchor = found.first("sigkill", "exitcode", "oom-killer", "cgroup-oom", "ds-exit")
     if anchor is None:
         return None
     local = sorted({h.groups["local_rank"] for h in found.hits("exitcode")}, key=int)
@@ -63,6 +73,17 @@ def explain(found: Found) -> Explanation | None:
     if found.stats("oom-killer").count or found.stats("cgroup-oom").count:
         evidence.append("memory: the kernel or Slurm reported an out-of-memory kill")
         said += ": the out-of-memory killer"
+    if found.stats("ds-exit").count:
+        killed = found.stats("ds-killing").count
+        evidence.append(
+            "launcher: DeepSpeed's launcher saw a rank exit with -9 (SIGKILL)" + (f" and killed {killed} others" if killed else "")
+        )
+    readings = [h for h in found.hits("cpu-memory") if h.line.number < anchor.line.number or h.line.path != anchor.line.path]
+    if readings:
+        last = readings[-1]
+        evidence.append(
+            f"memory: the last reading before ({last.line}): {last.groups['used']} GB used, {last.groups['percent']}% of the host"
+        )
     loads = {h.line.number for h in found.hits("loading")}
     loading = bool(loads) and (anchor.progress is None or anchor.progress.line in loads)
     causes: list[tuple[str, str]] = []
@@ -72,4 +93,9 @@ def explain(found: Found) -> Explanation | None:
     if kind in ("mid-epoch", "epoch-end", "first-steps", "training"):
         causes.append(("loader-ram", "it died during training, when the loaders' queues are full"))
     causes += [("offload", ""), ("loader-ram", ""), ("model-load", ""), ("other", "")]
-    return Explanation(anchor, said, evidence, causes)
+    offload = [
+        line
+        for line in found.scene.settings_at("zero_optimization.offload_optimizer.device", "zero_optimization.offload_param.device")
+        if line.endswith(" cpu")
+    ]
+    return Explanation(anchor, said, evidence, causes, recipe_lines={"offload": offload} if offload else {})

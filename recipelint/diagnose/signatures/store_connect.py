@@ -54,6 +54,7 @@ CAUSES = {
         "XTuner's train.py started without --launcher pytorch: torch.distributed was never initialised, and DeepSpeed "
         "created the process group late, inside deepspeed.initialize, each rank on its own schedule",
         ("RL801",),
+        "xtuner",
     ),
     "loopback": Cause("the nodes were told to meet at a loopback address (127.0.0.1, localhost, 0.0.0.0) or at port 0", ("RL501", "RL804")),
     "address": Cause("ADDR/PORT (or MASTER_ADDR/MASTER_PORT) differ between nodes, or NODE_RANK repeats", ("RL804",)),

@@ -58,7 +58,7 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
         setting="checkout",
         current=checkout.version or checkout.date or checkout.commit,
         suggested=newest,
-        evidence=[f"{issue.id}: {issue.title}; fix {issue.fixed.cite()}" for issue in pending if issue.fixed is not None],
+        evidence=[f"{issue.id}: {issue.headline()}; fix {issue.fixed.cite()}" for issue in pending if issue.fixed is not None],
     )
 
 

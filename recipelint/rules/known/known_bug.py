@@ -37,6 +37,7 @@ from collections.abc import Iterator
 
 from recipelint.context import Context
 from recipelint.diagnostics import Diagnostic, Severity
+from recipelint.knownissues import KnownIssue
 from recipelint.rules.known._common import affected, anchor
 
 CODE = "RL901"
@@ -51,11 +52,8 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
     for issue, status, hit in affected(ctx):
         if issue.rule != CODE or hit.met is not True or checkout is None:
             continue
-        fixed = (
-            f"fixed upstream by {issue.fixed.pr} ({issue.fixed.link}), first in {issue.fixed.release or 'no release yet'}"
-            if issue.fixed
-            else "not fixed upstream"
-        )
+        recipe = _recipe_name(ctx)
+        fixed, suggested = _fixed(issue, recipe)
         span = anchor(ctx, status, hit)
         evidence = [f"code: {checkout.label()}, found by {checkout.found_by}; {status.how}"]
         evidence += [f"at {where}" for where in status.where if where != span]
@@ -65,13 +63,41 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
             f"fix: {issue.fixed.cite() if issue.fixed else 'none upstream'}",
             f"do: {issue.advice}",
         ]
+        what = f"known {checkout.name} bug in the code this recipe runs"
+        if issue.recipes:  # the example recipe's own setting, not the shared code
+            what = f"known problem of {checkout.name}'s example recipes"
+        title = issue.headline(recipe or "this recipe")
         yield ctx.diagnostic(
             CODE,
             SEVERITY,
-            f"known {checkout.name} bug in the code this recipe runs: {issue.title}; {fixed}",
+            f"{what}: {title}; {fixed}",
             span,
             setting=issue.id,
             current=checkout.version or checkout.date or checkout.commit,
-            suggested=issue.fixed.release if issue.fixed else None,
+            suggested=suggested,
             evidence=evidence,
         )
+
+
+def _recipe_name(ctx: Context) -> str | None:
+    """The recipe's folder in the checkout (`examples/aishell4/s0`), None when it lies outside."""
+    script = ctx.recipe.script
+    checkout = ctx.recipe.checkout
+    if script is None or checkout is None:
+        return None
+    try:
+        return script.source.path.resolve().parent.relative_to(checkout.root.resolve()).as_posix()
+    except ValueError:
+        return None
+
+
+def _fixed(issue: KnownIssue, recipe: str | None) -> tuple[str, str | None]:
+    """What upstream fixed, and the release to suggest; for an issue of some example recipes, a
+    release helps only a recipe the fix changed (WeNet #2486 left aishell4/s0 at prefetch=500)."""
+    if issue.fixed is None:
+        return "not fixed upstream", None
+    text = f"fixed upstream by {issue.fixed.pr} ({issue.fixed.link}), first in {issue.fixed.release or 'no release yet'}"
+    if not issue.recipes or recipe in issue.recipes:
+        return (f"{text} for this recipe" if issue.recipes else text), issue.fixed.release
+    changed = ", ".join(issue.recipes)
+    return f"{issue.fixed.pr} ({issue.fixed.link}) changed only {changed}: updating WeNet does not change {recipe or 'this recipe'}", None

@@ -30,6 +30,7 @@ class DeepSpeed:
     def load(self, target: Target, files: FileCache, script: ShellScript | None) -> list[Recipe]:
         if target.kind == "json":
             from recipelint.model import Recipe
+            from recipelint.parse.files import SourceError
             from recipelint.parse.jsonfile import parse_json
             from recipelint.toolkits.deepspeed.knowledge import WALKED_JSON_BYTES, looks_like_deepspeed, may_be_deepspeed
 
@@ -38,7 +39,12 @@ class DeepSpeed:
             source = files.read(target.path)
             if not target.explicit and not may_be_deepspeed(source.data[:65536]):
                 return []  # a JSON found in a folder is claimed on DeepSpeed's evidence only
-            document = parse_json(source)
+            try:
+                document = parse_json(source)
+            except SourceError as error:
+                from recipelint.toolkits.deepspeed.frontend import load_template
+
+                return load_template(target, files, source, error)
             if not target.explicit and not looks_like_deepspeed(document.root):
                 return []
             return [Recipe(root=target.root, explicit=target.explicit, ds_config=document, toolkit=self.name)]

@@ -16,15 +16,18 @@ still a recipe of toolkit "torch": the launch rules (rendezvous, process-group b
 
 from __future__ import annotations
 
+import os
 import posixpath
 import re
 from pathlib import Path
 
 from recipelint.model import FILLER_OF, Consumer, Launch, Link, Recipe, Setting
-from recipelint.parse.files import FileCache
+from recipelint.parse.files import FileCache, SourceError
 from recipelint.parse.jsonfile import parse_json
-from recipelint.parse.shell import Command, ShellScript, Word
+from recipelint.parse.shell import Binding, Command, ShellScript, Word, Written, unknown_path
+from recipelint.parse.span import SourceText, Span
 from recipelint.parse.where import repo_root
+from recipelint.records import replace
 from recipelint.toolkits import Target
 from recipelint.toolkits.accelerate import config_file_setting, deepspeed_file, is_config, options, options_start, parse_accelerate
 from recipelint.toolkits.launchers import (
@@ -161,11 +164,13 @@ def load_ds_launches(script: ShellScript, files: FileCache, root: Path) -> list[
         if flag is None:
             maybe = found is not None or command.name == "eval" or _launcher(command.words) is not None
             hidden = _hidden_flag(script, command) if maybe else None
-            if hidden is not None:
+            flag = _flag_on_every_branch(hidden) if hidden is not None and found is not None else None
+            if hidden is not None and flag is None:
                 recipes.append(_unread_launch(script, root, command, found, hidden, files))
-            elif found is not None:
+            elif found is not None and flag is None:
                 recipes.extend(_plain_launch(script, root, command, *found, files))
-            continue
+            if flag is None:
+                continue
         if found is None or not _names_a_file(flag[1]):
             continue
         launcher, index = found
@@ -178,8 +183,53 @@ def load_ds_launches(script: ShellScript, files: FileCache, root: Path) -> list[
         decide_consumer(recipe, command.words, index, "accelerate launch" if accelerate else name, files)
         _link(recipe, script, command, value, files)
         _script_args(recipe, script, command, index)
+        _model_parallel(recipe, command)
         recipes.append(recipe)
     return recipes
+
+
+# Megatron's parallel sizes: its data-parallel size is world // (TP x PP x SP)
+# (Megatron-DeepSpeed megatron/core/parallel_state.py:154), and DeepSpeed takes it from the mpu.
+_MEGATRON_PARALLEL = ("tensor_model_parallel_size", "pipeline_model_parallel_size", "ds_sequence_parallel_size")
+
+
+def _may_hold(binding: Binding | None, depth: int) -> bool:
+    """Whether a value only the run time knows may carry Megatron's parallel sizes: not when each
+    branch's value is known and names none (`$WANDB_ARGS`, empty or the wandb flags)."""
+    if binding is None:
+        return True
+    if binding.branches is not None:
+        return depth < 0 or any(b is not None and _may_hold(b, depth - 1) for b in binding.branches)
+    if binding.value is None:
+        return True
+    return any(word.lstrip("-").replace("-", "_") in _MEGATRON_PARALLEL for word in binding.value.split())
+
+
+def _model_parallel(recipe: Recipe, command: Command) -> None:
+    """The ranks per model replica of a Megatron-DeepSpeed launch, from its training flags: the
+    batch triple holds for the data-parallel size, not the GPU count. A flag the launch may pass
+    in a value only the run time knows leaves it unknown."""
+    if recipe.reader.kind != "megatron":
+        return
+    product, said = 1, []
+    for name in _MEGATRON_PARALLEL:
+        setting = recipe.args.get(name)
+        if setting is None:
+            continue
+        flag = "--" + name.replace("_", "-")
+        if not isinstance(setting.value, int):
+            why = setting.word.reason if setting.word is not None and setting.word.reason else "decided at run time"
+            recipe.model_parallel = Setting("model_parallel", None, True, setting.span, origin=f"{flag}: {why}")
+            return
+        product *= setting.value
+        said.append(f"{flag} {setting.value}")
+    hidden = next((w for w in command.words if w.value is None and w.text.startswith("$") and _may_hold(w.binding, 6)), None)
+    if hidden is not None and len(said) < len(_MEGATRON_PARALLEL):
+        origin = f"Megatron's parallel sizes may come in `{hidden.text}`, which only the run time knows"
+        recipe.model_parallel = Setting("model_parallel", None, False, hidden.span, origin=origin)
+        return
+    origin = " x ".join(said) if said else "no model-parallel flag: 1"
+    recipe.model_parallel = Setting("model_parallel", product, bool(said), command.span, origin=f"Megatron: {origin}")
 
 
 def _plain_launch(script: ShellScript, root: Path, command: Command, launcher: int, index: int, files: FileCache) -> list[Recipe]:
@@ -235,6 +285,43 @@ def _hidden_flag(script: ShellScript, command: Command) -> Word | None:
         if word.ref is not None and word.value is None and unquoted and _mentions(script, word.ref, 4):
             return word
     return None
+
+
+def _flag_on_every_branch(word: Word) -> tuple[str, Word] | None:
+    """The DeepSpeed config flag a variable carries on every branch that sets it, with the same
+    file (`ds_args` with `--deepspeed_config=$DS_CONFIG` before an `if` that only adds
+    `--deepspeed-activation-checkpointing`); None when a branch lacks it or names another file."""
+    found = _branch_flags(word.binding, 6)
+    if not found or len({(name, value.value, _origin(value)) for name, value in found}) != 1:
+        return None
+    return found[0]
+
+
+def _origin(word: Word) -> int | None:
+    """Where a word's variable is set, for a value the run time decides (`${config_json}`)."""
+    origin = word.binding.origin if word.value is None and word.binding is not None else None
+    return origin.order if origin is not None else None
+
+
+def _branch_flags(binding: Binding | None, depth: int) -> list[tuple[str, Word]] | None:
+    """The flag on each path to this value: a value built from another that differs between
+    branches (`opts="${opts} --no-pipeline-parallel"` after an `if`) follows that one's branches."""
+    if binding is None or depth < 0:
+        return None
+    if binding.branches is not None:
+        out: list[tuple[str, Word]] = []
+        for branch in binding.branches:
+            flags = _branch_flags(branch, depth - 1)
+            if flags is None:
+                return None
+            out.extend(flags)
+        return out
+    words = binding.fields or []
+    flag = ds_flag(words, 0)
+    if flag is not None and (flag[1].value is not None or _origin(flag[1]) is not None):
+        return [flag]
+    inner = [w.binding for w in words if w.value is None and w.binding is not None and w.binding.branches is not None]
+    return _branch_flags(inner[0], depth - 1) if len(inner) == 1 else None
 
 
 def _mentions(script: ShellScript, name: str, depth: int) -> bool:
@@ -321,15 +408,52 @@ def _link(recipe: Recipe, script: ShellScript, command: Command, value: Word, fi
     setting = setting_from_word("deepspeed", value, script, command.span.start)
     recipe.args["deepspeed"] = setting
     text = value.value
+    origin = value.binding.origin if value.binding is not None else None
+    template = script.templates.get(unknown_path(origin)) if text is None and origin is not None else None
+    if template is not None:  # a name the run time decides, written by the script through the same variable
+        link = Link(ROLE, setting, None, [], written_at=template.span)
+        recipe.links.append(link)
+        _read_written(recipe, script, template, link, files)
+        return
     if text is None:  # the name itself is decided at run time: RL012 says so
         recipe.links.append(Link(ROLE, setting, None, []))
         return
     if command.cwd is not None and not posixpath.isabs(text):
-        written = script.written.get(posixpath.normpath(posixpath.join(command.cwd or ".", text)))
+        key = posixpath.normpath(posixpath.join(command.cwd or ".", text))
+        written = script.written.get(key)
         if written is not None:
-            recipe.links.append(Link(ROLE, setting, None, [], written_at=written))
+            link = Link(ROLE, setting, None, [], written_at=written)
+            recipe.links.append(link)
+            template = script.templates.get(key)
+            if template is not None:
+                _read_written(recipe, script, template, link, files)
             return
     recipe.ds_config = recipe.read_config(text, parse_json, files, ROLE, setting)
+
+
+def _read_written(recipe: Recipe, script: ShellScript, written: Written, link: Link, files: FileCache) -> None:
+    """A JSON the script writes from its own text (a heredoc, a sed-filled template) is this
+    launch's DeepSpeed config, read with the script's values. A key whose value the run time
+    decides is left out and named; the code-set keys tell the batch rules not to judge them."""
+    from recipelint.parse.shelltemplate import render
+
+    try:
+        template = files.read(script.source.path.parent / written.template) if written.template is not None else None
+        rendered = render(written, script.source, template)
+    except SourceError as error:
+        link.read_as = f"not read: {error.reason}"
+        return
+    recipe.ds_config = rendered.document
+    how = f"{written.command} at line {written.span.line}"
+    if template is not None:
+        how += f", filling {template.path.name}"
+    link.read_as = f"read from {how} with the script's values"
+    if rendered.runtime:
+        said = "; ".join(f"{key} ({why}, line {span.line})" for key, span, why in rendered.runtime)
+        link.read_as += f"; decided at run time, not judged: {said}"
+        top = tuple(dict.fromkeys(key.split(".")[0] for key, _, _ in rendered.runtime))
+        consumer = recipe.reader
+        recipe.consumer = replace(consumer, code_sets=tuple(dict.fromkeys((*consumer.code_sets, *top))))
 
 
 def load_accelerate_config(target: Target, files: FileCache) -> list[Recipe]:
@@ -358,3 +482,56 @@ def load_accelerate_config(target: Target, files: FileCache) -> list[Recipe]:
         # where the launch runs is unknown here: a JSON not found is not reported
         recipe.ds_config = recipe.read_config(named.value, parse_json, files, ROLE, named, report_missing=False)
     return [recipe]
+
+
+_MAX_SCRIPTS = 2000  # shell scripts looked through for the seds that fill a template
+
+
+def load_template(target: Target, files: FileCache, source: SourceText, error: SourceError) -> list[Recipe]:
+    """A DeepSpeed JSON template with placeholders (`"train_batch_size": GBSIZE`), checked alone:
+    not a file error but a recipe whose payload says which scripts fill it (their launches judge
+    the filled JSON). Broken JSON without placeholders stays the reader's error."""
+    from recipelint.parse.shelltemplate import Template, placeholders
+
+    words = placeholders(source)
+    if not words:
+        raise error
+    template = Template(source, words, _fillers(target.path, files), error)
+    return [Recipe(root=target.root, explicit=target.explicit, toolkit="deepspeed", payload=template)]
+
+
+def _fillers(path: Path, files: FileCache) -> list[Span]:
+    """The seds of the repository's shell scripts that read this template (the first 2000
+    scripts; a script is parsed only when its text names the template)."""
+    from recipelint.parse.shell import parse_shell
+    from recipelint.parse.where import SKIP_DIRS
+
+    top = repo_root(path.parent.absolute()) or path.parent
+    name = path.name.encode()
+    found: list[Span] = []
+    seen = 0
+    for folder, dirs, names in os.walk(top):
+        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
+        for file in sorted(n for n in names if n.endswith(".sh")):
+            seen += 1
+            script_path = Path(folder) / file
+            try:
+                text = files.read(script_path)
+                if name not in text.data:
+                    continue
+                script = parse_shell(text)
+            except SourceError:
+                continue
+            found.extend(_reads(script, script_path, path))
+        if seen > _MAX_SCRIPTS:
+            break
+    return found
+
+
+def _reads(script: ShellScript, script_path: Path, template: Path) -> list[Span]:
+    spans = []
+    for written in script.templates.values():
+        read = os.path.normpath((script_path.parent / written.template).absolute()) if written.template is not None else None
+        if read is not None and read == os.path.normpath(template.absolute()):
+            spans.append(written.template_span or written.span)
+    return spans

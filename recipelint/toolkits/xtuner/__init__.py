@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 class XTuner:
     name = "xtuner"
     suffixes: tuple[str, ...] = ()
-    rules: tuple[str, ...] = ("recipelint.toolkits.xtuner.rules",)
+    rules: tuple[str, ...] = ("recipelint.toolkits.xtuner.rules", "recipelint.toolkits.xtuner.v1_launch")
     preload: tuple[str, ...] = ("recipelint.toolkits.xtuner.frontend",)
 
     def claims(self, target: Target, script: ShellScript | None) -> float:

@@ -161,6 +161,44 @@ def _load_configs(recipe: Recipe, files: FileCache, root: Path) -> None:
     config = recipe.arg("config")
     if isinstance(config.value, str) and config.value.endswith(".py"):  # otherwise a registered name
         recipe.pyconfig = recipe.read_config(config.value, parse_pyconfig, files, "mmengine config", config, report_missing=False)
+    elif isinstance(config.value, str) and "/" not in config.value and recipe.checkout is not None:
+        _named_config(recipe, config, files)
     ds = recipe.arg("deepspeed")
     if isinstance(ds.value, str) and ds.value.endswith(".json"):  # otherwise a preset name
         recipe.ds_config = recipe.read_config(ds.value, parse_json, files, "DeepSpeed config", ds, report_missing=False)
+
+
+def _named_config(recipe: Recipe, config: Setting, files: FileCache) -> None:
+    """`xtuner train NAME`: XTuner's train.py looks NAME up in `cfgs_name_path`, every
+    `xtuner/configs/**/NAME.py` (or .json) of the package it imports (xtuner/configs/__init__.py at
+    v0.1.23), so the config is that file of the checkout or installed xtuner the launch runs."""
+    assert recipe.checkout is not None
+    path = config_names(recipe.checkout.package / "configs").get(str(config.value))
+    if path is None or path.suffix != ".py":
+        return
+    from recipelint.model import Link
+    from recipelint.parse.files import SourceError
+
+    recipe.links.append(Link("mmengine config", config, path, [], report_missing=False))
+    try:
+        recipe.pyconfig = parse_pyconfig(files.read(path))
+    except SourceError as error:
+        recipe.errors.append(error)
+
+
+_NAMES: dict[Path, dict[str, Path]] = {}
+
+
+def config_names(folder: Path) -> dict[str, Path]:
+    """XTuner's `get_cfgs_name_path()`: each config file's name without its suffix, the last found
+    winning, as the walk of os.walk goes (once per folder in a run)."""
+    import os
+
+    if folder not in _NAMES:
+        mapping: dict[str, Path] = {}
+        for root, _, names in os.walk(folder):
+            for name in names:
+                if name.endswith((".py", ".json")) and not name.startswith((".", "_")):
+                    mapping[os.path.splitext(name)[0]] = Path(root) / name
+        _NAMES[folder] = mapping
+    return _NAMES[folder]

@@ -65,6 +65,11 @@ def data_parallel_size(ctx: Context, root: Node) -> tuple[int | None, str]:
     origin = ctx.ranks_evidence if world is not None else ""
     if world is None:
         return None, ""
+    model = ctx.recipe.model_parallel
+    if model is not None and not isinstance(model.value, int):
+        return None, ""  # the ranks per model replica are decided at run time
+    if model is not None and model.value > 1:
+        return world // model.value, f"{origin} / {model.value} ranks per model replica ({model.origin})"
     sp = int_value(root, "sequence_parallel_size") or 1
     if sp > 1:
         return world // sp, f"{origin} / sequence_parallel_size {sp}"

@@ -15,6 +15,14 @@ fills the micro batch, accumulation, clipping and fp16/bf16. A JSON linted alone
 `"auto"` in an `optimizer` or `scheduler` block DeepSpeed never builds (the training code
 passes its own to `deepspeed.initialize`, e.g. Megatron-DeepSpeed) is not reported.
 
+## Severity
+An error where the run fails: the batch keys and `gradient_clipping` (TypeError in
+`deepspeed/runtime/config.py` `_batch_assertion` and `engine.py` `clip_grad`, every release),
+optimizer or scheduler params (the constructor), or Accelerate raises for it. A warning where plain
+DeepSpeed drops it to the model's default (`DeepSpeedConfigModel.__init__`,
+`deepspeed/runtime/config_utils.py`, since 0.7.0): it runs, not as written. Info where a filler may
+fill it and the default is harmless; nothing for a key the model does not have (RL410).
+
 ## Why is this bad
 What DeepSpeed does with a leftover `"auto"` (deepspeedai/DeepSpeed@edaa7221:deepspeed/runtime/config.py): in the batch triple,
 `TypeError: '>' not supported between instances of 'str' and 'int'`; in
@@ -53,6 +61,7 @@ from collections.abc import Iterator
 from recipelint.context import Context
 from recipelint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
 from recipelint.parse.tree import Document, Node
+from recipelint.toolkits.deepspeed import models
 from recipelint.toolkits.deepspeed.knowledge import filled_by, schema_node
 from recipelint.toolkits.deepspeed.rules._ds import builds_block, ds_document
 
@@ -76,6 +85,11 @@ DEFAULT_USED = "DeepSpeed silently drops it and uses the default"
 _OWN = {"pipeline.stages"}
 
 
+def _modelled(path: str) -> bool:
+    """Whether the newest release known hands the mapping at `path` to a pydantic model (which drops "auto")."""
+    return path != "" and models.model_at(models.table(models.releases()[-1]), path) is not None
+
+
 def _effect(path: str) -> str:
     top = path.split(".")[0]
     if path in ("train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps"):
@@ -84,8 +98,7 @@ def _effect(path: str) -> str:
         return "DeepSpeed fails with TypeError at the first step"
     if top in ("optimizer", "scheduler"):
         return "the constructor gets the string and fails with TypeError"
-    spec = schema_node(top)
-    if spec is not None and spec.get("additionalProperties") is False:
+    if _modelled(path.rpartition(".")[0]):
         return DEFAULT_USED + (" (stage 0)" if path.endswith(".stage") else " (fp32 training)" if path.endswith(".enabled") else "")
     return "DeepSpeed receives the string"
 
@@ -107,11 +120,17 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
         if block in ("optimizer", "scheduler") and builds_block(ctx, block)[0] is False:
             continue  # the training code passes its own: DeepSpeed never reads the block (RL421 says so)
         spec = schema_node(node.path)
+        parent = node.path.rpartition(".")[0]
+        if _modelled(parent) and node.path.rpartition(".")[2] not in models.keys_at(models.table(models.releases()[-1]), parent):
+            continue  # a key the model does not have: DeepSpeed drops the "auto" with the key (RL410)
         if spec is not None and spec.get("x-alias-of"):
             yield _alias(ctx, doc, node, str(spec["x-alias-of"]), filler)
             continue
         severity = SEVERITY if filler in ("none", "accelerate") else Severity.WARNING
-        if severity is Severity.WARNING and _effect(node.path) == DEFAULT_USED:
+        effect = _effect(node.path)
+        if filler == "none" and effect.startswith(DEFAULT_USED):
+            severity = Severity.WARNING  # DeepSpeed runs with its default: not as written, no failure
+        elif severity is Severity.WARNING and effect == DEFAULT_USED:
             severity = Severity.INFO  # a filler may not fill it, and then DeepSpeed's default is what "auto" gets
         yield ctx.diagnostic(
             CODE,

@@ -12,6 +12,12 @@ all three given and inconsistent; `train_batch_size` with the micro batch (accum
 derived, 0 is rejected); with the accumulation (micro batch derived); alone (micro batch
 derived); only the accumulation, or none of them.
 
+## Severity
+Error: each case is an assertion of `DeepSpeedConfig._batch_assertion` /
+`_set_batch_related_parameters` (`deepspeed/runtime/config.py`, every release in the model tables,
+0.10.0 to 0.19.8) at `deepspeed.initialize`. A batch key it cannot read as a positive integer
+(1.5, `"4"`, 0) is left to RL413/RL414, which say what DeepSpeed does with it; `null` is "not given".
+
 ## Why is this bad
 Each is an `AssertionError` in `deepspeed.initialize`, after the job has its GPUs:
 "Check batch related parameters. train_batch_size is not equal to micro_batch_per_gpu *
@@ -62,16 +68,10 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
     if doc is None:
         return
     root = doc.root
-    if set(KEYS) & set(ctx.recipe.reader.code_sets):
-        return  # the training code writes the batch sizes itself before deepspeed.initialize
     nodes = {key: root.get(key) for key in KEYS}
-    if any(node is not None and node.value == "auto" for node in nodes.values()):
-        return  # filled at launch: RL416 says whether anything fills it
-    if root.get("elasticity.enabled") is not None and root.scalar("elasticity.enabled") is True:
+    if not _judged(ctx, root, nodes):
         return
     tbs, mbs, gas = (int_value(root, key) for key in KEYS)
-    if any(value is not None and value < 1 for value in (tbs, mbs, gas)):
-        return  # no arithmetic on a size below 1: RL413 reports it (DeepSpeed asserts it is greater than 0)
     if tbs is None and mbs is None:
         if ctx.recipe.ds_filler != "none":
             return  # HF, Accelerate, XTuner and the autotuner pass the batch size themselves
@@ -103,6 +103,23 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
     yield ctx.diagnostic(
         CODE, SEVERITY, message, tbs_node.span, setting="train_batch_size", current=tbs, suggested=shown, evidence=evidence, fix=fix
     )
+
+
+def _judged(ctx: Context, root: Node, nodes: dict[str, Node | None]) -> bool:
+    """Whether the triple is DeepSpeed's arithmetic to redo here."""
+    if set(KEYS) & set(ctx.recipe.reader.code_sets):
+        return False  # the training code writes the batch sizes itself before deepspeed.initialize
+    if any(node is not None and node.value == "auto" for node in nodes.values()):
+        return False  # filled at launch: RL416 says whether anything fills it
+    if root.get("elasticity.enabled") is not None and root.scalar("elasticity.enabled") is True:
+        return False
+    for key, node in nodes.items():
+        value = int_value(root, key)
+        if value is not None and value < 1:
+            return False  # no arithmetic on a size below 1: RL413 reports it (DeepSpeed asserts it is greater than 0)
+        if node is not None and node.value is not None and value is None:
+            return False  # 1.5, "4": RL413 and RL414 say what DeepSpeed does with it; null is "not given"
+    return True
 
 
 def _inconsistent(tbs: int, mbs: int | None, gas: int | None, ws: int) -> str | None:

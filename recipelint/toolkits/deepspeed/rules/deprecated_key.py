@@ -5,6 +5,12 @@ Flags `zero_optimization.cpu_offload`, `cpu_offload_param`, `cpu_offload_use_pin
 `stage3_gather_fp16_weights_on_model_save` and `aio.thread_count`, and `cpu_offload` given
 together with `offload_optimizer`.
 
+## Severity
+Info while `DeepSpeedConfigModel._process_deprecated_field` maps the key
+(`deepspeed/runtime/config_utils.py`, every release in the model tables); an error for
+`cpu_offload` beside `offload_optimizer` (its assertion); a warning for `aio.thread_count` on
+0.16.4 and later (`deepspeed/runtime/swap_tensor/aio_config.py` reads only `intra_op_parallelism`).
+
 ## Why is this bad
 DeepSpeed still maps some of them (with a deprecation warning: info, the run is the same),
 ignores others (`cpu_offload_use_pin_memory` only warns; `aio.thread_count` has been silently

@@ -3,6 +3,10 @@
 ## What it does
 Flags a config with `fp16.enabled` and `bf16.enabled` (or the legacy `bfloat16`) both true.
 
+## Severity
+Error: `DeepSpeedConfig._initialize_params` asserts it at start-up (`deepspeed/runtime/config.py`,
+every release in the model tables). `enabled` is read as the model reads it (`1`, `"true"`).
+
 ## Why is this bad
 `DeepSpeedConfig._initialize_params` asserts "bfloat16 and fp16 modes cannot be
 simultaneously enabled": the job stops at `deepspeed.initialize`. On DeepSpeed 0.17.0 and
@@ -23,10 +27,12 @@ Unsafe: it picks the precision.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from recipelint.context import Context
 from recipelint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
-from recipelint.toolkits.deepspeed.rules._ds import bf16_block, ds_document, enabled
+from recipelint.toolkits.deepspeed import models
+from recipelint.toolkits.deepspeed.rules._ds import bf16_block, ds_document
 
 CODE = "RL418"
 NAME = "deepspeed-fp16-and-bf16"
@@ -37,16 +43,20 @@ SOURCE = (
 )
 
 
+def _on(value: Any) -> bool:
+    """`enabled` as DeepSpeed's model reads it: true, 1, "true", "yes" (pydantic's lax mode)."""
+    return models.coerce_bool(value) is True
+
+
 def check(ctx: Context) -> Iterator[Diagnostic | None]:
     doc = ds_document(ctx)
     if doc is None:
         return
     root = doc.root
     block = bf16_block(root)
-    if not (enabled(root, "fp16") and enabled(root, block)):
-        return
     fp16, bf16 = root.get("fp16.enabled"), root.get(f"{block}.enabled")
-    assert fp16 is not None and bf16 is not None
+    if fp16 is None or bf16 is None or not (_on(fp16.value) and _on(bf16.value)):
+        return
     cc = ctx.fact("gpu_compute_capability").value if ctx.recipe.launch is not None else None
     keep_bf16 = cc is not None and tuple(int(p) for p in str(cc).split(".")[:2]) >= (8, 0)
     off = fp16 if keep_bf16 or cc is None else bf16
@@ -57,7 +67,7 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
         "fp16 and bf16 are both enabled: DeepSpeed asserts 'bfloat16 and fp16 modes cannot be simultaneously enabled'",
         fp16.span,
         setting="fp16.enabled",
-        current=True,
+        current=fp16.value,
         evidence=[f"{bf16.span}: {bf16.path} true"],
         fix=fix,
     )

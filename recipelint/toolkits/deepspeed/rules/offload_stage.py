@@ -9,6 +9,13 @@
 - `offload_optimizer.device: "nvme"` at stage 1 or 2: treated as CPU offload; NVMe swapping
   only exists in stage 3.
 
+## Severity
+An error for partial offload below stage 3 (`offload_ratio_check`,
+`deepspeed/runtime/zero/config.py`, since 0.12.6) and NVMe without `nvme_path` (zero.Init,
+`deepspeed/runtime/zero/partition_parameters.py`); a warning for what runs but not as written
+(`offload_param` below stage 3, NVMe optimizer offload at stage 1/2: `stage_1_and_2.py`). The stage
+is read as the model reads it (`"3"` and `3.0` are stage 3).
+
 ## Why is this bad
 Each either stops the job after it has its GPUs, or silently runs something other than what
 the config says (no parameter offload, CPU instead of NVMe: host RAM then fills up).
@@ -31,7 +38,8 @@ from collections.abc import Iterator
 
 from recipelint.context import Context
 from recipelint.diagnostics import Diagnostic, Severity
-from recipelint.toolkits.deepspeed.rules._ds import ds_document, int_value
+from recipelint.toolkits.deepspeed import models
+from recipelint.toolkits.deepspeed.rules._ds import ds_document
 
 CODE = "RL419"
 NAME = "deepspeed-offload-stage"
@@ -47,7 +55,9 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
     zero = doc.root.get("zero_optimization")
     if zero is None or zero.kind != "map":
         return
-    stage = int_value(zero, "stage") or 0
+    written = zero.get("stage")
+    # The stage as DeepSpeed's model reads it: "3" and 3.0 are stage 3 (pydantic's lax mode).
+    stage = (models.coerce_int(written.value) if written is not None and written.kind == "scalar" else 0) or 0
     param = zero.get("offload_param")
     if param is not None and param.kind == "map" and stage < 3 and param.scalar("device") not in (None, "none"):
         yield ctx.diagnostic(
@@ -55,8 +65,8 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
             Severity.WARNING,
             f"offload_param at stage {stage} is ignored: only stage 3 offloads parameters",
             zero.key_span("offload_param"),
-            setting="zero_optimization.stage",
-            current=stage,
+            setting="zero_optimization.offload_param",
+            current=param.scalar("device"),
         )
     optimizer = zero.get("offload_optimizer")
     if optimizer is not None and optimizer.kind == "map":

@@ -1,18 +1,44 @@
-"""Optimizer and scheduler settings DeepSpeed rejects when it builds them.
+"""Optimizer and scheduler settings DeepSpeed's engine rejects when it builds them.
 
 ## What it does
 Follows the code that reads the JSON (docs/toolkits/deepspeed.md, "Which code reads the JSON").
 When DeepSpeed builds the blocks (a script's `deepspeed.initialize` without an optimizer, the
 Hugging Face Trainer and Accelerate, which hand a JSON optimizer to DeepSpeed, WeNet), each of
-these is an error:
+these fails in `deepspeed.initialize` (deepspeed/runtime/engine.py of deepspeedai/DeepSpeed,
+the same from 0.10.0 to 0.19.8) and is an error:
 
 - `optimizer.params.max_grad_norm`: "'max_grad_norm' is not supported as an optimizer
   parameter, please switch to using the deepspeed parameter 'gradient_clipping'".
 - LAMB or OneBitLamb with a fixed fp16 loss scale: "DeepSpeed {name} optimizer requires
   dynamic loss scaling".
+- an `optimizer.type` that is neither one of DeepSpeed's names (`DEEPSPEED_OPTIMIZERS` of
+  deepspeed/runtime/config.py, compared lower-cased: adam, adamw, lamb, lion, adagrad, muon,
+  ...) nor a `torch.optim` class (`getattr(torch.optim, name)`, case-sensitive): `FusedAdam`,
+  `adam_w`, `AdamW8bit`, `sgd` give "{name} is not a supported DeepSpeed Optimizer"
+  (`_do_sanity_check`).
+- under ZeRO (stage 1-3) without `zero_allow_untested_optimizer`, an optimizer whose class is not
+  in `ZERO_SUPPORTED_OPTIMIZERS` (deepspeed/runtime/zero/utils.py: torch's Adam, AdamW, Adagrad
+  and DeepSpeed's own Adam, Adagrad and Lion classes; not SGD, RMSprop, nor FusedLamb): "You are
+  using an untested ZeRO Optimizer. Please add <"zero_allow_untested_optimizer": true> in the
+  configuration file to use it." (`_do_optimizer_sanity_check`).
+- an optimizer or scheduler parameter the class's constructor does not take, one the engine
+  passes itself (`adamw_mode` to DeepSpeedCPUAdam), or a required one missing
+  (`total_num_steps` of WarmupDecayLR and WarmupCosineLR): TypeError; `amsgrad: true` where
+  the constructor refuses it (FusedAdam, FusedLamb: "does not support the AMSGrad variant"). The class is the one
+  `_configure_basic_optimizer` picks (`Adam` is FusedAdam, DeepSpeedCPUAdam with optimizer
+  offload, torch's AdamW with `torch_adam`; `Lion` is FusedLion; `Lamb` FusedLamb; any other
+  name the torch.optim class) and `_scheduler_from_config` (deepspeed/runtime/lr_schedules.py,
+  else torch.optim.lr_scheduler). The signatures are read per release from DeepSpeed's source
+  (0.10.0 to 0.19.8) and torch's (2.13.0, 2.14.1) by tools/build_deepspeed_engine_table.py into
+  schemas/deepspeed/engine.json. mup's MuAdam/MuAdamW/MuSGD and Muon are not judged (Muon keeps
+  only the keys it knows).
 - a `scheduler.type` that is not one of DeepSpeed's (LRRangeTest, OneCycle, WarmupLR,
   WarmupDecayLR, WarmupCosineLR; case-sensitive) nor a torch scheduler: "DeepSpeed does not
-  recognize LR scheduler".
+  recognize LR scheduler"; a scheduler without `params` (`**None`: TypeError).
+
+The DeepSpeed releases judged are those the run imports (the environment, the repository's pins,
+`target-versions`, else 0.19.8): a finding that holds for only some of them is a warning naming
+them; releases before 0.10.0 are not judged.
 
 When the training code passes its own optimizer or scheduler to `deepspeed.initialize`
 (Megatron-DeepSpeed's `megatron/training.py`, mmengine's DeepSpeedStrategy for XTuner),
@@ -23,16 +49,20 @@ reported once as a warning, since the run does not do what it says. When no laun
 readable training code tells which, the finding is a warning that names the condition.
 
 ## Why is this bad
-All three fail inside `deepspeed.initialize`, after the job has its GPUs and has loaded the
+All of these fail inside `deepspeed.initialize`, after the job has its GPUs and has loaded the
 model. An ignored block is settings (learning rate, betas, warmup) the run never uses.
 
 ## Example
 ```json
-"optimizer": {"type": "Adam", "params": {"lr": 1e-4, "max_grad_norm": 1.0}}
+"optimizer": {"type": "RMSprop", "params": {"lr": 1e-3, "betas": [0.9, 0.999]}},
+"scheduler": {"type": "WarmupCosineLR", "params": {"warmup_max_lr": 1e-4, "total_num_steps": 1000}}
 ```
 
 ## Fix
-Moves nothing by itself: set `gradient_clipping` at the top level and delete the parameter.
+Moves nothing by itself: use the parameters the class takes (`alpha` and `momentum` for
+RMSprop; `warmup_min_ratio`, `cos_min_ratio` for WarmupCosineLR), the DeepSpeed or torch name
+of the optimizer, or set `zero_allow_untested_optimizer: true`; for max_grad_norm set
+`gradient_clipping` at the top level and delete the parameter.
 
 ## Fix safety
 No fix.
@@ -40,18 +70,28 @@ No fix.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
+from recipelint import versions
 from recipelint.context import Context
 from recipelint.diagnostics import Diagnostic, Severity
+from recipelint.parse.span import Span
 from recipelint.parse.tree import Node
+from recipelint.toolkits.deepspeed.rules import _engine
 from recipelint.toolkits.deepspeed.rules._ds import builds_block, ds_document
 
 CODE = "RL421"
 NAME = "deepspeed-optimizer-params"
 SEVERITY = Severity.ERROR
 FIXABLE = False
-SOURCE = "deepspeedai/DeepSpeed@edaa7221:deepspeed/runtime/engine.py: the engine's optimizer/scheduler construction and its messages"
+SOURCE = (
+    "deepspeedai/DeepSpeed@edaa7221:deepspeed/runtime/engine.py (_do_sanity_check, _configure_basic_optimizer, "
+    "_do_optimizer_sanity_check, _scheduler_from_config; 0.10.0 to 0.19.8); constructor signatures in "
+    "schemas/deepspeed/engine.json (tools/build_deepspeed_engine_table.py)"
+)
+UNTESTED = (
+    'You are using an untested ZeRO Optimizer. Please add <"zero_allow_untested_optimizer": true> in the configuration file to use it.'
+)
 SCHEDULERS = {"LRRangeTest", "OneCycle", "WarmupLR", "WarmupDecayLR", "WarmupCosineLR"}
 TORCH_SCHEDULERS = {
     "LambdaLR",
@@ -79,6 +119,9 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
         return
     yield from _optimizer(ctx, doc.root)
     yield from _scheduler(ctx, doc.root)
+    for block, judge in (("optimizer", _optimizer_at), ("scheduler", _scheduler_at)):
+        if builds_block(ctx, block)[0] is not False:
+            yield from _engine_checks(ctx, doc.root, block, judge)
 
 
 def _ignored(ctx: Context, root: Node, block: str, why: str) -> Diagnostic | None:
@@ -150,4 +193,126 @@ def _scheduler(ctx: Context, root: Node) -> Iterator[Diagnostic | None]:
         current=scheduler.value,
         suggested=near,
         evidence=[f"consumer: {why}"] if builds else [],
+    )
+
+
+# One thing the engine refuses at start-up: the setting it is about, the message, a suggestion.
+Finding = tuple[str, str, str]
+
+
+def _engine_checks(
+    ctx: Context, root: Node, block: str, judge: Callable[[Node, versions.Version], frozenset[Finding] | None]
+) -> Iterator[Diagnostic | None]:
+    """What `judge` finds at each DeepSpeed release the run may import: an error where it holds
+    for all of them and DeepSpeed builds the block, else a warning that says when it holds."""
+    builds, why = builds_block(ctx, block)
+    rng = ctx.version_range("deepspeed")
+    parts = versions.split(rng, lambda release: judge(root, release), _engine.change_points())
+    judged = [part for part in parts if part.value is not None]
+    for finding in sorted({f for part in judged for f in part.value or ()}):
+        held = [part for part in judged if finding in (part.value or ())]
+        everywhere = len(held) == len(parts)
+        when = "" if everywhere else f" with {' or '.join(part.condition for part in held)};"
+        setting, message, suggested = finding
+        yield ctx.diagnostic(
+            CODE,
+            SEVERITY if builds and everywhere else Severity.WARNING,
+            f"{message} ({when} {rng.allows()}){'' if builds else ' ' + why}".replace("( ", "("),
+            _span(root, setting),
+            setting=setting,
+            current=root.scalar(setting),
+            suggested=suggested or None,
+            evidence=[f"target: {rng.allows()}"] + ([f"consumer: {why}"] if builds else []),
+        )
+
+
+def _span(root: Node, setting: str) -> Span | None:
+    """The key of the setting, else of the nearest block above it that is there."""
+    parent, _, key = setting.rpartition(".")
+    node = root.get(parent) if parent else root
+    while node is None and "." in parent:
+        parent, _, key = parent.rpartition(".")
+        node = root.get(parent)
+    return (node.key_span(key) if node is not None else None) or (node.span if node is not None else None)
+
+
+def _zero_stage(root: Node) -> int | None:
+    """ZeRO's stage as DeepSpeed reads it (pydantic takes "2" for 2; a legacy `true` is stage 1);
+    None when not known ("auto" is dropped or filled by a trainer)."""
+    zero = root.get("zero_optimization")
+    if zero is None:
+        return 0
+    if zero.kind == "scalar" and isinstance(zero.value, bool):
+        return int(zero.value)
+    stage = root.scalar("zero_optimization.stage") if zero.kind == "map" else None
+    if stage is None and zero.kind == "map" and root.get("zero_optimization.stage") is None:
+        return 0
+    if isinstance(stage, (int, float)) and not isinstance(stage, bool) and float(stage).is_integer():
+        return int(stage)
+    return int(stage) if isinstance(stage, str) and stage.isdigit() else None
+
+
+def _optimizer_at(root: Node, release: versions.Version) -> frozenset[Finding] | None:
+    """`_do_sanity_check`, `_configure_basic_optimizer` and `_do_optimizer_sanity_check` at one release."""
+    name = root.scalar("optimizer.type")
+    if not _engine.judged(release):
+        return None
+    if not isinstance(name, str) or name in _engine.TORCH_NOT_OPTIMIZERS:
+        return frozenset()
+    ours = name.lower() in _engine.deepspeed_names(release)
+    if (not ours and _engine.removed_in(name.lower())) or (ours and name.lower() in _engine.NOT_JUDGED):
+        return frozenset()  # RL423 reports a removed name; mup and Muon are not judged
+    built = _engine.resolve(name, root, release)
+    if built is None:
+        return frozenset() if ours else frozenset({_unsupported(name)})
+    found = {
+        (f"optimizer.params.{key}", f"optimizer {name}: DeepSpeed builds {_label(built)} with **optimizer.params, which raises {error}", "")
+        for key, error in _engine.wrong_params(built, root.get("optimizer.params"), release, ("max_grad_norm",))
+    }
+    stage = _zero_stage(root)
+    allowed = root.get("zero_allow_untested_optimizer")
+    if stage and not (allowed is not None and allowed.plain()) and not _engine.zero_tested(release, built):
+        found.add(
+            (
+                "optimizer.type",
+                f"optimizer {name} under ZeRO stage {stage}: DeepSpeed builds {_label(built)}, which is not in ZeRO's tested optimizers (deepspeed/runtime/zero/utils.py), and asserts '{UNTESTED}'",
+                "",
+            )
+        )
+    return frozenset(found)
+
+
+def _label(built: _engine.Built) -> str:
+    return f"{built.label} (torch {_engine.torch_releases()})" if built.kind != "deepspeed" else built.label
+
+
+def _unsupported(name: str) -> Finding:
+    near = next((t for t in sorted(_engine.torch_optimizers()) if t.lower() == name.lower().replace("_", "")), "")
+    hint = f"; torch.optim spells it '{near}'" if near else ""
+    message = f"optimizer type '{name}' is neither one of DeepSpeed's optimizer names (any case) nor a torch.optim class (case-sensitive): the engine asserts '{name} is not a supported DeepSpeed Optimizer'{hint}"
+    return ("optimizer.type", message, near)
+
+
+def _scheduler_at(root: Node, release: versions.Version) -> frozenset[Finding] | None:
+    """`_scheduler_from_config` at one release: the class called with `(optimizer, **params)`."""
+    name = root.scalar("scheduler.type")
+    if not _engine.judged(release):
+        return None
+    built = _engine.scheduler_class(name, release) if isinstance(name, str) else None
+    if built is None:
+        return frozenset()  # an unknown name: _scheduler above
+    params = root.get("scheduler.params")
+    if params is None:
+        return frozenset(
+            {
+                (
+                    "scheduler.type",
+                    f"scheduler {name} has no params: DeepSpeed calls {_label(built)} with **None, which raises TypeError: argument after ** must be a mapping, not NoneType",
+                    "",
+                )
+            }
+        )
+    return frozenset(
+        (f"scheduler.params.{key}", f"scheduler {name}: DeepSpeed builds {_label(built)} with **scheduler.params, which raises {error}", "")
+        for key, error in _engine.wrong_params(built, params, release)
     )

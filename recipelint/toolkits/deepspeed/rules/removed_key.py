@@ -9,6 +9,11 @@ activates, the repository's pins, `target-versions`, else the newest known): fro
 and `zero_optimization.zeropp_loco_param` (`_REMOVED_TOP_LEVEL_CONFIG_KEYS` in
 `deepspeed/runtime/config.py`, read in the 0.19.6, 0.19.7 and 0.19.8 sdists).
 
+## Severity
+An error where every release the run may import lists the key in `_REMOVED_TOP_LEVEL_CONFIG_KEYS`
+(`deepspeed/runtime/config.py`, 0.19.7 and 0.19.8) and stops at start-up; a warning naming the
+releases when only some do; info when none do.
+
 ## Why is this bad
 On those releases `DeepSpeedConfig` raises `DeepSpeedConfigError` ("The DeepSpeed compression
 library has been removed ...") at start-up: an error when every release the run may import

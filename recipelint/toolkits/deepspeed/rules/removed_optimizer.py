@@ -4,7 +4,8 @@
 Flags `OneBitAdam`, `ZeroOneAdam` and `OneBitLamb` (any case), the 1-bit communication
 optimizers: `DEEPSPEED_OPTIMIZERS` in `deepspeed/runtime/config.py` lists them in the 0.19.6
 sdist and not in the 0.19.7 and 0.19.8 ones (the `deepspeed/runtime/fp16/onebit/` package is
-gone too). The schema's `x-removed-values` on `optimizer.type` holds the names and the release.
+gone too). schemas/deepspeed/engine.json, read from each release's source by
+tools/build_deepspeed_engine_table.py, holds the names of every release from 0.10.0 on.
 The releases judged are those the run imports (the environment the script activates, the
 repository's pins, `target-versions`, else the newest known): an error when all of them lack the
 optimizer, a warning naming the releases when some do. Nothing is reported when the training
@@ -40,14 +41,17 @@ from collections.abc import Iterator
 
 from recipelint.context import Context
 from recipelint.diagnostics import Diagnostic, Severity
-from recipelint.toolkits.deepspeed.knowledge import schema_node
+from recipelint.toolkits.deepspeed.rules import _engine
 from recipelint.toolkits.deepspeed.rules._ds import builds_block, ds_document, since
 
 CODE = "RL423"
 NAME = "deepspeed-removed-optimizer"
 SEVERITY = Severity.ERROR
 FIXABLE = False
-SOURCE = "DEEPSPEED_OPTIMIZERS in deepspeedai/DeepSpeed@edaa7221:deepspeed/runtime/config.py (0.19.6) and in the same file of the 0.19.7 and 0.19.8 sdists (https://pypi.org/project/deepspeed/0.19.8/)"
+SOURCE = (
+    "DEEPSPEED_OPTIMIZERS in deepspeedai/DeepSpeed@edaa7221:deepspeed/runtime/config.py (0.19.6) and in the same file"
+    " of the 0.19.7 and 0.19.8 sdists (https://pypi.org/project/deepspeed/0.19.8/), tabled in schemas/deepspeed/engine.json"
+)
 # Constructor arguments of deepspeed/runtime/fp16/onebit/{adam,zoadam,lamb}.py (0.19.6) that
 # neither FusedAdam nor FusedLamb accepts.
 ONE_BIT_PARAMS = (
@@ -75,8 +79,7 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
         return
     if builds_block(ctx, "optimizer")[0] is False:
         return  # the training code passes its own optimizer: the name is never looked up (RL421 says the block is ignored)
-    removed = (schema_node("optimizer.type") or {}).get("x-removed-values", {})
-    removed_in = removed.get(node.value.lower())
+    removed_in = _engine.removed_in(node.value.lower())
     if removed_in is None:
         return
     verdict = since(ctx, removed_in)

@@ -10,6 +10,16 @@ with `dict.get` (it keeps the string); info when plain DeepSpeed, Megatron-DeepS
 hand it to DeepSpeed's pydantic model, which converts it (lax mode); a warning naming the
 condition when the reader is not known.
 
+## Severity
+Inside a block DeepSpeed hands to a pydantic model (the model tables, e.g. `fp16`/`bf16` since
+0.17.1, `deepspeed/runtime/precision_config.py`): the model converts it, so info where only
+DeepSpeed reads the JSON, an error where Hugging Face or Accelerate read it too (seen in the code:
+they misread it), a warning with the condition where that is only inferred from the launch flag or
+not known. In a `dict.get` key (`get_scalar_param`, `deepspeed/runtime/config.py`, every release):
+`"false"` on a flag is truthy (a warning: on, not as written), `"true"` info, a number kept as a
+string an error (its comparisons fail with TypeError). A warning naming the releases when the
+block is a model in some of them only.
+
 ## Why is this bad
 DeepSpeed's pydantic blocks coerce them ("false" -> False, "3" -> 3), but its dict.get blocks
 do not, and Hugging Face and Accelerate read these values with `bool(value)` and `== 3`:
@@ -35,8 +45,10 @@ import json
 import math
 from collections.abc import Iterator
 
+from recipelint import versions
 from recipelint.context import Context
 from recipelint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
+from recipelint.toolkits.deepspeed import models
 from recipelint.toolkits.deepspeed.knowledge import schema_node
 from recipelint.toolkits.deepspeed.rules._ds import ds_document
 
@@ -83,7 +95,7 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
                 continue
         if literal is None:
             continue
-        severity, message, evidence = _verdict(ctx, node.path, node.value)
+        severity, message, evidence = _verdict(ctx, node.path, node.value, literal in ("true", "false"))
         yield ctx.diagnostic(
             CODE,
             severity,
@@ -97,15 +109,58 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
         )
 
 
-def _verdict(ctx: Context, path: str, value: str) -> tuple[Severity, str, list[str]]:
-    """By who reads the JSON: DeepSpeed's pydantic blocks convert the string; Hugging Face and
-    Accelerate compare the raw value."""
+def _verdict(ctx: Context, path: str, value: str, boolean: bool) -> tuple[Severity, str, list[str]]:
+    """By the reading of each release (a pydantic model converts the string, `dict.get` keeps it)
+    and by who else reads the JSON (Hugging Face and Accelerate compare the raw value)."""
+    parent = path.rpartition(".")[0]
+    rng = ctx.version_range("deepspeed")
+    modelled = versions.evaluate(
+        rng, lambda v: parent != "" and models.model_at(models.table_for(v), parent) is not None, models.releases()
+    )
+    if modelled.holds == "all":
+        return _by_consumer(ctx, path, value)
+    severity, message = _dict_get(path, value, boolean)
+    if modelled.holds == "none":
+        return severity, message, []
+    plain = versions.evaluate(rng, lambda v: models.model_at(models.table_for(v), parent) is None, models.releases())
+    return min(severity, Severity.WARNING, key=_rank), f"{message} ({plain.says()}; later releases validate the block and convert it)", []
+
+
+def _rank(severity: Severity) -> int:
+    return [Severity.INFO, Severity.WARNING, Severity.ERROR].index(severity)
+
+
+def _dict_get(path: str, value: str, boolean: bool) -> tuple[Severity, str]:
+    """A string DeepSpeed reads with dict.get: a flag is tested for truth, a number used as is."""
+    if boolean:
+        said = value.strip().lower()
+        if said in ("false", "no"):
+            return (
+                Severity.WARNING,
+                f"{path} is the string {value!r}: DeepSpeed reads it with dict.get and tests it for truth; a non-empty string is true, so it is on",
+            )
+        return (
+            Severity.INFO,
+            f"{path} is the string {value!r}: DeepSpeed reads it with dict.get and tests it for truth; it is on, as written",
+        )
+    return (
+        SEVERITY,
+        f"{path} is the string {value!r}: DeepSpeed reads it with dict.get and keeps the string; its comparisons and arithmetic fail with TypeError",
+    )
+
+
+def _by_consumer(ctx: Context, path: str, value: str) -> tuple[Severity, str, list[str]]:
+    """A pydantic block converts the string; Hugging Face and Accelerate read the raw value."""
     hf = f"Hugging Face/Accelerate read bool({value!r}) = {bool(value)}{' and compare stage == 3' if path.endswith('stage') else ''}"
-    top = schema_node(path.split(".")[0]) or {}
-    if top.get("additionalProperties") is not False:  # a dict.get block: DeepSpeed keeps the string too
-        return SEVERITY, f"{path} is the string {value!r}: DeepSpeed reads this block with dict.get and keeps the string, and {hf}", []
     consumer = ctx.recipe.reader
     where = [f"consumer: {consumer.label} ({consumer.why()})"] if consumer.why() else []
+    if consumer.hf_reads and consumer.inferred and not consumer.hf_config:
+        # Taken from the launch flag, not seen in code: the verdict is conditional.
+        return (
+            Severity.WARNING,
+            f"{path} is the string {value!r}: DeepSpeed's pydantic model converts it, but if Hugging Face or Accelerate reads this config ({consumer.inferred}), they read bool({value!r}) = {bool(value)}{' and compare stage == 3' if path.endswith('stage') else ''}",
+            where,
+        )
     if consumer.hf_reads and consumer.kind not in ("hf-trainer", "accelerate"):
         also = f"{consumer.label} also hands the JSON to transformers' HfDeepSpeedConfig ({consumer.hf_config}), and"
         return SEVERITY, f"{path} is the string {value!r}: DeepSpeed's pydantic blocks coerce it, but {also} {hf}", where

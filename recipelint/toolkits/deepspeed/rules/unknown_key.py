@@ -9,7 +9,18 @@ nothing). In blocks it validates with
 pydantic (`zero_optimization` and its offload blocks, `fp16`/`bf16` since 0.17.1, the
 monitors, `compile`, `tensor_parallel`, ...), an unknown key is an error: DeepSpeed stops with
 "Extra inputs are not permitted" (a warning naming the releases when only some of those the
-run may import validate the block). Either way the closest known key is suggested.
+run may import validate the block). Either way the closest known key is suggested. A key
+DeepSpeed has, but not in the releases the run imports (`zero_optimization.zenflow` before 0.17.6,
+`stage3_module_granularity_threshold` before 0.16.0: the per-release model tables,
+`schemas/deepspeed/models/`), is rejected the same way.
+
+## Severity
+By the model tables (`schemas/deepspeed/models/<release>.json`): an error where the model of every
+release the run may import rejects the key (`extra="forbid"` on `DeepSpeedConfigModel`,
+`deepspeed/runtime/config_utils.py`, every release since 0.10.0 in the tables); a warning naming
+the releases when only some do; a warning when the value is `"auto"` (`DeepSpeedConfigModel.__init__`
+drops it first: ignored); in `dict.get` blocks (`deepspeed/runtime/config.py`, every release) a
+warning when the key is close to one DeepSpeed reads (that setting is lost), info when not.
 
 ## Why is this bad
 A misspelled top-level key (`"gradient_clipp1ng": 1`, DeepSpeed #653) or a key from another
@@ -32,11 +43,15 @@ Unsafe: the suggestion is a guess from spelling, and enabling an ignored block c
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
+from recipelint import versions
 from recipelint.context import Context
 from recipelint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
+from recipelint.parse.span import Span
 from recipelint.parse.tree import Node
 from recipelint.rulekit import closest
+from recipelint.toolkits.deepspeed import models
 from recipelint.toolkits.deepspeed.knowledge import schema_node
 from recipelint.toolkits.deepspeed.rules._ds import ds_document, since
 
@@ -49,7 +64,6 @@ SOURCE = "deepspeedai/DeepSpeed@edaa7221:deepspeed/runtime/config_utils.py (Deep
 _FREE = {
     "optimizer.params",
     "scheduler.params",
-    "zero_optimization.zenflow",
     "weight_quantization",
     "expert_parallel",
     "datastates",
@@ -71,30 +85,25 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
 def _walk(ctx: Context, node: Node, path: str) -> Iterator[Diagnostic | None]:
     if node.kind != "map" or path in _FREE:
         return
-    schema = schema_node(path)
-    if schema is None or "properties" not in schema:
+    schema = schema_node(path) or {}
+    rng = ctx.version_range("deepspeed")
+    tables = [models.table(release) for _, release in models.points(rng)] if path else []
+    known = set(schema.get("properties", {})) | {k for data in tables for k in models.keys_at(data, path)}
+    if not known:
         return
-    known = schema["properties"]
-    strict = since(ctx, schema.get("x-strict-since", "0")) if schema.get("additionalProperties") is False else None
     for key, key_span, child in node.items:
         child_path = f"{path}.{key}" if path else key
         if key in known:
+            yield _not_in_release(ctx, path, key, key_span, child)
             yield from _walk(ctx, child, child_path)
             continue
         if key.startswith(("_", "//", "#")) or key.lower() in ("comment", "comments"):
             continue
         guess = closest(key, known)
+        severity, effect, target = _verdict(ctx, schema, path, key, child, guess)
+        if severity is None:
+            continue
         hint = f"; did you mean '{guess}'?" if guess else ""
-        rejects = f"DeepSpeed rejects it ('Extra inputs are not permitted' in {path or 'the config'})"
-        if strict is not None and strict.holds == "all":
-            severity, effect = Severity.ERROR, rejects
-        elif strict is not None and strict.holds == "some":
-            # Older releases the run may import read this block with dict.get and ignore the key.
-            severity, effect = Severity.WARNING, f"{rejects} {strict.says()}; older releases silently ignore it"
-        else:
-            # A misspelling of a key DeepSpeed reads loses that setting; a key DeepSpeed never had
-            # (`cuda_visible_devices`, another tool's block) only does nothing.
-            severity, effect = (Severity.WARNING if guess else Severity.INFO), "DeepSpeed silently ignores it"
         fix = (
             Fix((Edit(key_span, f'"{guess}"'),), Applicability.UNSAFE, f"rename to {guess}")
             if guess and guess not in node.entries
@@ -108,6 +117,63 @@ def _walk(ctx: Context, node: Node, path: str) -> Iterator[Diagnostic | None]:
             setting=child_path,
             current=key,
             suggested=guess,
-            evidence=[f"target {strict.range.allows() if strict is not None else ctx.version_range('deepspeed').allows()}"],
+            evidence=[f"target {target}"],
             fix=fix,
         )
+
+
+def _verdict(ctx: Context, schema: dict[str, Any], path: str, key: str, child: Node, guess: str | None) -> tuple[Severity | None, str, str]:
+    """Rejected by the models of every release in the range (error), of some (warning), or
+    ignored (dict.get blocks: a warning when the caller finds a close key, else info)."""
+    rng = ctx.version_range("deepspeed")
+    validated = versions.evaluate(rng, lambda v: path != "" and models.model_at(models.table_for(v), path) is not None, models.releases())
+    rejected = versions.evaluate(rng, lambda v: path != "" and models.rejects_key(models.table_for(v), path, key), models.releases())
+    where = f"'Extra inputs are not permitted' in {path or 'the config'}"
+    if validated.holds != "none" and child.kind == "scalar" and child.value == "auto":
+        why = 'DeepSpeed drops every "auto" value before its model validates the block, so the key is ignored'
+        return Severity.WARNING, why, validated.range.allows()
+    if rejected.holds == "all":
+        return Severity.ERROR, f"DeepSpeed rejects it ({where})", rejected.range.allows()
+    if rejected.holds == "some":
+        # Releases whose model lacks the block read it with dict.get and ignore the key.
+        return Severity.WARNING, f"DeepSpeed rejects it ({where}) {rejected.says()}; other releases ignore it", rejected.range.allows()
+    if validated.holds != "none":
+        return None, "", ""  # every release that validates the block knows the key
+    if schema.get("additionalProperties") is False:
+        strict = since(ctx, schema.get("x-strict-since", "0"))  # a block the tables have no model for (a plain BaseModel)
+        if strict.holds == "all":
+            return Severity.ERROR, f"DeepSpeed rejects it ({where})", strict.range.allows()
+        if strict.holds == "some":
+            return (
+                Severity.WARNING,
+                f"DeepSpeed rejects it ({where}) {strict.says()}; older releases silently ignore it",
+                strict.range.allows(),
+            )
+    # A misspelling of a key DeepSpeed reads loses that setting; a key DeepSpeed never had only does nothing.
+    return Severity.WARNING if guess else Severity.INFO, "DeepSpeed silently ignores it", rng.allows()
+
+
+def _not_in_release(ctx: Context, path: str, key: str, key_span: Span, child: Node) -> Diagnostic | None:
+    """A key DeepSpeed has, but not in the releases the run imports: their model rejects it (a key
+    of a newer release on an older one, e.g. `stage3_module_granularity_threshold` before 0.16.0).
+    Keys DeepSpeed removed are RL412's."""
+    child_path = f"{path}.{key}" if path else key
+    if not path or (schema_node(child_path) or {}).get("x-removed-in") or (child.kind == "scalar" and child.value == "auto"):
+        return None
+    rng = ctx.version_range("deepspeed")
+    rejected = versions.evaluate(rng, lambda v: models.rejects_key(models.table_for(v), path, key), models.releases())
+    if rejected.holds == "none":
+        return None
+    has = [release for release in models.releases() if not models.rejects_key(models.table(release), path, key)]
+    since = f"; the model tables have it from DeepSpeed {has[0]}" if has else ""
+    where = f"'Extra inputs are not permitted' in {path}"
+    severity = Severity.ERROR if rejected.holds == "all" else Severity.WARNING
+    return ctx.diagnostic(
+        CODE,
+        severity,
+        f"'{child_path}' is not a key of the DeepSpeed the run imports: it rejects it ({where}) {rejected.says()}{since}",
+        key_span,
+        setting=child_path,
+        current=key,
+        evidence=[f"target {rng.allows()}"],
+    )

@@ -47,11 +47,17 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
     config = ctx.recipe.args.get("config")
     if config is not None and isinstance(config.value, str):
         value = config.value
-        if not value.endswith(".py") and "/" not in value:
+        if not value.endswith(".py") and "/" not in value and ctx.recipe.pyconfig is None:
+            checkout = ctx.recipe.checkout
+            where = (
+                f"the {checkout.label()} has no xtuner/configs/**/{value}.py"
+                if checkout is not None
+                else "no XTuner checkout or installed xtuner is found to look it up in"
+            )
             yield ctx.diagnostic(
                 CODE,
                 SEVERITY,
-                f"config '{value}' is an XTuner config name, not a file: it cannot be read offline, so the config checks are skipped (xtuner copy-cfg {value} .)",
+                f"config '{value}' is an XTuner config name, not a file, and {where}: the config checks are skipped (xtuner copy-cfg {value} .)",
                 config.span,
                 setting="config",
                 current=value,

@@ -1,0 +1,83 @@
+"""A pod whose ranks and DataLoader workers share the container's default 64 MiB /dev/shm.
+
+## What it does
+Flags a training container with no memory-backed volume at `/dev/shm` (so it has the
+container runtime's default 64 MiB) when it runs DataLoader workers or more than one rank:
+the numbers are the ranks per pod, the workers per rank (the training script's worker flag)
+and the batches they keep in flight (`ranks x workers x prefetch_factor 2`).
+
+## Why is this bad
+A DataLoader worker hands each batch to its rank through shared memory; with 64 MiB the
+workers fail ("DataLoader worker (pid N) is killed by signal: Bus error", "This might be
+caused by insufficient shared memory (shm)": torch/utils/data/_utils/signal_handling.py) as
+soon as the batches in flight pass it. PyTorch's README says so for containers: "the default
+shared memory segment size that container runs with is not enough" (`--ipc=host` or
+`--shm-size`). NCCL puts its intra-node buffers in /dev/shm too when the GPUs talk through
+host memory; too little fails with "unhandled system error" (NCCL's troubleshooting page,
+Docker section: `--shm-size=1g`). Kubernetes has no `--shm-size`: a pod gets more only from an
+`emptyDir` with `medium: Memory` mounted at `/dev/shm`.
+
+## Example
+A PyTorchJob container running `torchrun --nproc_per_node 8 train.py --num_workers 8` with
+no `/dev/shm` volume: 8 ranks x 8 workers x 2 = 128 batches in flight in 64 MiB.
+
+## Fix
+Mount a memory-backed emptyDir at /dev/shm:
+`volumes: [{name: dshm, emptyDir: {medium: Memory, sizeLimit: 16Gi}}]` and
+`volumeMounts: [{name: dshm, mountPath: /dev/shm}]`.
+
+## Fix safety
+No fix: the size is the author's (it counts against the pod's memory limit).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from recipelint.context import Context
+from recipelint.diagnostics import Diagnostic, Severity
+from recipelint.rulekit.allocated import worker_setting
+
+CODE = "RL961"
+NAME = "pod-default-shm"
+SEVERITY = Severity.ERROR
+FIXABLE = False
+SOURCE = (
+    "insufficient shared memory "
+    "(https://github.com/pytorch/pytorch/blob/v2.5.0/torch/utils/data/_utils/signal_handling.py); "
+    "NCCL troubleshooting, Docker --shm-size "
+    "(https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html); the container "
+    "runtime's 64 MiB /dev/shm default (https://docs.docker.com/reference/cli/docker/container/run/)"
+)
+PREFETCH = 2  # torch.utils.data.DataLoader prefetch_factor default with workers
+
+
+def check(ctx: Context) -> Iterator[Diagnostic | None]:
+    recipe = ctx.recipe
+    allocation, launch = recipe.allocation, recipe.launch
+    shm = allocation.get("shm_gib") if allocation is not None else None
+    if allocation is None or launch is None or shm is None or allocation.scheduler != "Kubernetes" or "default" not in shm.said:
+        return
+    ranks = ctx.ranks_per_node or 1
+    setting = worker_setting(ctx)
+    workers = setting.as_int() if setting is not None else None
+    mib = round(shm.value * 1024)
+    evidence = [f"/dev/shm: {shm.source()}", ctx.ranks_evidence]
+    if workers is not None and workers >= 1 and setting is not None:
+        batches = ranks * workers * PREFETCH
+        message = (
+            f"{ranks} rank(s) x {workers} DataLoader workers in a pod with no /dev/shm volume: {batches} batches in flight "
+            f"(x prefetch_factor {PREFETCH}) share the container's default {mib} MiB; the workers die with 'Bus error' "
+            f"(insufficient shared memory) once a batch passes {mib * 1024 // batches} KiB"
+        )
+        evidence.append(f"workers: {setting.name} {workers}")
+        yield ctx.diagnostic(CODE, SEVERITY, message, setting.span, setting="/dev/shm", current=f"{mib} MiB", evidence=evidence)
+        return
+    if ranks > 1 and allocation.value("gpus"):  # NCCL's buffers; gloo on CPUs talks over TCP
+        message = (
+            f"{ranks} ranks share the container's default {mib} MiB /dev/shm (no /dev/shm volume in the pod): NCCL fails "
+            "with 'unhandled system error' when its GPUs talk through host shared memory (no P2P between them)"
+        )
+        yield ctx.diagnostic(
+            CODE, Severity.WARNING, message, launch.nproc_per_node.span, setting="/dev/shm", current=f"{mib} MiB", evidence=evidence
+        )
