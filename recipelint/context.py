@@ -11,7 +11,7 @@ from recipelint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severit
 from recipelint.hardware.profile import Fact, Hardware
 from recipelint.model import Recipe, Setting, setting_source
 from recipelint.parse.span import Span
-from recipelint.records import dataclass, field
+from recipelint.records import dataclass, field, replace
 
 
 @dataclass(frozen=True)
@@ -177,7 +177,17 @@ class Context:
     @cached_property
     def loader_model(self) -> tuner.LoaderModel | None:
         root = self.recipe.config.root if self.recipe.config else None
-        return tuner.loader_model(root, self.utterance, self.wenet_data)
+        model = tuner.loader_model(root, self.utterance, self.wenet_data)
+        if model is None:
+            return None
+        lists = [item for item in self.recipe.train_data if item.exists and item.lines]
+        lines = sum(item.lines for item in lists)
+        return replace(
+            model,
+            raw=self.recipe.arg("data_type").value == "raw",
+            list_lines=lines,
+            list_line_bytes=sum(item.size for item in lists) / lines if lines else 0.0,
+        )
 
     @cached_property
     def batch(self) -> tuner.BatchEstimate | None:

@@ -151,6 +151,7 @@ class DataList:
     example: dict[str, str] = field(default_factory=dict)  # one sample line per scheme / compression
     seconds: float = 0.0  # raw lists: total duration of the lines that state one ("duration", or "end" - "start")
     timed: int = 0  # raw lists: how many lines state a duration
+    size: int = 0  # bytes read: with `lines`, the mean line the loader keeps per line
 
 
 # The code that calls deepspeed.initialize with a recipe's JSON, as the rules and `show` name it.

@@ -19,6 +19,21 @@ PCM16 = 2
 # A dynamic batch closes when the next utterance would pass max_frames_in_batch, so it is
 # filled to 0.97 of it on average (bench/fidelity: 3884 of 4000, 11640 of 12000 padded frames).
 BATCH_FILL = 0.97
+# What a dynamic batch lacks of max_frames_in_batch, in mean utterances, at the deciles of the
+# queued batches (bench/fidelity results/calibration-2.json, 12000 and 24000 frames): the last
+# utterance that did not fit, so it does not grow with the batch. Pinned, each tensor is rounded
+# up to a power of two, so the spread matters, not only the mean: a mean fill just under a
+# boundary hides the batches just over it.
+BATCH_DEFICITS = (0.02, 0.22, 0.32, 0.41, 0.48, 0.75, 0.95, 1.21, 1.45, 2.07)
+# Static batches pad every utterance to the batch's longest. Without the data at hand, lengths
+# are taken as log-normal with sigma 0.6 (the bench's generated data; wider than a corpus whose
+# lengths cluster, so the padding errs high).
+LENGTH_SIGMA = 0.6
+# A buffered sample keeps more than its batch's tensors (its dict, key, text, tokens and the
+# allocator's slack): 1035 B a frame at 4.9 s utterances and 1113 B at 11.5 s, measured as the
+# growth of a worker over 3200 and 1500 more buffered samples (bench/fidelity
+# results/calibration-2.json, cal-buf-*). The model takes 1100 B, 140 B over the batch's 960.
+BUFFERED_EXTRA_PER_FRAME = 140
 # The mean utterance when the recipe does not say: 5 s, near AISHELL-1's 4.5 s (150 h over 120,098
 # training utterances; LibriSpeech's 960 h over 281,241 is 12.3 s). The evidence line names it;
 # `mean-utterance-seconds` in recipelint.toml or a raw data.list's durations replace it.
@@ -28,12 +43,22 @@ FRAMES_PER_SECOND = 100  # WeNet counts 10 ms frames (processor.filter)
 # utterances of raw bytes, 375 on average (wenet/dataset/datapipes.py, #2316, WeNet >= 3.0.1).
 SOURCE_PREFETCH = 500
 SOURCE_PREFETCH_MEAN = 0.75
+# A raw data.list is read ahead as 500 text lines, not audio (WenetRawDatasetSource: prefetch on
+# the text lines; the audio is read one sample at a time further down). Both sources shuffle
+# the whole list before the rank/worker split (list_shuffle_size defaults to sys.maxsize, and
+# `.shuffle` comes before `.shard`, wenet/dataset/dataset.py and datapipes.py), so every worker
+# holds every line: a dict {"file_name", "line"} (184 B), the str (about 74 B + 2 B a character
+# for a line with Chinese text) and the list's slot (8 B).
+LIST_LINE_FIXED = 184 + 74 + 8
+LIST_LINE_PER_BYTE = 2
 # A worker's own memory besides its buffers (Python and torch pages it writes after the fork),
 # and the heap it keeps from building its batches after handing them over (glibc keeps freed
-# chunks): fitted over the 35 pinned points of bench/fidelity, 0.18 GB and 0.22 x the bytes of
-# the batches it queued (results/grid-pin.json; docs/tuner.md).
-WORKER_BASE_BYTES = 180_000_000
-WORKER_HEAP_SHARE = 0.22
+# chunks): fitted over the 35 pinned points of bench/fidelity with the rest of the model as it
+# stands (`python bench/fidelity/fit.py bench/fidelity/results/grid-pin.json`): 0.067 GB and
+# 0.20 x the bytes of the batches it queued. The base is small because the buffers are counted
+# full (shuffle + sort), an upper bound: at rest the sort buffer holds half of its size on average.
+WORKER_BASE_BYTES = 67_000_000
+WORKER_HEAP_SHARE = 0.20
 # Without --pin_memory the queued batches reach /dev/shm only as they are pickled into the
 # loader's one result pipe, shared by all its workers: at rest the bench held 8, 32 and at most
 # 48 batches in /dev/shm (1, 2 or 4 workers, prefetch 8-125), the rest on the workers' heaps.
@@ -176,6 +201,10 @@ class LoaderModel:
     sort_size: int
     utterance: Utterance
     wenet: WenetData = field(default_factory=WenetData)
+    sort: bool = True  # the sort stage is on (static batches pad less when sorted)
+    raw: bool = False  # --data_type raw: the source reads text lines ahead, not audio
+    list_lines: int = 0  # lines of the train data.list, held by every worker's list shuffle
+    list_line_bytes: float = 0.0  # their mean length in bytes
 
     @property
     def frame_samples(self) -> float:
@@ -189,28 +218,62 @@ class LoaderModel:
     def batch(self) -> BatchEstimate | None:
         u = self.utterance.frames
         if self.batch_type == "dynamic":
-            frames = self.max_frames * BATCH_FILL
-            how = f"max_frames_in_batch {self.max_frames:g} x {BATCH_FILL} fill x {self.bytes_per_frame} B/frame"
+            fill = self.mean_fill
+            frames = self.max_frames * fill
+            how = f"max_frames_in_batch {self.max_frames:g} x {fill:.3g} fill x {self.bytes_per_frame} B/frame"
         elif self.batch_size:
-            frames = self.batch_size * u
-            how = f"batch_size {self.batch_size:g} x {u:g} frames x {self.bytes_per_frame} B/frame"
+            pad = pad_factor(int(self.batch_size), self.sort_size if self.sort else 0)
+            frames = self.batch_size * u * pad
+            how = (
+                f"batch_size {self.batch_size:g} x {u:g} frames x {pad:.2f} padding to the longest"
+                f" ({'sorted by ' + str(self.sort_size) if self.sort and self.sort_size else 'unsorted'}) x {self.bytes_per_frame} B/frame"
+            )
+            # Static batches vary in size over more than an octave: rounded up to a power of two,
+            # a size spread evenly over octaves grows by 1 / ln 2 on average.
+            return BatchEstimate(int(frames * self.bytes_per_frame), how, int(frames * self.bytes_per_frame / math.log(2)))
         else:
             return None
-        tensors = [frames * FLOAT32 * self.mels] + ([frames * FLOAT32 * self.frame_samples] if self.wenet.pcm else [])
-        return BatchEstimate(int(frames * self.bytes_per_frame), how, pinned_bytes(tuple(int(t) for t in tensors)))
+        return BatchEstimate(int(frames * self.bytes_per_frame), how, self.pinned_dynamic())
+
+    @property
+    def mean_fill(self) -> float:
+        """Padded frames / max_frames_in_batch: BATCH_FILL, or more when one utterance is a small
+        part of a large batch."""
+        deficit = sum(BATCH_DEFICITS) / len(BATCH_DEFICITS)
+        return max(BATCH_FILL, 1 - deficit * self.utterance.frames / self.max_frames)
+
+    def pinned_dynamic(self) -> int:
+        """The mean pinned size of a dynamic batch over the measured spread of fills, each
+        tensor rounded up to a power of two."""
+        per_frame = [FLOAT32 * self.mels] + ([FLOAT32 * self.frame_samples] if self.wenet.pcm else [])
+        fills = [min(1.0, max(0.0, 1 - d * self.utterance.frames / self.max_frames)) for d in BATCH_DEFICITS]
+        return int(sum(pinned_bytes(tuple(int(f * self.max_frames * b) for b in per_frame)) for f in fills) / len(fills))
 
     def worker(self) -> tuple[int, str]:
         """One worker's memory besides its queue: base + shuffle and sort buffers + source prefetch."""
         u = self.utterance.frames
-        buffered = (self.shuffle_size + self.sort_size) * u * self.bytes_per_frame
-        source = self.wenet.source_prefetch * SOURCE_PREFETCH_MEAN * u * PCM16 * self.frame_samples
-        total = WORKER_BASE_BYTES + buffered + source
+        buffered = (self.shuffle_size + self.sort_size) * u * self.buffered_frame_bytes
+        listed = self.list_lines * (LIST_LINE_FIXED + LIST_LINE_PER_BYTE * self.list_line_bytes)
+        if self.raw:
+            source = self.wenet.source_prefetch * SOURCE_PREFETCH_MEAN * (LIST_LINE_FIXED + LIST_LINE_PER_BYTE * self.list_line_bytes)
+            ahead = f"{self.wenet.source_prefetch * SOURCE_PREFETCH_MEAN:g} text lines read ahead"
+        else:
+            source = self.wenet.source_prefetch * SOURCE_PREFETCH_MEAN * u * PCM16 * self.frame_samples
+            ahead = f"{self.wenet.source_prefetch * SOURCE_PREFETCH_MEAN:g} raw utterances read ahead"
+        total = WORKER_BASE_BYTES + buffered + source + listed
         how = (
             f"one worker about {total / 1e9:.2f} GB: (shuffle {self.shuffle_size} + sort {self.sort_size}) samples x {u:g} frames"
-            f" x {self.bytes_per_frame} B + {self.wenet.source_prefetch * SOURCE_PREFETCH_MEAN:g} raw utterances read ahead"
-            f" + {WORKER_BASE_BYTES / 1e9:g} GB"
+            f" x {self.buffered_frame_bytes} B + {ahead}"
+            + (f" + the whole data.list ({self.list_lines} lines) in its list shuffle buffer" if self.list_lines else "")
+            + f" + {WORKER_BASE_BYTES / 1e9:g} GB"
         )
         return int(total), how
+
+    @property
+    def buffered_frame_bytes(self) -> int:
+        """A buffered sample's bytes per frame: the batch's tensors plus what a sample keeps
+        besides them (measured, bench/fidelity calibration-2)."""
+        return self.bytes_per_frame + (BUFFERED_EXTRA_PER_FRAME if self.wenet.pcm else 0)
 
     def burst(self) -> int:
         """Batches a worker yields at once after its sort buffer fills: sort_size / utterances per batch.
@@ -247,9 +310,36 @@ def loader_model(config: Any, utterance: Utterance | None = None, wenet: WenetDa
         batch_size=size,
         shuffle_size=_stage(conf, "shuffle"),
         sort_size=_stage(conf, "sort"),
+        sort=conf.scalar("sort") is not False,
         utterance=utterance or utterance_estimate(conf),
         wenet=wenet or WenetData(),
     )
+
+
+def pad_factor(batch_size: int, sort_size: int, sigma: float = LENGTH_SIGMA) -> float:
+    """Padded frames over real frames of a static batch of `batch_size` utterances whose lengths
+    are log-normal with `sigma`: E[longest of B] / mean when unsorted; sorted by a buffer of
+    `sort_size`, the mean over its consecutive chunks of B of the chunk's longest."""
+    from statistics import NormalDist
+
+    if batch_size <= 1:
+        return 1.0
+    normal = NormalDist()
+    median = math.exp(-sigma * sigma / 2)  # a log-normal of mean 1
+
+    def length(quantile: float) -> float:
+        return median * math.exp(sigma * normal.inv_cdf(min(max(quantile, 1e-9), 1 - 1e-9)))
+
+    if sort_size >= batch_size:
+        # Each sort buffer is emitted shortest first and the batches run on across buffers, so
+        # one batch in each buffer joins its longest utterances with the next one's shortest.
+        # The stream of `batch_size` buffers meets every offset of that seam.
+        ordered = [length((i + 0.5) / sort_size) for i in range(sort_size)]
+        stream = ordered * batch_size
+        padded = sum(len(chunk) * max(chunk) for chunk in (stream[i : i + batch_size] for i in range(0, len(stream), batch_size)))
+        return padded / sum(stream)
+    steps = 2000  # E[max of B] = integral of Q(u) d(u^B), on a grid of quantiles
+    return sum(length((i + 0.5) / steps) * (((i + 1) / steps) ** batch_size - (i / steps) ** batch_size) for i in range(steps))
 
 
 def _stage(conf: Any, name: str) -> int:

@@ -25,14 +25,14 @@ def test_example_findings() -> None:
     assert (found["RL205"].current, found["RL205"].suggested) == (34, 32)  # 34 shards on 16 ranks: 2 get 3, 14 get 2
     assert (found["RL201"].current, found["RL201"].suggested) == (4, 2)
     assert found["RL201"].fix is not None and found["RL201"].fix.title == "set num_workers 2, prefetch 125"
-    assert "memory bound: 1096" in found["RL105"].evidence
+    assert "memory bound: 1113" in found["RL105"].evidence
     assert found["RL301"].suggested == 300  # half of DeepSpeed 0.19.8's 10 min process-group timeout
 
 
 def test_example_memory_fits_with_pin_memory() -> None:
     # The recipe passes --pin_memory: the pin thread copies every queued batch out of /dev/shm into
     # pinned RAM (bench/fidelity), so RAM bounds the loaders, not /dev/shm. 4 ranks x (4 workers x
-    # 1.38 GB + 1000 batches x 30 MB pinned and heap) = 142 GB < half of 512 GiB: RL103 stays quiet, and
+    # 1.29 GB + 1000 batches x 29.7 MB pinned and heap) = 139 GB < half of 512 GiB: RL103 stays quiet, and
     # the plan (2 workers, 125 prefetch) comes from the shards (RL201) and the per-worker scaling.
     from recipelint import tuner
     from recipelint.context import Context
@@ -42,10 +42,10 @@ def test_example_memory_fits_with_pin_memory() -> None:
     ctx = Context(recipe, lambda: hardware)
     assert ctx.pin_memory and ctx.memory_inputs is not None and ctx.memory_inputs.shm is None
     usage = ctx.memory_inputs.usage(4, 250)
-    assert round(4 * usage.total / 1e9) == 142
+    assert round(4 * usage.total / 1e9) == 139
     assert ctx.memory_inputs.ram == (256 * 1024**3, "half of RAM 512 GiB")
     assert (ctx.loader_plan.num_workers, ctx.loader_plan.prefetch) == (2, 125)
-    assert ctx.loader_plan.limits == {"cpu": tuner.loader_worker_cap(100, 4), "shards": 2, "memory": 1096}
+    assert ctx.loader_plan.limits == {"cpu": tuner.loader_worker_cap(100, 4), "shards": 2, "memory": 1113}
 
 
 def test_example_fix_changes_only_the_values(tmp_path: Path) -> None:

@@ -107,8 +107,8 @@ def test_measured_facts_replace_the_estimates(tmp_path: Path) -> None:
     (root / "data" / "train" / "data.list").write_text("".join(f"/data/shards_{i:09d}.tar\n" for i in range(64)))
     profile = load_profile(root / "node.yaml")
     before = {d.code: d for d in engine.check([root], lambda: profile).diagnostics}
-    # estimates: cpus 8 // 4 ranks = 2 workers; (12 GiB / 4 - 2 x 1.38 GB) // (2 x 30.1 MB pinned and heap) = 7
-    assert (before["RL102"].suggested, before["RL103"].suggested) == (2, 7)
+    # estimates: cpus 8 // 4 ranks = 2 workers; (12 GiB / 4 - 2 x 1.29 GB) // (2 x 29.7 MB pinned and heap) = 10
+    assert (before["RL102"].suggested, before["RL103"].suggested) == (2, 10)
     assert "formula: ranks_per_node x num_workers <= usable CPUs" in before["RL102"].evidence
     measured: dict[str, Any] = {
         "source": "recipelint tune --measure (test)",
@@ -129,7 +129,7 @@ def test_measured_facts_replace_the_estimates(tmp_path: Path) -> None:
         == "num_workers 4 is past the measured throughput plateau: 1 worker(s) reach within 10 % of the best batches/s"
     )
     assert "measured batches/s by num_workers on 2 cores (1: 4.1, 2: 4.2), recipelint tune --measure (test)" in after["RL102"].evidence
-    # 1 worker: prefetch 250 x 1/4 = 62, under the memory bound (12 GiB / 4 - (0.4 + 0.18) GB) // 30.0 MB = 87
+    # 1 worker: prefetch 250 x 1/4 = 62, under the memory bound (12 GiB / 4 - (0.4 + 0.067) GB) // 29.6 MB = 92
     assert after["RL103"].suggested == 62
     assert "one worker 0.40 GB measured, recipelint tune --measure (test)" in after["RL103"].evidence
     other = {**measured, "dataset_conf": "sha256:0000000000000000"}  # measured for another dataset_conf: not used
@@ -137,7 +137,7 @@ def test_measured_facts_replace_the_estimates(tmp_path: Path) -> None:
     (root / "node.yaml").write_text((root / "node.yaml").read_text().replace(measured["dataset_conf"], "sha256:1111111111111111"))
     profile = load_profile(root / "node.yaml")
     again = {d.code: d for d in engine.check([root], lambda: profile).diagnostics}
-    assert (again["RL102"].suggested, again["RL103"].suggested) == (2, 7)
+    assert (again["RL102"].suggested, again["RL103"].suggested) == (2, 10)
 
 
 def test_raw_list_durations_and_setting_name_the_utterance(tmp_path: Path) -> None:
@@ -164,8 +164,8 @@ def test_tune_prints_the_plan() -> None:
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[0].endswith("run.sh: num_workers 4 -> 2, prefetch 250 -> 125")
-    assert "  shards bound: 2" in lines and "  memory bound: 1096" in lines
-    assert "  loader memory per node with the plan: 38.3 GiB of 256.0 GiB (half of RAM 512 GiB)" in lines
+    assert "  shards bound: 2" in lines and "  memory bound: 1113" in lines
+    assert "  loader memory per node with the plan: 37.3 GiB of 256.0 GiB (half of RAM 512 GiB)" in lines
 
 
 def test_tune_measure_needs_a_profile_to_write() -> None:
@@ -224,7 +224,7 @@ def test_tune_measure_on_the_example(tmp_path: Path) -> None:
     (root / "path.sh").write_text(f"export PYTHONPATH={CHECKOUT}:$PYTHONPATH\n")
     env = {} if importlib.util.find_spec("torchaudio") else {"RECIPELINT_MEASURE_SHIM": str(SHIM)}
     before = {d.code: d for d in engine.check([root], lambda: load_profile(root / "node.yaml")).diagnostics}
-    assert before["RL103"].suggested == 7  # the estimates: 1.38 GB a worker (5 s utterances, shuffle 1500 + sort 500)
+    assert before["RL103"].suggested == 10  # the estimates: 1.29 GB a worker (5 s utterances, shuffle 1500 + sort 500)
     result = cli("tune", "--measure", str(root), "--hardware", str(root / "node.yaml"), "--batches", "10", env=env, timeout=400)
     assert result.returncode == 0, result.stderr
     assert "measuring" in result.stderr and f"wrote {root / 'node.yaml'}" in result.stderr

@@ -33,24 +33,26 @@ def test_documents_case_plan() -> None:
     memory = tuner.MemoryInputs(model, True, tuner.memory_budget(512), None, batch, model.worker())
     plan = tuner.plan_loader(4, 250, 4, 16, tuner.loader_worker_cap(100, 4), 34, memory)
     assert (plan.num_workers, plan.prefetch) == (2, 125)
-    # RAM/2 = 256 GiB for 4 ranks: (64 GiB - 2 x 1.38 GB of workers) // (2 x (25.2 MB pinned + 0.22 x 22.3 MB of heap)) = 1096
-    assert plan.limits == {"cpu": 25, "shards": 2, "memory": 1096}
-    assert plan.prefetch_floor == 11  # 500 sorted samples / (23280 frames / 500 frames per utterance)
+    # RAM/2 = 256 GiB for 4 ranks: (64 GiB - 2 x (1.23 GB + 0.067 GB of the idle cv worker))
+    # // (2 x (25.2 MB pinned + 0.20 x 22.7 MB of heap)) = 1113
+    assert plan.limits == {"cpu": 25, "shards": 2, "memory": 1113}
+    assert plan.prefetch_floor == 11  # 500 sorted samples / (23607 frames / 500 frames per utterance)
 
 
 def test_example_model_figures() -> None:
     model = _example_model()
     batch = model.batch()
-    assert batch is not None and batch.bytes == int(24000 * 0.97 * 960)
-    assert batch.pinned == 16 * 2**20 + 8 * 2**20  # pcm 14.9 MB -> 16 MiB, feats 7.4 MB -> 8 MiB
+    # 24000 frames lack 0.788 utterances of 500 frames on average: fill 1 - 394 / 24000
+    assert batch is not None and batch.bytes == int(24000 * (1 - 0.788 * 500 / 24000) * 960)
+    assert batch.pinned == 16 * 2**20 + 8 * 2**20  # pcm 15.1 MB -> 16 MiB, feats 7.6 MB -> 8 MiB at every decile
     worker, how = model.worker()
-    assert worker == 180_000_000 + 2000 * 500 * 960 + 375 * 500 * 320
-    assert "(shuffle 1500 + sort 500) samples x 500 frames x 960 B" in how
+    assert worker == 67_000_000 + 2000 * 500 * 1100 + 375 * 500 * 320
+    assert "(shuffle 1500 + sort 500) samples x 500 frames x 1100 B" in how
     memory = tuner.loader_memory(model, 2, 125, pin=True)
-    assert memory is not None and memory.queue == int(250 * (batch.pinned + 0.22 * batch.bytes))
-    assert memory.workers == 2 * (worker + 180_000_000)  # and the cv loader's 2 idle workers
+    assert memory is not None and memory.queue == int(250 * (batch.pinned + 0.20 * batch.bytes))
+    assert memory.workers == 2 * (worker + 67_000_000)  # and the cv loader's 2 idle workers
     unpinned = tuner.loader_memory(model, 2, 125, pin=False, cv=False)
-    assert unpinned is not None and unpinned.queue == int(250 * 1.22 * batch.bytes) and unpinned.workers == 2 * worker
+    assert unpinned is not None and unpinned.queue == int(250 * 1.20 * batch.bytes) and unpinned.workers == 2 * worker
 
 
 def test_wenet_2_batches_hold_features_only() -> None:
@@ -58,8 +60,8 @@ def test_wenet_2_batches_hold_features_only() -> None:
     model.wenet = tuner.WenetData(pcm=False, source_prefetch=0, evidence="WeNet 2.2.1")
     assert model.bytes_per_frame == 320
     batch = model.batch()
-    assert batch is not None and batch.bytes == int(24000 * 0.97 * 320)
-    assert model.worker()[0] == 180_000_000 + 2000 * 500 * 320
+    assert batch is not None and batch.bytes == int(24000 * (1 - 0.788 * 500 / 24000) * 320)
+    assert model.worker()[0] == 67_000_000 + 2000 * 500 * 320
 
 
 def test_utterance_estimate(tmp_path: Path) -> None:
@@ -115,7 +117,8 @@ def test_batch_bytes_dynamic_and_static(tmp_path: Path) -> None:
     dynamic = estimate("dataset_conf:\n  batch_conf: {batch_type: dynamic, max_frames_in_batch: 12000}\n  fbank_conf: {num_mel_bins: 80}\n")
     assert dynamic is not None and dynamic.bytes == int(12000 * 0.97 * 960)  # 11.2 MB, measured 11.2 MB (bench/fidelity)
     static = estimate("dataset_conf:\n  batch_conf: {batch_type: static, batch_size: 16}\n  filter_conf: {max_length: 500}\n")
-    assert static is not None and static.bytes == 16 * 250 * 960  # the middle of the filter's 0 .. 500 frames
+    # the middle of the filter's 0 .. 500 frames, padded to the longest of 16 sorted by the default buffer (none here: unsorted)
+    assert static is not None and static.bytes == int(16 * 250 * tuner.pad_factor(16, 0) * 960)
     assert estimate("encoder: conformer\n") is None
 
 
@@ -133,10 +136,10 @@ def test_suggested_values(tmp_path: Path, recipe) -> None:  # type: ignore[no-un
 def test_memory_suggestion(tmp_path: Path, recipe) -> None:  # type: ignore[no-untyped-def]
     found = recipe(replace(RecipeSpec(), variables={"num_workers": "4", "prefetch": "500"}, hardware={**NODE, "shm_gib": 1}))
     rl103 = by_code(found, "RL103")
-    # no --pin_memory: 48 batches of 16 x 500 frames x 960 B wait in /dev/shm per rank, 1.4 GiB for 4 ranks;
-    # 1 GiB // (4 ranks x 4 workers x 7.7 MB) = 8
-    assert rl103.suggested == 8
-    assert rl103.message.startswith("prefetch 500 lets 4 ranks x 48 batches wait in /dev/shm, about 1.4 GiB, over /dev/shm 1 GiB")
+    # no --pin_memory: 48 batches of 16 x 500 frames x 1.14 (padded to the longest, sorted by 500) x 960 B
+    # = 8.8 MB wait in /dev/shm per rank, 1.6 GiB for 4 ranks; 1 GiB // (4 ranks x 4 workers x 8.8 MB) = 7
+    assert rl103.suggested == 7
+    assert rl103.message.startswith("prefetch 500 lets 4 ranks x 48 batches wait in /dev/shm, about 1.6 GiB, over /dev/shm 1 GiB")
     assert "RL103" not in {
         d.code for d in recipe(replace(RecipeSpec(), variables={"num_workers": "4", "prefetch": "500"}, hardware={**NODE, "shm_gib": 2}))
     }
@@ -150,10 +153,10 @@ def test_memory_with_pin_memory_uses_ram(tmp_path: Path, recipe) -> None:  # typ
         hardware={**NODE, "shm_gib": 8, "memory_gib": 128},
     )
     rl103 = by_code(recipe(spec), "RL103")
-    # a batch of 16 x 500 frames: feats 2.6 MB -> 4 MiB, pcm 5.1 MB -> 8 MiB pinned
-    # 64 GiB for 4 ranks: (16 GiB - 4 x 1.38 GB of workers) // (4 x (12 MiB + 0.22 x 7.7 MB of heap)) = 204;
-    # /dev/shm does not bound it
-    assert rl103.suggested == 204
+    # a static batch of 16 x 500 frames x 1.14 padding = 8.8 MB, pinned 8.8 / ln 2 = 12.6 MB (sizes spread
+    # over octaves); 64 GiB for 4 ranks: (16 GiB - 4 x (1.23 + 0.067) GB of workers)
+    # // (4 x (12.6 MB + 0.20 x 8.8 MB of heap)) = 208; /dev/shm does not bound it
+    assert rl103.suggested == 208
     assert "over the loaders' 64.0 GiB (half of RAM 128 GiB)" in rl103.message
     assert any(e.startswith("--pin_memory: each batch pinned as 12.6 MB") for e in rl103.evidence)
     quiet = replace(spec, variables={"num_workers": "4", "prefetch": "200"})
@@ -179,7 +182,7 @@ def test_the_recipes_wenet_decides_bytes_per_frame(tmp_path: Path, recipe) -> No
     no source prefetch; without a checkout HEAD's 960 B per frame is assumed."""
     spec = RecipeSpec(variables={"num_workers": "4", "prefetch": "500"}, hardware={**NODE, "shm_gib": 0.25})
     head = by_code(recipe(spec), "RL103")
-    assert "one batch about 7.7 MB (batch_size 16 x 500 frames x 960 B/frame)" in head.evidence
+    assert "one batch about 8.8 MB (batch_size 16 x 500 frames x 1.14 padding to the longest (sorted by 500) x 960 B/frame)" in head.evidence
     package = tmp_path / "wenet"
     (package / "dataset").mkdir(parents=True)
     (package / "__init__.py").write_text("")
@@ -188,6 +191,43 @@ def test_the_recipes_wenet_decides_bytes_per_frame(tmp_path: Path, recipe) -> No
     )
     (package / "dataset" / "dataset.py").write_text("def Dataset(data_type, data_list_file, symbol_table, conf):\n    pass\n")
     old = by_code(recipe(spec), "RL103")
-    assert "one batch about 2.6 MB (batch_size 16 x 500 frames x 320 B/frame)" in old.evidence
+    assert "one batch about 2.9 MB (batch_size 16 x 500 frames x 1.14 padding to the longest (sorted by 500) x 320 B/frame)" in old.evidence
     assert any("batches hold features only (before #2268)" in e for e in old.evidence)
     assert old.suggested > head.suggested
+
+
+def test_dynamic_pinned_size_follows_the_spread_of_fills(tmp_path: Path) -> None:
+    from recipelint.parse.span import SourceText
+    from recipelint.parse.yamlfile import parse_yaml
+
+    def model(frames: int) -> tuner.LoaderModel:
+        text = f"dataset_conf:\n  batch_conf: {{batch_type: dynamic, max_frames_in_batch: {frames}}}\n"
+        found = tuner.loader_model(parse_yaml(SourceText(tmp_path / "t.yaml", text.encode())).root, tuner.Utterance(490, "bench"))
+        assert found is not None
+        return found
+
+    # 27000 frames: the waveform tensor crosses 2**24 bytes (26,214 frames) at a fill of 0.971.
+    # The mean fill (0.986) is over it, and so are most deciles: most batches pin at 32 MiB.
+    at_boundary = model(27000).batch()
+    assert at_boundary is not None and at_boundary.pinned > (32 + 16) * 2**20 * 0.8
+    # 20000 frames: every decile under 2**24: 16 MiB + 8 MiB.
+    below = model(20000).batch()
+    assert below is not None and below.pinned == (16 + 8) * 2**20
+
+
+def test_static_batches_pad_to_their_longest() -> None:
+    # Unsorted, E[longest of 32] is about 3 means; sorted by 500, a few tens of percent.
+    assert 2.8 < tuner.pad_factor(32, 0) < 3.2
+    assert 1.05 < tuner.pad_factor(16, 500) < tuner.pad_factor(32, 500) < 1.4
+    assert tuner.pad_factor(1, 0) == 1.0
+
+
+def test_raw_list_lines_held_by_every_worker(tmp_path: Path) -> None:
+    model = _example_model()
+    plain, _ = model.worker()
+    raw = replace(model, raw=True, list_lines=304_000, list_line_bytes=126.0)
+    held, how = raw.worker()
+    # + 304,000 lines x (266 + 2 x 126) B, - 375 utterances of audio + 375 text lines read ahead
+    line = tuner.LIST_LINE_FIXED + tuner.LIST_LINE_PER_BYTE * 126.0
+    assert held == int(plain - 375 * 500 * 320 + 304_000 * line + 375 * line)
+    assert "the whole data.list (304000 lines)" in how and "text lines read ahead" in how

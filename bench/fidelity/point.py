@@ -1,6 +1,7 @@
 """Measure one grid point: WeNet's train DataLoader with the consumer paused until the queues fill.
 
     python bench/fidelity/point.py --data DIR --workers 2 --prefetch 8 --frames 12000 [--pin]
+        [--data-type raw] [--set batch_conf.batch_type=static --set sort=false ...]
 
 Prints one JSON object: memory of the main process and each worker (PSS, USS, RSS, shmem part)
 at rest, /dev/shm and system shmem growth, batches queued, the queued batches' bytes and padded
@@ -51,13 +52,33 @@ def emulate_pinning() -> None:
     pin_module.pin_memory = pinned
 
 
-def load_configs(path: Path, frames: int) -> dict[str, Any]:
+def load_configs(path: Path, frames: int, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The bench's train YAML with max_frames_in_batch and `dataset_conf` keys replaced
+    (`overrides`: dotted keys under dataset_conf, e.g. {"batch_conf.batch_size": 32})."""
     from ruamel.yaml import YAML
 
     configs: dict[str, Any] = YAML(typ="safe", pure=True).load(path.read_text(encoding="utf8"))
     configs = copy.deepcopy(configs)
     configs["dataset_conf"]["batch_conf"]["max_frames_in_batch"] = frames
+    for dotted, value in (overrides or {}).items():
+        *parents, last = dotted.split(".")
+        node = configs["dataset_conf"]
+        for name in parents:
+            node = node.setdefault(name, {})
+        node[last] = value
     return configs
+
+
+def parse_overrides(pairs: list[str]) -> dict[str, Any]:
+    """`key=value` pairs, each value read as JSON when it is JSON (32, false), else a string."""
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, _, text = pair.partition("=")
+        try:
+            out[key] = json.loads(text)
+        except json.JSONDecodeError:
+            out[key] = text
+    return out
 
 
 def settle(iterator: Any, pids: list[int], quiet_s: float, limit_s: float) -> tuple[float, dict[int, int]]:
@@ -81,9 +102,9 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
     child.import_checkout(args.checkout)
     if args.pin:
         emulate_pinning()
-    configs = load_configs(args.config, args.frames)
+    configs = load_configs(args.config, args.frames, parse_overrides(args.set))
     configs["tokenizer_conf"]["symbol_table_path"] = str(args.data / "lang_char.txt")
-    loader = child.build_loader(configs, "shard", str(args.data / "data.list"), args.workers, args.prefetch, args.pin)
+    loader = child.build_loader(configs, args.data_type, str(args.data / "data.list"), args.workers, args.prefetch, args.pin)
     me = os.getpid()
     main0, shm0, shmem0 = child.smaps(me), child.shm_used(), child.meminfo_shmem()
     iterator = iter(loader)
@@ -123,6 +144,8 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
         "bytes_per_frame": sum(sizes) / max(sum(frames), 1),
         "frames_mean": sum(frames) / max(len(frames), 1),
         "pinned_bytes_mean": sum(pinned) / max(len(pinned), 1),
+        "batch_frames": frames,  # padded frames of each queued batch: the fill distribution
+        "batch_pinned": pinned,
     }
 
 
@@ -135,6 +158,8 @@ def main() -> None:
     parser.add_argument("--prefetch", type=int, required=True)
     parser.add_argument("--frames", type=int, required=True)
     parser.add_argument("--pin", action="store_true")
+    parser.add_argument("--data-type", choices=("shard", "raw"), default="shard")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="replace a dataset_conf key (dotted)")
     parser.add_argument("--quiet", type=float, default=3.0, help="seconds without CPU use that mean the queues are full")
     parser.add_argument("--limit", type=float, default=400.0)
     args = parser.parse_args()

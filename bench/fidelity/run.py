@@ -26,29 +26,55 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(HERE))
 
 from recipelint import tuner  # noqa: E402
+from recipelint.records import replace  # noqa: E402
 from recipelint.parse.span import SourceText  # noqa: E402
 from recipelint.parse.yamlfile import parse_yaml  # noqa: E402
 
 GB = 1e9
 
 
-def model(config: Path, frames: int, mean_seconds: float) -> tuner.LoaderModel:
-    text = config.read_text(encoding="utf8").replace("max_frames_in_batch: 24000", f"max_frames_in_batch: {frames}")
-    root = parse_yaml(SourceText(config, text.encode())).root
+def model(config: Path, point: dict[str, Any], mean_seconds: float, data: Path | None = None) -> tuner.LoaderModel:
+    """The loader model of a point: the bench's YAML with the point's frames and `set` overrides,
+    and, given the data folder, its data.list (lines, bytes) and data type."""
+    import io
+
+    from ruamel.yaml import YAML
+
+    from point import load_configs
+
+    configs = load_configs(config, point.get("frames", 24000), point.get("set"))
+    buffer = io.StringIO()
+    YAML(typ="safe", pure=True).dump(configs, buffer)
+    root = parse_yaml(SourceText(config, buffer.getvalue().encode())).root
     utterance = tuner.Utterance(mean_seconds * tuner.FRAMES_PER_SECOND, f"mean utterance {mean_seconds:.2f} s (generated data)")
     found = tuner.loader_model(root, utterance)
     assert found is not None
+    listing = data / "data.list" if data is not None else None
+    if listing is not None and listing.exists():
+        raw = listing.read_bytes()
+        lines = raw.count(b"\n")
+        found = replace(found, raw=point.get("data_type") == "raw", list_lines=lines, list_line_bytes=len(raw) / max(lines, 1))
     return found
 
 
-def predict(config: Path, point: dict[str, Any], mean_seconds: float) -> tuple[int, int]:
+def kept_mean_seconds(data: Path, fallback: float) -> float:
+    """The mean utterance the loader sees: the generated durations that filter_conf keeps (the
+    bench's train.yaml: 10 .. 2000 frames), as a user's mean-utterance-seconds would state it.
+    Data generated before stats.json listed durations gives its plain mean."""
+    stats = json.loads((data / "stats.json").read_text(encoding="utf8"))
+    kept = [s for s in stats.get("durations", []) if 0.1 <= s <= 20.0]
+    return sum(kept) / len(kept) if kept else fallback
+
+
+def predict(config: Path, point: dict[str, Any], mean_seconds: float, data: Path | None = None) -> tuple[int, int]:
     """(the model's total for one rank's train loader, the previous model's queue-only figure)."""
-    m = model(config, point["frames"], mean_seconds)
+    m = model(config, point, mean_seconds, data)
     memory = tuner.loader_memory(m, point["workers"], point["prefetch"], point["pin"], cv=False)
     assert memory is not None
-    return memory.total, point["workers"] * point["prefetch"] * point["frames"] * 960
+    return memory.total, point["workers"] * point["prefetch"] * point.get("frames", 24000) * 960
 
 
 def available() -> int:
@@ -72,12 +98,36 @@ def run_point(args: argparse.Namespace, point: dict[str, Any]) -> dict[str, Any]
     ]
     command += ["--workers", str(point["workers"]), "--prefetch", str(point["prefetch"]), "--frames", str(point["frames"])]
     command += ["--pin"] if point["pin"] else []
+    command += ["--data-type", point.get("data_type", "shard")]
+    for key, value in point.get("set", {}).items():
+        command += ["--set", f"{key}={json.dumps(value)}"]
     out = subprocess.run(command, capture_output=True, text=True, check=False, timeout=900)
     lines = out.stdout.strip().splitlines()
     if out.returncode != 0 or not lines:
         return {**point, "error": out.stderr.strip().splitlines()[-1:] if out.stderr else "no output"}
     result: dict[str, Any] = json.loads(lines[-1])
     return result
+
+
+def measure_points(args: argparse.Namespace) -> None:
+    """Measure each point of a points file as it stands (no prediction: report.py --heldout
+    judges them against the model afterwards). Results are appended to --out as they come."""
+    spec = json.loads(args.points.read_text(encoding="utf8"))
+    done: dict[str, Any] = {}
+    if args.out is not None and args.out.exists():
+        done = {r["id"]: r for r in json.loads(args.out.read_text(encoding="utf8"))["points"]}
+    for point in spec["points"]:
+        if point["id"] in done and "total_bytes" in done[point["id"]]:
+            continue
+        data = args.data_root / point["data"]
+        stats = json.loads((data / "stats.json").read_text())
+        run_args = argparse.Namespace(**{**vars(args), "data": data})
+        result = run_point(run_args, {"frames": 24000, **point})
+        done[point["id"]] = {**point, **result, "mean_seconds": stats["mean_seconds"]}
+        print(point["id"], "error" if "error" in result else f"{result['total_bytes'] / GB:.2f} GB", flush=True)
+        if args.out is not None:
+            args.out.parent.mkdir(parents=True, exist_ok=True)
+            args.out.write_text(json.dumps({"points": list(done.values())}, indent=1) + "\n", encoding="utf8")
 
 
 def row(result: dict[str, Any]) -> str:
@@ -102,7 +152,7 @@ HEADER = (
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", type=Path, required=True)
+    parser.add_argument("--data", type=Path, default=None, help="the data folder (gen.py); not with --points")
     parser.add_argument("--checkout", type=Path, default=REPO / "tests" / "data" / "checkouts" / "wenet-head")
     parser.add_argument("--config", type=Path, default=HERE / "train.yaml")
     parser.add_argument("--workers", default="1,2,4")
@@ -111,8 +161,13 @@ def main() -> None:
     parser.add_argument("--no-pin", action="store_true", help="measure without --pin_memory")
     parser.add_argument("--max-share", type=float, default=0.6, help="skip a point predicted above this share of available memory")
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--points", type=Path, default=None, help="measure the points of this file (heldout.json) instead of a grid")
+    parser.add_argument("--data-root", type=Path, default=None, help="with --points: the folder holding each point's data folder")
     args = parser.parse_args()
     os.environ.setdefault("RECIPELINT_MEASURE_SHIM", str(HERE / "shim"))
+    if args.points is not None:
+        measure_points(args)
+        return
     mean_seconds = json.loads((args.data / "stats.json").read_text())["mean_seconds"]
     grid = [
         {"workers": w, "prefetch": p, "frames": f, "pin": not args.no_pin}

@@ -175,6 +175,7 @@ def read_data_list(path: Path, setting: Setting, base: Path, errors: list[Source
 def _stream(handle: IO[bytes], scan: _Scan) -> None:
     rest, dropping = b"", False  # rest: the start of a line the next block ends
     while block := handle.read(BLOCK):
+        scan.item.size += len(block)
         start = 0
         if dropping or rest:
             first = block.find(b"\n") + 1

@@ -13,17 +13,22 @@ When the loaders outgrow RAM the OOM killer takes a rank and the others hang in 
 collective; when the queue outgrows /dev/shm, workers die with a bus error. WeNet cut its recipe
 default from `prefetch=500` to 10 for this reason (#2486, "Large prefetch may cause OOM issue").
 
-The model (`tuner.loader_memory`, calibrated against WeNet's own pipeline by `bench/fidelity`,
-36 grid points, docs/tuner.md):
-- a worker holds its shuffle and sort buffers, `(shuffle_size + sort_size) x U x 960 B`
-  (U the mean utterance in 10 ms frames; a sample keeps its waveform and its fbank), the raw
-  bytes it reads ahead (375 utterances x U x 320 B on average), and 0.18 GB of its own;
-- a batch is `max_frames_in_batch x 0.97` padded frames (dynamic) or `batch_size x U`
-  (static), at `4 x (num_mel_bins + sample_rate x frame_shift)` bytes a frame: 960 B since
-  WeNet put the waveform in every batch (#2268), 320 B before;
+The model (`tuner.loader_memory`, calibrated against WeNet's own pipeline by `bench/fidelity`
+on 44 grid points and judged on 22 held-out points chosen before the refit, docs/tuner.md):
+- a worker holds its shuffle and sort buffers, `(shuffle_size + sort_size) x U x 1100 B`
+  (U the mean utterance in 10 ms frames; a sample keeps its waveform, its fbank and its
+  bookkeeping: 1035-1113 B a frame measured), the raw bytes it reads ahead (375 utterances x
+  U x 320 B on average for shards; 375 text lines for a raw list), every line of the data.list
+  (its list-level shuffle holds the whole list: about 500 B a line), and 0.067 GB of its own;
+- a batch is `max_frames_in_batch x fill` padded frames (dynamic: fill = 1 - 0.79 U /
+  max_frames, at least 0.97) or `batch_size x U x padding` (static: padded to the longest
+  utterance, about 3x for 32 unsorted, 1.1-1.3x sorted; `tuner.pad_factor`), at
+  `4 x (num_mel_bins + sample_rate x frame_shift)` bytes a frame: 960 B since WeNet put the
+  waveform in every batch (#2268), 320 B before;
 - with `--pin_memory` the pin thread copies every queued batch into pinned RAM, each tensor
-  rounded up to a power of two (CUDA's caching host allocator);
-- each queued batch leaves 0.22 of its bytes on its worker's heap.
+  rounded up to a power of two (CUDA's caching host allocator), over the measured spread of
+  fills (a mean just under a power of two hides the batches over it);
+- each queued batch leaves 0.20 of its bytes on its worker's heap.
 The evidence names the mean utterance used: `mean-utterance-seconds` in recipelint.toml, the
 durations of a raw data.list, the middle of `filter_conf`'s length bounds, or 5 s.
 `recipelint tune --measure` replaces the batch and worker estimates with measured values.
