@@ -210,10 +210,13 @@ def test_fix_on_stdin_prints_the_fixed_text() -> None:
     rel = str(AISHELL4.relative_to(REPO))
     fixed = cli_stdin(["fix", "-", "--stdin-filename", rel, "--isolated", "--hardware", str(A100)], text)
     assert fixed.returncode == 0, fixed.stderr
-    assert fixed.stdout == text.replace("\nprefetch=500\n", "\nprefetch=255\n") != text
+    # the value the same file's check suggests, read from disk (stdin and the path agree)
+    report = json.loads(cli("check", rel, "--isolated", "--hardware", str(A100), "--format", "json", cwd=REPO).stdout)
+    suggested = next(d["suggested"] for d in report["diagnostics"] if d["code"] == "RL103")
+    assert fixed.stdout == text.replace("\nprefetch=500\n", f"\nprefetch={suggested}\n") != text
     assert "Fixed 1 problem in 1 file; 0 remain." in fixed.stderr and AISHELL4.read_text() == text  # nothing written
     diff = cli_stdin(["fix", "-", "--stdin-filename", rel, "--isolated", "--hardware", str(A100), "--diff"], text)
-    assert diff.returncode == 1 and "-prefetch=500\n+prefetch=255\n" in diff.stdout and AISHELL4.read_text() == text
+    assert diff.returncode == 1 and f"-prefetch=500\n+prefetch={suggested}\n" in diff.stdout and AISHELL4.read_text() == text
 
 
 def cli_stdin(args: list[str], text: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:

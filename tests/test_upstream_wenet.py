@@ -174,7 +174,7 @@ def test_aishell_paraformer_prefetch_500_is_over_the_node_memory(wenet: tuple[Pa
     (recipe,) = _recipe(root, descriptions, "aishell/paraformer/run.sh")
     (finding,) = [f for f in recipe.findings if f.code == "RL103"]
     assert finding.message.startswith(
-        "num_workers 8 and prefetch 500 take about 920.4 GiB per node: 8 ranks x (10.3 GiB of workers + 8 x 500 queued batches"
+        "num_workers 8 and prefetch 500 take about 907.8 GiB per node: 8 ranks x (9.6 GiB of workers + 8 x 500 queued batches"
     )
     assert item(recipe, "hardware", "shm_gib").value == "512"
 
