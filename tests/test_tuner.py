@@ -182,7 +182,9 @@ def test_the_recipes_wenet_decides_bytes_per_frame(tmp_path: Path, recipe) -> No
     no source prefetch; without a checkout HEAD's 960 B per frame is assumed."""
     spec = RecipeSpec(variables={"num_workers": "4", "prefetch": "500"}, hardware={**NODE, "shm_gib": 0.25})
     head = by_code(recipe(spec), "RL103")
-    assert "one batch about 8.8 MB (batch_size 16 x 500 frames x 1.14 padding to the longest (sorted by 500) x 960 B/frame)" in head.evidence
+    assert (
+        "one batch about 8.8 MB (batch_size 16 x 500 frames x 1.14 padding to the longest (sorted by 500) x 960 B/frame)" in head.evidence
+    )
     package = tmp_path / "wenet"
     (package / "dataset").mkdir(parents=True)
     (package / "__init__.py").write_text("")
