@@ -410,3 +410,23 @@ def test_a_key_of_a_newer_release_on_an_older_one(tmp_path: Path) -> None:
     span = only(found(tmp_path, upstream(ZENFLOW), "RL410", target=">=0.16,<0.18"))
     assert span.severity is Severity.WARNING and "deepspeed < 0.17.6" in span.message
     assert found(tmp_path, upstream(ZENFLOW), "RL410", target=">=0.18") == []
+
+
+def test_sum_allreduce_with_zero_3_is_refused_from_0_19_6(tmp_path: Path) -> None:
+    """DeepSpeedConfig._do_error_check (0.19.6-0.19.8 sdists): gradient_allreduce_op 'sum' is
+    refused with ZeRO stage 3 (or ZenFlow, DeepCompile); with stage 2 it is accepted, and 0.19.5
+    has no such key."""
+    config = upstream(LLAVA_Z3, gradient_allreduce_op="sum")
+    error = only([d for d in found(tmp_path, config, "RL413") if d.setting == "gradient_allreduce_op"])
+    assert error.severity is Severity.ERROR and "not supported with ZeRO stage 3" in error.message
+    assert [
+        d for d in found(tmp_path, upstream(LLAVA_Z3, gradient_allreduce_op="mean"), "RL413") if d.setting == "gradient_allreduce_op"
+    ] == []
+    stage2 = upstream(LLAVA_Z3, gradient_allreduce_op="SUM", zero_optimization__stage=2)
+    assert [d for d in found(tmp_path, stage2, "RL413") if d.setting == "gradient_allreduce_op"] == []
+    zenflow = upstream(ZENFLOW, gradient_allreduce_op="sum")
+    assert "ZenFlow" in only([d for d in found(tmp_path, zenflow, "RL413") if d.setting == "gradient_allreduce_op"]).message
+    older = [d for d in found(tmp_path, config, "RL413", target="==0.19.5") if d.setting == "gradient_allreduce_op"]
+    assert older == []
+    some = only([d for d in found(tmp_path, config, "RL413", target=">=0.19.5") if d.setting == "gradient_allreduce_op"])
+    assert some.severity is Severity.WARNING

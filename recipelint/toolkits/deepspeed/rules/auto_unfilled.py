@@ -97,7 +97,7 @@ def _effect(path: str) -> str:
     if path == "gradient_clipping":
         return "DeepSpeed fails with TypeError at the first step"
     if top in ("optimizer", "scheduler"):
-        return "the constructor gets the string and fails with TypeError"
+        return "the optimizer or scheduler gets the string: a TypeError when it is built (torch's classes check their numbers) or at the first step (DeepSpeed's fused ones do not)"
     if _modelled(path.rpartition(".")[0]):
         return DEFAULT_USED + (" (stage 0)" if path.endswith(".stage") else " (fp32 training)" if path.endswith(".enabled") else "")
     return "DeepSpeed receives the string"

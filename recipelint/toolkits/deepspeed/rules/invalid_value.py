@@ -78,6 +78,51 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
     rng = ctx.version_range("deepspeed")
     yield from _model_findings(ctx, doc, plain, rng)
     yield from _schema_findings(ctx, doc, plain, rng)
+    yield _allreduce_sum(ctx, doc, plain, rng)
+
+
+# DeepSpeedConfig._do_error_check refuses a 'sum' gradient all-reduce with ZeRO stage 3, ZenFlow
+# or DeepCompile: deepspeed/runtime/config.py of the 0.19.6, 0.19.7 and 0.19.8 sdists
+# (https://pypi.org/project/deepspeed/0.19.6/); 0.19.5 has no gradient_allreduce_op.
+ALLREDUCE_SUM_SINCE = "0.19.6"
+
+
+def _allreduce_sum(ctx: Context, doc: Document, plain: dict[str, Any], rng: versions.Range) -> Diagnostic | None:
+    op = plain.get("gradient_allreduce_op")
+    node = doc.root.get("gradient_allreduce_op")
+    if not isinstance(op, str) or op.lower() != "sum" or node is None:
+        return None
+    zero_value, compile_value = plain.get("zero_optimization"), plain.get("compile")
+    zero: dict[str, Any] = zero_value if isinstance(zero_value, dict) else {}
+    compile_block: dict[str, Any] = compile_value if isinstance(compile_value, dict) else {}
+    stage = zero.get("stage")
+    refused = [
+        name
+        for name, on in (
+            ("ZeRO stage 3", not isinstance(stage, bool) and str(stage).strip() in ("3", "3.0")),
+            ("ZenFlow", zero.get("zenflow") is not None),
+            ("DeepCompile", compile_block.get("deepcompile") is True),
+        )
+        if on
+    ]
+    if not refused:
+        return None
+    since = versions.parse(ALLREDUCE_SUM_SINCE)
+    verdict = versions.evaluate(rng, lambda version: version >= since, (ALLREDUCE_SUM_SINCE,))
+    if verdict.holds == "none":
+        return None
+    effect = "DeepSpeedConfig raises ValueError at deepspeed.initialize"
+    return ctx.diagnostic(
+        CODE,
+        SEVERITY if verdict.holds == "all" else Severity.WARNING,
+        f"gradient_allreduce_op 'sum' is not supported with {' or '.join(refused)}: {effect}"
+        + ("" if verdict.holds == "all" else f" {verdict.says()}")
+        + " (deepspeed/runtime/config.py, DeepSpeed >= 0.19.6)",
+        node.span,
+        setting="gradient_allreduce_op",
+        current=op,
+        evidence=[f"target {verdict.range.allows()}"],
+    )
 
 
 def _model_findings(ctx: Context, doc: Document, plain: dict[str, Any], rng: versions.Range) -> Iterator[Diagnostic | None]:
