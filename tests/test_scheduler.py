@@ -299,3 +299,61 @@ def test_on_a_laptop_the_allocation_judges_what_it_states(tmp_path: Path, monkey
     skipped = rl004.message.rsplit("(", 1)[-1]
     assert "RL420" in skipped and "RL953" not in skipped and "RL102" not in skipped
     assert _codes(result) == ["RL953"]
+
+
+# `srun ... bash -c "$LAUNCHER $CMD"`: the launch is a string the script assembles in variables
+
+
+def test_bigscience_launch_in_bash_c_is_read_with_its_written_config(tmp_path: Path) -> None:
+    """bigscience's tr11b-1B3-ml.slurm runs `srun bash -c "$LAUNCHER --node_rank \\$SLURM_PROCID $CMD"`,
+    LAUNCHER being `python -u -m torch.distributed.run --nproc_per_node $GPUS_PER_NODE --nnodes
+    $NNODES ...`: one elastic agent per node (16 x 4 GPUs), the DeepSpeed JSON the heredoc writes.
+    Before, the string was not read: "no recipes found"."""
+    [described], result = _check(clone("slurm/bigscience", tmp_path) / "tr11b-1B3-ml.slurm")
+    launch = {item.label: item.value for section in described.sections if section.title == "launch" for item in section.items}
+    assert (launch["launcher"], launch["nodes"], launch["ranks per node"], launch["world size"]) == ("torchrun", "16", "4", "64")
+    [recipe] = [
+        r
+        for r in engine.check(
+            [tmp_path / "slurm" / "bigscience" / "tr11b-1B3-ml.slurm"],
+            None,
+            FileCache(),
+            resolver=Resolver(isolated=True),
+            keep_recipes=True,
+        ).recipes
+        if r.launch is not None
+    ]
+    assert recipe.ds_config is not None and recipe.ds_config.root.get("train_micro_batch_size_per_gpu") is not None
+    # the words read from the string stand at its place and carry nowhere to write: no fix edits them
+    assert recipe.launch is not None and recipe.launch.nproc_per_node.edit_span is None
+    assert _judged(result) == []
+
+
+def test_bigscience_176b_batch_holds_for_the_data_parallel_size(tmp_path: Path) -> None:
+    """BLOOM's tr11-176B-ml.slurm: 24 nodes x 8 GPUs, TP 4 x PP 12 in `$CMD`, train_batch_size 2048
+    and micro batch 2 in the heredoc: 2048 = 2 x 256 x (192 / 48) holds; counted over the 192 GPUs
+    it would not (2048 / (2 x 192) is no integer), so Megatron's flags in the string are read as
+    Megatron's even though `\\`pwd\\`/pretrain_gpt.py` cannot be read."""
+    _, result = _check(clone("slurm/bigscience", tmp_path) / "tr11-176B-ml.slurm")
+    assert _judged(result) == []
+
+
+def test_bash_c_launch_ranks_against_the_jobs_gpus(tmp_path: Path) -> None:
+    """The same upstream script with one change, 8 processes per node on its 4 GPUs: RL952 fires
+    on the srun line, where the string is."""
+    root = clone("slurm/bigscience", tmp_path)
+    script = root / "tr11b-1B3-ml.slurm"
+    script.write_text(script.read_text().replace("GPUS_PER_NODE=4", "GPUS_PER_NODE=8"))
+    _, result = _check(script)
+    [rl952] = [d for d in result.diagnostics if d.code == "RL952"]
+    assert rl952.severity is Severity.ERROR and rl952.span.line == 203
+
+
+def test_alignment_handbook_launch_slurm_is_read(tmp_path: Path) -> None:
+    """alignment-handbook's recipes/launch.slurm: `srun $SRUN_ARGS bash -c "$LAUNCHER $CMD"` with an
+    `accelerate launch --config_file recipes/accelerate_configs/$ACCELERATOR.yaml` whose name the
+    command line decides: the launch is read and nothing is judged wrong."""
+    [described], result = _check(clone("slurm/alignment-handbook", tmp_path) / "recipes" / "launch.slurm")
+    launch = {item.label: item.value for section in described.sections if section.title == "launch" for item in section.items}
+    assert launch["launcher"] == "accelerate"
+    assert _judged(result) == []

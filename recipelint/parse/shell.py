@@ -30,6 +30,9 @@ _PARSER: Any = None
 # variable assigned above; it changes no value the script itself gives.
 OPTION_PARSERS = frozenset({"parse_options.sh"})
 _MAX_SOURCE_DEPTH = 4
+# `bash -c STRING` (often `srun ... bash -c "$LAUNCHER $CMD"`): the string is read as the command it runs.
+_C_SHELLS = frozenset({"bash", "sh", "/bin/bash", "/bin/sh", "/usr/bin/bash"})
+_EXPANSION = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
 
 
 def parser() -> Any:
@@ -780,6 +783,9 @@ class _Builder:
             word_node = _unwrap(run[0])
             fields = self.split_use(word_node)
             words.extend(fields if fields is not None else [self.word(word_node)])
+        inline = self.inline_c(words, env)
+        if inline is not None:
+            words, env = inline
         command = Command(words, self.span(node), env, dict(self.env.vars), self.env.cwd)
         if self.recording:
             self.commands.append(command)
@@ -787,6 +793,56 @@ class _Builder:
             if child.type in ("command_substitution", "process_substitution"):
                 self.isolated(child)
         self.builtin(command, node)
+
+    def inline_c(self, words: list[Word], env: dict[str, Word]) -> tuple[list[Word], dict[str, Word]] | None:
+        """`bash -c STRING`: the words before it, then the command the string holds, its variables
+        put in as the script assigned them (an exported `LAUNCHER="accelerate launch ..."` read as
+        written) and the rest left for the run time. The words read from the string all stand at
+        the string's place with no place to write: a finding points at it, a fix edits nothing."""
+        at = next((i for i, w in enumerate(words[:-2]) if w.value in _C_SHELLS and words[i + 1].value == "-c"), None)
+        if at is None or self.depth >= _MAX_SOURCE_DEPTH:
+            return None
+        string = words[at + 2]
+        text = self.substituted(string.text, 0)
+        if text is None:
+            return None
+        child = _Builder(SourceText(self.source.path, text.encode()), None, _MAX_SOURCE_DEPTH)
+        child.env = self.env.copy()
+        child.walk(parser().parse(text.encode()).root_node)
+        inner = next((c for c in child.commands if c.words), None)
+        if inner is None:
+            return None
+
+        def placed(word: Word) -> Word:
+            return replace(word, span=string.span, edit_span=None, text=word.text, option=None)
+
+        return words[:at] + [placed(w) for w in inner.words], {**env, **{k: placed(v) for k, v in inner.env.items()}}
+
+    def substituted(self, text: str, depth: int) -> str | None:
+        """A `-c` string as the shell hands it over: quotes taken off and each plain `$VAR` replaced
+        by its value, or, when the value waits on the run time and the assignment holds several
+        words (`LAUNCHER="python -m torch.distributed.run --nnodes $NNODES ..."`), by what the
+        assignment wrote (itself substituted, a few levels deep). A one-word variable with an
+        unknown value, or one with no single assignment, stays `$VAR`: read as the variable."""
+        if depth > 3:
+            return None
+        if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
+            text = text[1:-1]
+
+        def value(match: re.Match[str]) -> str:
+            name = match.group(1) or match.group(2)
+            binding = self.env.vars.get(name)
+            if binding is None or binding.origin is None:
+                return match.group(0)
+            if binding.value is not None:
+                return binding.value
+            written = binding.origin.value.text
+            if not any(c.isspace() for c in written.strip("\"'")):
+                return match.group(0)  # one word (a path): read as the variable, linked to its assignment
+            inner = self.substituted(written, depth + 1)
+            return inner if inner is not None else match.group(0)
+
+        return _EXPANSION.sub(value, text)
 
     def builtin(self, command: Command, node: Any) -> None:
         name = command.name
@@ -811,7 +867,7 @@ class _Builder:
         """A command with redirections: it runs as usual, and the files it writes are noted
         (a script that writes its DeepSpeed JSON with `cat <<EOF > $ds_config` names no missing file)."""
         self.walk_all(node.children)
-        if not self.recording or self.env.cwd is None:
+        if not self.recording:
             return
         redirects = [c for c in node.named_children if c.type == "file_redirect"]
         for heredoc in (c for c in node.named_children if c.type == "heredoc_redirect"):
@@ -822,11 +878,12 @@ class _Builder:
             if target is None or not operators & {">", ">>", "&>", ">|", "&>>"}:
                 continue
             value, _ = self.evaluate(target)
-            if value and not posixpath.isabs(value):
+            if value and not posixpath.isabs(value) and self.env.cwd is not None:
                 path = posixpath.normpath(posixpath.join(self.env.cwd or ".", value))
                 self.written.setdefault(path, self.span(redirect))
                 self.template(node, path, self.span(redirect))
             elif value is None:  # `> ${config_json}`, its name decided at run time: kept by its assignment
+                # (whatever the folder: the launch reads it through the same variable, from the same place)
                 binding = self.plain_binding(_unwrap_string(target))
                 if binding is not None and binding.origin is not None:
                     self.template(node, unknown_path(binding.origin), self.span(redirect))

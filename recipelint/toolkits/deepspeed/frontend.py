@@ -136,7 +136,8 @@ def _launch(script: ShellScript, command: Command, launcher: int, index: int, re
         inner = Command(command.words[launcher:], command.span, command.env, command.scope, command.cwd)
         return parse_accelerate(script, inner, index - launcher, recipe, files)
     if first == "srun" and launcher != 0 and _name(command.words[launcher]) not in ("torchrun", "deepspeed", "accelerate"):
-        return parse_srun(script, command, index, program=launcher)
+        if not _distributed_run(command.words, launcher, index):
+            return parse_srun(script, command, index, program=launcher)
     if first in ("mpirun", "mpiexec"):
         return parse_mpirun(script, command, index)
     inner = command
@@ -145,6 +146,15 @@ def _launch(script: ShellScript, command: Command, launcher: int, index: int, re
     if _name(inner.words[0]) == "deepspeed":
         return parse_deepspeed_launcher(script, inner, index - launcher)
     return parse_torchrun(script, inner, index - launcher)
+
+
+def _distributed_run(words: list[Word], launcher: int, index: int) -> bool:
+    """`python [-u] -m torch.distributed.run|launch` between the launcher word and the script: an
+    elastic agent per task, which starts its own ranks (bigscience's `srun ... bash -c "$LAUNCHER"`)."""
+    return any(
+        word_text(words[j]) == "-m" and word_text(words[j + 1]) in ("torch.distributed.run", "torch.distributed.launch")
+        for j in range(launcher, index - 1)
+    )
 
 
 def _unknown_launcher(script: ShellScript, command: Command, launcher: int, index: int) -> Launch:
@@ -209,7 +219,8 @@ def _model_parallel(recipe: Recipe, command: Command) -> None:
     """The ranks per model replica of a Megatron-DeepSpeed launch, from its training flags: the
     batch triple holds for the data-parallel size, not the GPU count. A flag the launch may pass
     in a value only the run time knows leaves it unknown."""
-    if recipe.reader.kind != "megatron":
+    # Megatron's own flags are its evidence too when the script is not read (`\`pwd\`/pretrain_gpt.py`).
+    if recipe.reader.kind != "megatron" and not any(name in recipe.args for name in _MEGATRON_PARALLEL[:2]):
         return
     product, said = 1, []
     for name in _MEGATRON_PARALLEL:
