@@ -357,3 +357,12 @@ def test_alignment_handbook_launch_slurm_is_read(tmp_path: Path) -> None:
     launch = {item.label: item.value for section in described.sections if section.title == "launch" for item in section.items}
     assert launch["launcher"] == "accelerate"
     assert _judged(result) == []
+
+
+def test_megatron_175b_srun_sh_c_starts_every_rank(tmp_path: Path) -> None:
+    """Megatron-DeepSpeed's examples/pretrain_gpt3_175B.sh: `srun ... sh -c "${run_cmd}"`, where
+    run_cmd is `python -u ${DIR}/pretrain_gpt.py ...`: srun starts each rank, 128 nodes x 8 tasks."""
+    [described], result = _check(clone("slurm/megatron-deepspeed", tmp_path) / "examples" / "pretrain_gpt3_175B.sh")
+    launch = {item.label: item.value for section in described.sections if section.title == "launch" for item in section.items}
+    assert (launch["launcher"], launch["nodes"], launch["ranks per node"], launch["world size"]) == ("srun", "128", "8", "1024")
+    assert _judged(result) == []
