@@ -353,10 +353,21 @@ def test_alignment_handbook_launch_slurm_is_read(tmp_path: Path) -> None:
     """alignment-handbook's recipes/launch.slurm: `srun $SRUN_ARGS bash -c "$LAUNCHER $CMD"` with an
     `accelerate launch --config_file recipes/accelerate_configs/$ACCELERATOR.yaml` whose name the
     command line decides: the launch is read and nothing is judged wrong."""
-    [described], result = _check(clone("slurm/alignment-handbook", tmp_path) / "recipes" / "launch.slurm")
+    script = clone("slurm/alignment-handbook", tmp_path) / "recipes" / "launch.slurm"
+    [described], result = _check(script)
     launch = {item.label: item.value for section in described.sections if section.title == "launch" for item in section.items}
     assert launch["launcher"] == "accelerate"
     assert _judged(result) == []
+    # `--accelerator zero3` on sbatch's command line sets ACCELERATOR (its option loop's "$2"): the
+    # config's name is the run time's, not `accelerate_configs/.yaml` (a false RL010 otherwise)
+    configs = {item.label: item for section in described.sections if section.title == "configs" for item in section.items}
+    assert configs["Accelerate config"].value == "unknown"
+    assert "ACCELERATOR may be set from the command line" in configs["Accelerate config"].source
+    from recipelint.hardware.profile import load_profile
+
+    node = load_profile(A100)
+    judged = engine.check([script], lambda: node, FileCache(), resolver=Resolver(isolated=True))
+    assert [d.code for d in judged.diagnostics] == []
 
 
 def test_megatron_175b_srun_sh_c_starts_every_rank(tmp_path: Path) -> None:

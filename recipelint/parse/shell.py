@@ -808,6 +808,8 @@ class _Builder:
             return None
         child = _Builder(SourceText(self.source.path, text.encode()), None, _MAX_SOURCE_DEPTH)
         child.env = self.env.copy()
+        for override in self.overrides:  # `X="$2"` in an option loop: the command line decides it
+            child.env.vars[override.name] = Binding(None, None, override.note)
         child.walk(parser().parse(text.encode()).root_node)
         inner = next((c for c in child.commands if c.words), None)
         if inner is None:
@@ -823,7 +825,8 @@ class _Builder:
         by its value, or, when the value waits on the run time and the assignment holds several
         words (`LAUNCHER="python -m torch.distributed.run --nnodes $NNODES ..."`), by what the
         assignment wrote (itself substituted, a few levels deep). A one-word variable with an
-        unknown value, or one with no single assignment, stays `$VAR`: read as the variable."""
+        unknown value, one with no single assignment, or one the script's command line may set
+        (an option loop's `X="$2"`) stays `$VAR`: read as the variable."""
         if depth > 3:
             return None
         if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
@@ -832,7 +835,7 @@ class _Builder:
         def value(match: re.Match[str]) -> str:
             name = match.group(1) or match.group(2)
             binding = self.env.vars.get(name)
-            if binding is None or binding.origin is None:
+            if binding is None or binding.origin is None or any(o.name == name for o in self.overrides):
                 return match.group(0)
             if binding.value is not None:
                 return binding.value
