@@ -78,7 +78,7 @@ def summarise(path: Path) -> None:
         f"\nplateau (>= {tuner.PLATEAU:g} x best {best:.2f} batches/s at prefetch {prefetch}): workers {sorted(w for w, r in rates.items() if r >= tuner.PLATEAU * best)}"
     )
     print(f"tuner.loader_worker_cap({cores} cores, 1 rank) = {chosen}: {rates.get(chosen, 0) / best:.2f} of the best")
-    old = tuner.cpu_worker_cap(cores, 1)
+    old = max(1, cores - 1)  # the cap before the bench: a core kept for the trainer (tuner.cpu_worker_cap, now gone)
     if old in rates:
         print(f"previous cap cores - 1 = {old}: {rates[old] / best:.2f} of the best")
 

@@ -111,13 +111,25 @@ def launch_env(script: ShellScript, command: Command) -> dict[str, Setting]:
     return found
 
 
+# The modules `python -m` runs as torchrun: an elastic agent that starts the ranks itself.
+DISTRIBUTED_MODULES = ("torch.distributed.run", "torch.distributed.launch")
+
+
+def distributed_module(words: list[Word], start: int, stop: int) -> str | None:
+    """`-m torch.distributed.run|launch` among words[start:stop]: the module, else None."""
+    for j in range(start, min(stop, len(words)) - 1):
+        if word_text(words[j]) == "-m" and word_text(words[j + 1]) in DISTRIBUTED_MODULES:
+            return word_text(words[j + 1])
+    return None
+
+
 def parse_torchrun(script: ShellScript, command: Command, index: int) -> Launch:
     words = command.words
     first = words[0].value or words[0].text
     launcher = Path(first).name
-    for j in range(1, index - 1):  # python -m torch.distributed.run / .launch
-        if word_text(words[j]) == "-m" and word_text(words[j + 1]) in ("torch.distributed.run", "torch.distributed.launch"):
-            launcher = "torchrun" if word_text(words[j + 1]).endswith("run") else "torch.distributed.launch"
+    module = distributed_module(words, 1, index)  # python -m torch.distributed.run / .launch
+    if module is not None:
+        launcher = "torchrun" if module.endswith("run") else "torch.distributed.launch"
     options = scan_options(words, 1, index, _TORCHRUN_SWITCHES)
     if launcher.startswith("python"):
         launcher = "python" if launcher == Path(first).name else launcher

@@ -31,6 +31,8 @@ from recipelint.records import replace
 from recipelint.toolkits import Target
 from recipelint.toolkits.accelerate import config_file_setting, deepspeed_file, is_config, options, options_start, parse_accelerate
 from recipelint.toolkits.launchers import (
+    DISTRIBUTED_MODULES,
+    distributed_module,
     launch_env,
     parse_deepspeed_launcher,
     parse_mpirun,
@@ -101,7 +103,7 @@ def program(words: list[Word]) -> tuple[int, int] | None:
             return launcher, index
     for index in range(launcher + 1, len(words) - 1):
         module = word_text(words[index + 1])
-        if word_text(words[index]) in ("-m", "--module") and module not in ("torch.distributed.run", "torch.distributed.launch"):
+        if word_text(words[index]) in ("-m", "--module") and module not in DISTRIBUTED_MODULES:
             return launcher, index + 1
     return None
 
@@ -136,7 +138,9 @@ def _launch(script: ShellScript, command: Command, launcher: int, index: int, re
         inner = Command(command.words[launcher:], command.span, command.env, command.scope, command.cwd)
         return parse_accelerate(script, inner, index - launcher, recipe, files)
     if first == "srun" and launcher != 0 and _name(command.words[launcher]) not in ("torchrun", "deepspeed", "accelerate"):
-        if not _distributed_run(command.words, launcher, index):
+        # `python [-u] -m torch.distributed.run`: an elastic agent per task, which starts its own
+        # ranks (bigscience's `srun ... bash -c "$LAUNCHER"`), not one rank per task
+        if distributed_module(command.words, launcher, index) is None:
             return parse_srun(script, command, index, program=launcher)
     if first in ("mpirun", "mpiexec"):
         return parse_mpirun(script, command, index)
@@ -146,15 +150,6 @@ def _launch(script: ShellScript, command: Command, launcher: int, index: int, re
     if _name(inner.words[0]) == "deepspeed":
         return parse_deepspeed_launcher(script, inner, index - launcher)
     return parse_torchrun(script, inner, index - launcher)
-
-
-def _distributed_run(words: list[Word], launcher: int, index: int) -> bool:
-    """`python [-u] -m torch.distributed.run|launch` between the launcher word and the script: an
-    elastic agent per task, which starts its own ranks (bigscience's `srun ... bash -c "$LAUNCHER"`)."""
-    return any(
-        word_text(words[j]) == "-m" and word_text(words[j + 1]) in ("torch.distributed.run", "torch.distributed.launch")
-        for j in range(launcher, index - 1)
-    )
 
 
 def _unknown_launcher(script: ShellScript, command: Command, launcher: int, index: int) -> Launch:
@@ -249,7 +244,7 @@ def _plain_launch(script: ShellScript, root: Path, command: Command, launcher: i
     launch` whose config file names a DeepSpeed JSON is a DeepSpeed recipe with that JSON."""
     accelerate = options_start(command.words, launcher)
     if _name(command.words[launcher]).startswith("python") and _name(command.words[0]) not in WRAPPERS and accelerate is None:
-        if not any(word_text(w) in ("torch.distributed.run", "torch.distributed.launch") for w in command.words[launcher:index]):
+        if not any(word_text(w) in DISTRIBUTED_MODULES for w in command.words[launcher:index]):
             return []
     recipe = Recipe(root=root, toolkit="torch", script=script, ds_filler="none")
     set_places(recipe, script, command, word_text(command.words[index]))  # before the launch: its Accelerate config is looked up there
