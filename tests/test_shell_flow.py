@@ -179,3 +179,22 @@ def test_a_value_without_blanks_or_unknown_stays_one_word() -> None:
 def test_an_expansion_with_a_default_is_split_too() -> None:
     words = last_words('deepspeed train.py ${ds_args:-"--deepspeed_config ds.json"}\n')
     assert [w.value for w in words] == ["deepspeed", "train.py", "--deepspeed_config", "ds.json"]
+
+
+def test_a_bash_c_string_is_read_as_its_command() -> None:
+    """`srun bash -c "$L train.py"`: the string's command, its `--name=value` split as elsewhere,
+    every word at the string's place and with nowhere to write (the value lives in L's assignment)."""
+    from pathlib import Path
+
+    from recipelint.parse.shell import parse_shell
+    from recipelint.parse.span import SourceText
+
+    text = b'L="torchrun --nproc_per_node=8 --nnodes $N"\nsrun bash -c "$L train.py"\n'
+    command = parse_shell(SourceText(Path("job.sh"), text)).commands[-1]
+    assert [w.text for w in command.words] == ["srun", "torchrun", "--nproc_per_node=8", "--nnodes", "$N", "train.py"]
+    option = command.words[2].option
+    assert option is not None and option[0] == "--nproc_per_node" and option[1].value == "8"
+    assert all(w.span.line == 2 and w.edit_span is None for w in command.words[1:])
+    assert option[1].span.line == 2 and option[1].edit_span is None
+    plain = parse_shell(SourceText(Path("job.sh"), b'srun bash -c "$UNSET_CMD"\n')).commands[-1]
+    assert [w.text for w in plain.words] == ["srun", "bash", "-c", '"$UNSET_CMD"']  # nothing to read: left as it is

@@ -812,11 +812,12 @@ class _Builder:
             child.env.vars[override.name] = Binding(None, None, override.note)
         child.walk(parser().parse(text.encode()).root_node)
         inner = next((c for c in child.commands if c.words), None)
-        if inner is None:
-            return None
+        if inner is None or inner.words[0].value is None:
+            return None  # the string names no program the script decides: `bash -c` is what is known
 
         def placed(word: Word) -> Word:
-            return replace(word, span=string.span, edit_span=None, text=word.text, option=None)
+            option = (word.option[0], placed(word.option[1])) if word.option is not None else None
+            return replace(word, span=string.span, edit_span=None, option=option)
 
         return words[:at] + [placed(w) for w in inner.words], {**env, **{k: placed(v) for k, v in inner.env.items()}}
 
