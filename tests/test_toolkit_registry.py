@@ -67,8 +67,10 @@ def test_a_training_manifest_is_kubes_before_wenets(tmp_path: Path) -> None:
     claimed ahead of WeNet's train YAML; another YAML is not."""
     manifest = tmp_path / "job.yaml"
     manifest.write_text("apiVersion: v1\nkind: Pod\nspec:\n  containers: []\n")
-    assert [t.name for t in ranked(Target("yaml", manifest), None)] == ["kube"]  # WeNet claims a YAML on dataset_conf only
-    (tmp_path / "train.yaml").write_text("dataset_conf: {}\n")
+    assert [t.name for t in ranked(Target("yaml", manifest), None)] == [
+        "kube"
+    ]  # WeNet claims a YAML on dataset_conf with its ASR model's keys only
+    (tmp_path / "train.yaml").write_text("encoder: conformer\ndataset_conf: {}\n")
     assert ranked(Target("yaml", tmp_path / "train.yaml"), None)[0].name == "wenet"
 
 
@@ -102,7 +104,7 @@ def test_xtuner_wins_a_command_that_both_xtuner_and_deepspeed_could_read() -> No
 
 def test_files_by_kind_go_to_their_toolkit(tmp_path: Path) -> None:
     (tmp_path / "ds.json").write_text(json.dumps({"train_batch_size": 8}))
-    (tmp_path / "train.yaml").write_text("dataset_conf: {}\n")
+    (tmp_path / "train.yaml").write_text("encoder: conformer\ndataset_conf: {}\n")
     for kind, name, toolkit in (("json", "ds.json", "deepspeed"), ("yaml", "train.yaml", "wenet"), ("python", "x.py", "xtuner")):
         assert ranked(Target(kind, tmp_path / name), None)[0].name == toolkit
 
@@ -316,3 +318,17 @@ def test_the_engine_preloads_what_each_toolkit_names_before_workers_fork(tmp_pat
     with registered(Preloading()):
         engine._prepare(job, [(Target("script", tmp_path / "run.sh"), Settings())])
     assert "colorsys" in sys.modules
+
+
+def test_a_sister_toolkits_yaml_is_not_wenets() -> None:
+    """wenet-e2e/wekws shares WeNet's `dataset_conf` but its YAMLs describe a keyword spotter
+    (`model: {...}`, `training_config`) read by wekws/bin/train.py: no WeNet rule judges them,
+    while a WeNet YAML with the same `dataset_conf` and an encoder is WeNet's."""
+    from recipelint import engine
+    from recipelint.settings import Resolver
+
+    root = DATA / "nonrecipe" / "wekws" / "examples" / "hi_xiaowen" / "s0"
+    for name in ("ds_tcn.yaml", "fsmn_ctc.yaml"):
+        assert ranked(Target("yaml", root / "conf" / name), None) == []
+    result = engine.check([root], None, FileCache(), resolver=Resolver(isolated=True))
+    assert not result.errors and [d.code for d in result.diagnostics if d.code.startswith("RL7")] == []

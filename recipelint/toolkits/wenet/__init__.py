@@ -18,6 +18,13 @@ if TYPE_CHECKING:
 # `input_dim`). `encoder` alone is no evidence: an ESPnet train YAML has `encoder: conformer`,
 # `encoder_conf`, `decoder`, `model_conf` and `optim` as WeNet's do (tests/data/nonrecipe/espnet).
 WENET_ONLY = frozenset({"tokenizer", "cmvn", "is_json_cmvn", "input_dim"})
+# `dataset_conf` alone is no evidence either: WeNet's sister toolkits share the data pipeline
+# (wenet-e2e/wekws's train YAMLs are `dataset_conf`, `model: {...}`, `optim`, `training_config`,
+# read by wekws/bin/train.py). A WeNet train YAML also describes its ASR model: every one in
+# tests/data and examples/ (165, v2.1.0 to HEAD) has one of these.
+ASR_MODEL_KEYS = frozenset(
+    {"encoder", "encoder_conf", "decoder", "ctc_conf", "model_conf", "tokenizer", "tokenizer_conf", "cmvn", "input_dim", "output_dim"}
+)
 # A key at column 0 of block-style YAML is a top-level key: found without parsing the file.
 _TOP_KEY = re.compile(rb"^(?:\xef\xbb\xbf)?([A-Za-z_][\w.-]*)[ \t]*:", re.MULTILINE)  # a BOM may open the file
 _PEEK_BYTES = 1 << 20  # a train YAML is a few KiB; its top-level keys are in the first MiB
@@ -25,7 +32,7 @@ _PEEK_BYTES = 1 << 20  # a train YAML is a few KiB; its top-level keys are in th
 
 def is_train_config(keys: set[str]) -> bool:
     """Whether top-level keys are a WeNet train YAML's."""
-    return "dataset_conf" in keys or ("encoder" in keys and bool(WENET_ONLY & keys))
+    return ("dataset_conf" in keys and bool(ASR_MODEL_KEYS & keys)) or ("encoder" in keys and bool(WENET_ONLY & keys))
 
 
 def has_evidence(target: Target) -> bool:
