@@ -202,3 +202,17 @@ def test_a_placeholder_path_is_not_a_missing_config(tmp_path: Path, monkeypatch:
         str(finding.severity) == "info"
         and finding.message == "DeepSpeed config ... is a placeholder to fill in before the run: not checked"
     )
+
+
+def test_every_walk_up_stops_at_its_marker_or_its_limit(tmp_path: Path) -> None:
+    from recipelint.parse.gitdir import worktree_top
+    from recipelint.parse.where import repo_root, upward
+
+    deep = tmp_path / "repo" / "a" / "b" / "c"
+    deep.mkdir(parents=True)
+    (tmp_path / "repo" / ".git").mkdir()
+    assert worktree_top(deep) == repo_root(deep) == tmp_path / "repo"
+    folders, top = upward(deep, lambda folder: folder.name == "repo", limit=2)
+    assert folders == [deep, deep.parent] and top is None
+    (deep.parent / "pyproject.toml").write_text("")
+    assert repo_root(deep) == deep.parent and worktree_top(deep) == tmp_path / "repo"

@@ -13,7 +13,7 @@ from typing import Any
 
 from recipelint.model import Launch, Recipe, Setting, Workdir
 from recipelint.parse.shell import Command, ShellScript, Word
-from recipelint.parse.where import ROOT_MARKERS, repo_root, shown
+from recipelint.parse.where import ROOT_MARKERS, repo_root, shown, upward
 
 # torchrun options that take no value (keys as scan_options normalises them)
 _TORCHRUN_SWITCHES = frozenset({"standalone", "no_python", "module", "use_env"})
@@ -295,17 +295,13 @@ def _candidates(script: ShellScript, command: Command, base: Path, root: Path | 
 
 def _above(base: Path, root: Path | None) -> list[Path]:
     """The folders above the script up to the repository root; with no root, a bounded few."""
-    folders: list[Path] = []
     current = base.absolute()
     here = Path.cwd()
     # with no root, the folder recipelint runs in is the top when the script is under it
     top = root if root is not None else (here if here in current.parents else None)
-    for _ in range(_ROOT_SEARCH if top is not None else _NO_ROOT_LEVELS):
-        if current == top or current.parent == current:
-            break
-        current = current.parent
-        folders.append(current)
-    return folders
+    if current == top or current.parent == current:
+        return []
+    return upward(current.parent, lambda folder: folder == top, _ROOT_SEARCH if top is not None else _NO_ROOT_LEVELS)[0]
 
 
 def _unique(candidates: list[tuple[Path, str]]) -> list[tuple[Path, str]]:
