@@ -19,8 +19,12 @@ def version_rows(ctx: Context) -> list[Row]:
     imports: one row per package the recipe's toolkit has verdicts about, with where it was read."""
     from recipelint.versions import PACKAGES
 
+    recipe = ctx.recipe
+    packages = PACKAGES.get(recipe.toolkit, ("deepspeed", "torch"))
+    if recipe.toolkit == "torch" and (recipe.ds_config is not None or "deepspeed" in ctx.packages):
+        packages = ("deepspeed", *packages)
     rows = []
-    for package in PACKAGES.get(ctx.recipe.toolkit, ("deepspeed", "torch")):
+    for package in packages:
         rng = ctx.version_range(package)
         rows.append((f"{package} version", rng.label(), rng.source))
     return rows
