@@ -23,6 +23,8 @@ def version_rows(ctx: Context) -> list[Row]:
     packages = PACKAGES.get(recipe.toolkit, ("deepspeed", "torch"))
     if recipe.toolkit == "torch" and (recipe.ds_config is not None or "deepspeed" in ctx.packages):
         packages = ("deepspeed", *packages)
+    if recipe.launch is not None and recipe.launch.launcher == "accelerate" and "accelerate" not in packages:
+        packages = (*packages, "accelerate")  # its options are judged per release (RL427)
     rows = []
     for package in packages:
         rng = ctx.version_range(package)
