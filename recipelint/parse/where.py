@@ -77,25 +77,32 @@ SKIP_DIRS = {
     "build",
     "dist",
 }
-_NAMED: dict[tuple[Path, str], bool | None] = {}
+_NAMED: dict[tuple[Path, str], Path | bool | None] = {}
 
 
 def holds_name(top: Path, name: str, limit: int = 20_000) -> bool | None:
     """Whether a file called `name` is anywhere under `top` (links not followed); None when the
     tree has more than `limit` entries before one is found (too large to say). Once per run and
     (top, name)."""
+    found = named(top, name, limit)
+    return found if found is None or isinstance(found, bool) else True
+
+
+def named(top: Path, name: str, limit: int = 20_000) -> Path | bool | None:
+    """The first file called `name` under `top` (folders walked in sorted order, links not
+    followed), False when there is none, None when the tree is too large to say."""
     key = (top, name)
     if key not in _NAMED:
         _NAMED[key] = _search(top, name, limit)
     return _NAMED[key]
 
 
-def _search(top: Path, name: str, limit: int) -> bool | None:
+def _search(top: Path, name: str, limit: int) -> Path | bool | None:
     seen = 0
-    for _, dirs, files in os.walk(top, followlinks=False):
-        dirs[:] = [d for d in dirs if d not in SKIP_DIRS]
+    for folder, dirs, files in os.walk(top, followlinks=False):
+        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
         if name in files:
-            return True
+            return Path(folder) / name
         seen += len(dirs) + len(files)
         if seen > limit:
             return None
