@@ -90,3 +90,14 @@ def test_a_plain_launch_shows_the_deepspeed_release_only_when_the_run_shows_deep
     assert "torch version" in plain and "deepspeed version" not in plain
     (tmp_path / "requirements.txt").write_text("deepspeed==0.14.0\n")
     assert run_rows()["deepspeed version"] == "0.14.0"
+
+
+def test_an_accelerate_launch_shows_the_deepspeed_release_when_its_config_runs_deepspeed(tmp_path: Path) -> None:
+    """alignment-handbook's zephyr-7b-beta README: `accelerate launch --config_file
+    recipes/accelerate_configs/zero3.yaml` (distributed_type DEEPSPEED: the run imports deepspeed)
+    at line 18, `.../ddp.yaml` (MULTI_GPU) at line 29."""
+    root = clone("deepspeed/alignment-handbook", tmp_path)
+    descriptions, _ = describe([root / "recipes" / "zephyr-7b-beta" / "README.md"])
+    rows = {d.line: {i.label for s in d.sections if s.title == "run" for i in s.items} for d in descriptions}
+    assert "deepspeed version" in rows[18] and "accelerate version" in rows[18]
+    assert "deepspeed version" not in rows[29] and "accelerate version" in rows[29]

@@ -426,3 +426,13 @@ def retired_verdict(ctx: Context, last: str) -> tuple[Severity, str] | None:
     if verdict.holds == "all":
         return Severity.ERROR, f"accelerate after {last} does not know it, and {rng.allows()}"
     return Severity.WARNING, f"only accelerate {last} and older know it; {rng.allows()}"
+
+
+def launches_deepspeed(recipe: Recipe) -> bool:
+    """Whether the recipe's `accelerate launch` runs DeepSpeed (`distributed_type: DEEPSPEED` in its
+    config, or `--use_deepspeed`): then the run imports deepspeed."""
+    launch = recipe.launch
+    if launch is None or launch.launcher != "accelerate":
+        return False
+    config = launch.config
+    return (config is not None and config.root.scalar("distributed_type") == "DEEPSPEED") or "use_deepspeed" in launch_options(launch)[1]

@@ -34,8 +34,8 @@ DeepSpeedExamples@83757d9:compression/gpt2/bash_script/run_zero_quant.sh names
 says to run it; copied out of the repository (no `.git`), that folder is still searched, as the
 folder recipelint runs in or a folder above the script holding `run_clm_no_trainer.py`.
 
-When a file of the config's name is elsewhere below the working folder (else in the repository),
-the message says where: OpenBMB/MiniCPM's minicpm_sala/finetune/README.md passes
+When a file of the config's name is elsewhere below the working folder (below the repository
+root when the working folder is undecided), the message says where: OpenBMB/MiniCPM's minicpm_sala/finetune/README.md passes
 `--deepspeed configs/ds_config_zero3.json` to `finetune.py`, whose folder holds
 `configs/deepspeed/ds_config_zero3.json`.
 
@@ -126,17 +126,15 @@ def _another_checkout(ctx: Context) -> str | None:
 
 
 def _same_name(ctx: Context, value: object) -> str:
-    """Where a file of the config's name is, below the working folder or else in the repository
-    (a guide that writes `configs/ds_config_zero3.json` for `configs/deepspeed/ds_config_zero3.json`)."""
+    """Where a file of the config's name is below the working folder (below the repository root
+    when the working folder is undecided): a guide that writes `configs/ds_config_zero3.json` for
+    `configs/deepspeed/ds_config_zero3.json`."""
     workdir = ctx.recipe.workdir
     if workdir is None or not isinstance(value, str) or not value or Path(value).is_absolute():
         return ""
-    name = PurePosixPath(value).name
-    for top in (workdir.path, workdir.root):
-        found = named(top, name) if top is not None else None
-        if isinstance(found, Path):
-            return f"; a file of that name is at {shown(found).as_posix()}"
-    return ""
+    top = workdir.path if workdir.path is not None else workdir.root
+    found = named(top, PurePosixPath(value).name) if top is not None else None
+    return f"; a file of that name is at {shown(found).as_posix()}" if isinstance(found, Path) else ""
 
 
 def _severity(ctx: Context, link: Link) -> tuple[Severity, str]:
