@@ -22,7 +22,7 @@ from recipelint.parse.files import FileCache
 from recipelint.parse.flags import Guard
 from recipelint.records import replace
 from recipelint.toolkits.wenet.frontend import TRAIN_FLAGS
-from tests.helpers import NODE, REPO, UPSTREAM, RecipeSpec, assert_snapshot, clone, copy_upstream
+from tests.helpers import NODE, REPO, UPSTREAM, RecipeSpec, assert_snapshot, clone, copy_upstream, describe, item
 
 DATA = REPO / "tests" / "data" / "checkouts"
 
@@ -850,3 +850,48 @@ def test_a_declared_wenet_release_picks_the_rows_of_the_code_table(tmp_path: Pat
     (missing,) = found(lint(head / "examples/csj/s0/run.sh"), "RL705")
     assert "WeNet v3.0.0 to v3.1.0 indexes configs['tokenizer_conf']" in missing.message
     assert missing.message.endswith("requirements.txt:1 allows wenet>=3.0.0)"), missing.message
+
+
+# -- WeNet 1's pipeline, and WeNet 2.0's train_deprecated.py: dataset_conf spread into AudioDataset
+# Unmodified upstream recipes with their own wenet/ (tests/data/upstream/wenet-v1.0.0, -v2.0.0).
+
+
+def test_wenet_1_dataset_conf_is_the_parameters_of_audio_dataset() -> None:
+    root = UPSTREAM / "wenet-v1.0.0/wenet"
+    train = pycode.parse_python(root / "bin/train.py")
+    assert train is not None
+    reads = pycode.spread_dataset_conf(
+        train, lambda name: pycode.parse_python(root / "dataset/dataset.py") if name == "wenet.dataset.dataset" else None
+    )
+    assert reads is not None and (reads.function, reads.strict, reads.module) == ("AudioDataset", True, "wenet.dataset.dataset")
+    # __init__(self, data_file, max_length, ...): data_file is the positional argument, raw_wav a keyword of the call
+    assert {"max_length", "min_length", "batch_type", "batch_size", "sort"} <= reads.keys
+    assert not {"data_file", "raw_wav", "self"} & reads.keys
+
+
+@pytest.mark.parametrize(("tag", "recipe"), [("v1.0.0", "examples/aishell/s0"), ("v2.0.0", "examples/aishell/s0_deprecated")])
+def test_a_recipe_of_the_pre_2_0_pipeline_is_judged_by_the_code_it_runs(tmp_path: Path, tag: str, recipe: str) -> None:
+    """WeNet v1.0.0's train.py and v2.0.0's train_deprecated.py build AudioDataset(path, **dataset_conf):
+    their configs' max_length, min_length, batch_type and batch_size were reported as keys WeNet
+    does not read (judged with the new pipeline's Dataset(conf)); the recipe's own config and a
+    config of the same folder checked alone are quiet."""
+    root = clone(f"wenet-{tag}", tmp_path)
+    folder = root / recipe
+    assert found(lint(folder / "run.sh"), "RL701") == [] and found(lint(folder / "run.sh"), "RL601") == []
+    assert found(lint(folder / "conf/train_transformer.yaml"), "RL701") == []
+    # a misspelt key is a TypeError at start-up: AudioDataset() has no such parameter
+    config = folder / "conf/train_conformer.yaml"
+    config.write_text(config.read_text().replace("    batch_size: 16\n", "    batch_sise: 16\n"))
+    (bad,) = found(lint(folder / "run.sh"), "RL701")
+    assert bad.severity is Severity.ERROR and bad.setting == "dataset_conf.batch_sise" and bad.suggested == "batch_size"
+    assert "keyword arguments to AudioDataset()" in bad.message and "before the first step" in bad.message
+
+
+def test_a_train_deprecated_launch_is_wenet_and_reads_its_own_flags(tmp_path: Path) -> None:
+    root = clone("wenet-v2.0.0", tmp_path)
+    descriptions, _ = describe([root / "examples/aishell/s0_deprecated/run.sh"])
+    (description,) = descriptions
+    assert description.toolkit == "wenet"
+    assert item(description, "code", "train_deprecated.py flags").value == "17 flags"
+    lone, _ = describe([root / "examples/aishell/s0_deprecated/conf/train_transformer.yaml"])
+    assert item(lone[0], "run", "read by").value == "wenet/bin/train_deprecated.py"

@@ -28,7 +28,7 @@ from recipelint.versions import Range, normal
 if TYPE_CHECKING:
     from recipelint.knownissues import KnownIssue
     from recipelint.parse.flags import Flag
-    from recipelint.parse.pycode import KeyReads
+    from recipelint.parse.pycode import KeyReads, PyFile
 
 TOOLKITS = {"wenet": "WeNet", "xtuner": "XTuner"}
 VENV_NAMES = (".venv", "venv", "env", ".env")
@@ -92,8 +92,9 @@ class Checkout:
             parts.append(self.fingerprint)
         return f"{self.name} checkout {self.root}" + (f" ({', '.join(parts)})" if parts else " (version unknown)")
 
-    def facts(self) -> list[tuple[str, str, str]]:
-        """(label, value, source) rows for `recipelint show`."""
+    def facts(self, entry: str = "bin/train.py") -> list[tuple[str, str, str]]:
+        """(label, value, source) rows for `recipelint show`; `entry`: the training script the
+        launch runs, relative to the package."""
         rows = [(f"{self.name} code", str(self.root), self.found_by)]
         if self.version:
             rows.append((f"{self.name} version", self.version, self.version_source))
@@ -105,36 +106,36 @@ class Checkout:
         if self.fingerprint:
             rows.append((f"{self.name} files", self.fingerprint, "git blob ids of known files (recipelint/parse/upstream.py)"))
         if self.toolkit == "wenet":
-            flags = self.train_flags()
+            flags = self.train_flags(entry)
+            name = entry.rsplit("/", 1)[-1]
+            fallback = "baked-in table (WeNet HEAD)" if entry == "bin/train.py" else "not judged"
             rows.append(
                 (
-                    "train.py flags",
-                    f"{len(flags)} flags" if flags else "baked-in table (WeNet HEAD)",
-                    self.flags_source() if flags else "train.py not readable",
+                    f"{name} flags",
+                    f"{len(flags)} flags" if flags else fallback,
+                    self.flags_source(entry) if flags else f"{name} not readable",
                 )
             )
             pcm = self.batch_carries_pcm
             rows.append(("batch carries pcm", "unknown" if pcm is None else "yes" if pcm else "no", self.pcm_source))
-            rows.extend(self._code_rows())
+            rows.extend(self._code_rows(entry))
         return rows
 
-    def _code_rows(self) -> list[tuple[str, str, str]]:
+    def _code_rows(self, entry: str) -> list[tuple[str, str, str]]:
         """What the code does with the train YAML: the keys it requires, the blocks it spreads."""
         rows = []
         required = self.required_keys()
         if required:
             keys = ", ".join(key for key, _, _ in required)
             rows.append(("YAML keys required", keys, f"{required[0][1]}() in wenet/utils/init_tokenizer.py indexes them (read with ast)"))
-        reads = self.dataset_keys() or {}
-        spread = [f"{block} -> {r.function}()" for block, r in sorted(reads.items()) if r.function is not None and r.strict]
+        reads = self.dataset_keys(entry) or {}
+        spread = [
+            f"{block or 'dataset_conf'} -> {r.function}()" for block, r in sorted(reads.items()) if r.function is not None and r.strict
+        ]
         if spread:
-            rows.append(
-                (
-                    "blocks spread as **kwargs",
-                    ", ".join(spread),
-                    "wenet/dataset/dataset.py (read with ast): other keys are a TypeError",
-                )
-            )
+            top = reads.get("")
+            where = f"wenet/{entry}" if top is not None and top.module else "wenet/dataset/dataset.py"
+            rows.append(("blocks spread as **kwargs", ", ".join(spread), f"{where} (read with ast): other keys are a TypeError"))
         return rows
 
     # What the code says, read with ast and kept for the run.
@@ -154,31 +155,49 @@ class Checkout:
 
         return self._cached(f"env:{relative}:{variable}", lambda: pycode.env_default(self.package, relative, variable))  # type: ignore[no-any-return]
 
-    def train_flags(self) -> dict[str, Flag] | None:
-        """The flags wenet/bin/train.py accepts here (with wenet/utils/train_utils.py from v3 on)."""
+    def train_flags(self, entry: str = "bin/train.py") -> dict[str, Flag] | None:
+        """The flags the training script `entry` (wenet/bin/train.py, train_deprecated.py)
+        accepts here (with wenet/utils/train_utils.py from v3 on)."""
         from recipelint.parse import pycode
 
         def read() -> dict[str, Flag] | None:
-            files = [pycode.parse_python(self.package / rel) for rel in ("bin/train.py", "utils/train_utils.py")]
+            files = [pycode.parse_python(self.package / rel) for rel in (entry, "utils/train_utils.py")]
             if files[0] is None:
                 return None
             flags = pycode.argparse_flags([f for f in files if f is not None])
             return flags if len(flags) >= 3 else None  # a train.py that builds its parser elsewhere: not ours to judge
 
-        return self._cached("flags", read)  # type: ignore[no-any-return]
+        return self._cached(f"flags:{entry}", read)  # type: ignore[no-any-return]
 
-    def flags_source(self) -> str:
-        files = [rel for rel in ("bin/train.py", "utils/train_utils.py") if (self.package / rel).is_file()]
+    def flags_source(self, entry: str = "bin/train.py") -> str:
+        files = [rel for rel in (entry, "utils/train_utils.py") if (self.package / rel).is_file()]
         return ", ".join(f"{self.toolkit}/{rel}" for rel in files) + f" of the {self.label()} (read with ast)"
 
-    def dataset_keys(self) -> dict[str, KeyReads] | None:
+    def dataset_keys(self, entry: str = "bin/train.py") -> dict[str, KeyReads] | None:
+        """The keys `dataset_conf` and its blocks may hold for the training script `entry`
+        (relative to the package): what it spreads `**dataset_conf` into (WeNet 1's train.py and
+        WeNet 2's train_deprecated.py build `AudioDataset(path, **dataset_conf)`), else what
+        `Dataset(..., conf)` in wenet/dataset/dataset.py reads."""
         from recipelint.parse import pycode
 
         def read() -> dict[str, KeyReads] | None:
+            script = pycode.parse_python(self.package / entry)
+            spread = pycode.spread_dataset_conf(script, self._module) if script is not None else None
+            if spread is not None:
+                return {"": spread}
             dataset = pycode.parse_python(self.package / "dataset" / "dataset.py")
             return pycode.dataset_keys(dataset, pycode.parse_python(self.package / "dataset" / "processor.py")) if dataset else None
 
-        return self._cached("dataset_keys", read)  # type: ignore[no-any-return]
+        return self._cached(f"dataset_keys:{entry}", read)  # type: ignore[no-any-return]
+
+    def _module(self, name: str) -> PyFile | None:
+        """The package's module `wenet.dataset.x` as a parsed file (None outside the package)."""
+        from recipelint.parse import pycode
+
+        parts = name.split(".")
+        if len(parts) < 2 or parts[0] != self.package.name or not all(part.isidentifier() for part in parts):
+            return None
+        return pycode.parse_python(self.package.joinpath(*parts[1:-1], parts[-1] + ".py"))
 
     def config_keys(self) -> set[str]:
         """Top-level YAML keys the training code reads."""
@@ -578,11 +597,21 @@ def ranges_beside(root: Path, script: ShellScript | None = None, checkout: Check
     return found
 
 
-def recipe_facts(toolkit: str, checkout: Checkout | None, root: Path) -> list[tuple[str, str, str]]:
+_ENTRY = re.compile(r"(?:^|/)(bin/\w+\.py)$")
+
+
+def package_entry(script: str | None) -> str:
+    """The launched training script relative to the package (`wenet/bin/train_deprecated.py` ->
+    `bin/train_deprecated.py`); `bin/train.py` when the launch names no such file."""
+    match = _ENTRY.search(script) if script else None
+    return match.group(1) if match else "bin/train.py"
+
+
+def recipe_facts(toolkit: str, checkout: Checkout | None, root: Path, script: str | None = None) -> list[tuple[str, str, str]]:
     """What `recipelint show` prints about the code a recipe runs (the releases it imports are in
-    the run section: recipelint.runcontext.version_rows)."""
+    the run section: recipelint.runcontext.version_rows); `script`: the training script the launch names."""
     rows = (
-        checkout.facts()
+        checkout.facts(package_entry(script))
         if checkout is not None
         else [(f"{TOOLKITS.get(toolkit, toolkit)} code", "not found", "PYTHONPATH, package folders above the recipe, installed packages")]
     )

@@ -116,6 +116,7 @@ class KeyReads:
     strict: bool = False  # spread into a function without **kwargs
     line: int = 0  # where dataset.py spreads it
     guard: Guard | None = None  # the dataset_conf value the spread depends on
+    module: str | None = None  # the module of `function` when it is not the dataset's processor.py ("wenet.dataset.dataset_deprecated")
 
 
 def _subscript_key(node: ast.AST, names: set[str]) -> tuple[str, str] | None:
@@ -242,6 +243,59 @@ def _spread(
         block.open = block.open or takes_any
         if block.function is None:
             block.function, block.strict, block.line, block.guard = target.name, not takes_any, call.lineno, guard
+
+
+def spread_dataset_conf(entry: PyFile, module: Callable[[str], PyFile | None]) -> KeyReads | None:
+    """`AudioDataset(args.train_data, **dataset_conf, raw_wav=raw_wav)` in a training script
+    (WeNet 1's bin/train.py, WeNet 2's bin/train_deprecated.py): dataset_conf is spread into the
+    callee, found through the script's `from wenet.dataset.M import Name` (`module` reads
+    `wenet/dataset/M.py`). Its keys are the parameters the call leaves open (a class's
+    `__init__`, less `self`, the positional arguments and the keywords the call passes itself);
+    strict unless it takes **kwargs. None when the script spreads no dataset_conf."""
+    names = {"dataset_conf"}
+    for node in entry.nodes:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            found = _subscript_key(node.value, CONFIG_NAMES)
+            if found is not None and found[1] == "dataset_conf":
+                names.add(node.targets[0].id)
+    imports = {
+        alias.asname or alias.name: node.module
+        for node in entry.nodes
+        if isinstance(node, ast.ImportFrom) and node.module
+        for alias in node.names
+    }
+    for call in (n for n in entry.nodes if isinstance(n, ast.Call)):
+        callee = call.func.id if isinstance(call.func, ast.Name) else None
+        spread = callee is not None and any(k.arg is None and _names_conf(k.value, names) for k in call.keywords)
+        origin = imports.get(callee) if callee is not None and spread else None
+        target = _callable(module(origin), callee) if origin and callee else None
+        if target is None or callee is None:
+            continue
+        parameters = [a.arg for a in (*target.args.posonlyargs, *target.args.args)]
+        parameters = parameters[(1 if parameters[:1] == ["self"] else 0) + len(call.args) :]
+        passed = {k.arg for k in call.keywords if k.arg is not None}
+        keys = {*parameters, *(a.arg for a in target.args.kwonlyargs)} - passed
+        open_ = target.args.kwarg is not None
+        return KeyReads(keys, open_, callee, not open_, call.lineno, None, origin)
+    return None
+
+
+def _names_conf(node: ast.expr, names: set[str]) -> bool:
+    """`dataset_conf` (a variable holding it) or `configs['dataset_conf']`."""
+    if isinstance(node, ast.Name):
+        return node.id in names
+    found = _subscript_key(node, CONFIG_NAMES)
+    return found is not None and found[1] == "dataset_conf"
+
+
+def _callable(file: PyFile | None, name: str) -> ast.FunctionDef | None:
+    """The function `name`, or the `__init__` of the class `name`, defined at the top of `file`."""
+    for node in file.tree.body if file is not None else ():
+        if isinstance(node, ast.FunctionDef) and node.name == name:
+            return node
+        if isinstance(node, ast.ClassDef) and node.name == name:
+            return next((f for f in node.body if isinstance(f, ast.FunctionDef) and f.name == "__init__"), None)
+    return None
 
 
 CONFIG_NAMES = {"configs", "config", "info_dict"}

@@ -227,7 +227,8 @@ def code_section(ctx: Context) -> Section | None:
         return None
 
     section = Section("code")
-    for label, value, source in recipe_facts(recipe.toolkit, recipe.checkout, recipe.root):
+    script = recipe.launch.script.value
+    for label, value, source in recipe_facts(recipe.toolkit, recipe.checkout, recipe.root, script if isinstance(script, str) else None):
         section.add(label, value, source)
     return section
 

@@ -73,6 +73,9 @@ class WeNet:
             recipe = Recipe(root=target.root, toolkit=self.name, explicit=target.explicit, config=document)
             # A train config no launch names is still read by the WeNet code of its repository.
             recipe.checkout = find_checkout("wenet", target.path.parent, None, files)
+            from recipelint.toolkits.wenet.frontend import folder_entry
+
+            folder_entry(recipe, target.path, files)
             return [recipe]
         assert script is not None
         from recipelint.toolkits.wenet.frontend import find_launch, load_called, load_recipe

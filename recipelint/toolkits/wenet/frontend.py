@@ -17,6 +17,7 @@ from recipelint.parse.files import FileCache, SourceError
 from recipelint.parse.flags import Flag
 from recipelint.parse.jsonfile import parse_json
 from recipelint.parse.shell import Binding, Command, ShellScript, Word, parse_shell
+from recipelint.parse.where import shown
 from recipelint.parse.yamlfile import parse_yaml
 from recipelint.records import replace
 from recipelint.toolkits.launchers import parse_torchrun, set_places, setting_from_word, to_value
@@ -85,7 +86,19 @@ REMOVED_FLAGS = {
     "lfmmi_dir": "removed with LF-MMI training",
 }
 
-TRAIN_SCRIPT = re.compile(r"(^|/)wenet/bin/train\.py$")
+# WeNet 2.0 kept the pre-2.0 pipeline beside the new one as bin/train_deprecated.py (its
+# s0_deprecated and s1 recipes run it): a launch of either is WeNet's, read by the script it names.
+TRAIN_SCRIPT = re.compile(r"(^|/)wenet/bin/(train|train_deprecated)\.py$")
+DEFAULT_ENTRY = "bin/train.py"
+
+
+def entry_of(recipe: Recipe) -> str:
+    """The training script the recipe runs, relative to the wenet package: the launch's, else the
+    one a lone config's folder starts (Recipe.entry); `bin/train.py` when nothing says."""
+    launch = recipe.launch
+    value = launch.script.value if launch is not None else recipe.entry
+    match = TRAIN_SCRIPT.search(value) if isinstance(value, str) else None
+    return f"bin/{match.group(2)}.py" if match else DEFAULT_ENTRY
 
 
 def find_launch(script: ShellScript) -> tuple[Command, int] | None:
@@ -112,15 +125,43 @@ def names_config(script: ShellScript) -> list[str]:
     return [v for v in values if v]
 
 
-def train_flags(recipe: Recipe) -> tuple[dict[str, Flag], str]:
-    """The flags the recipe's train.py accepts, and where that list comes from: the WeNet
-    checkout the recipe runs when its train.py can be read, else the baked-in HEAD table."""
+def folder_entry(recipe: Recipe, config: Path, files: FileCache) -> None:
+    """For a train config checked alone: the training script the run.sh of its recipe folder
+    (beside it, or above its conf/) starts, which is the code that reads it when that run.sh's
+    config variable names it (WeNet 2's s0_deprecated recipes run bin/train_deprecated.py)."""
+    for folder in (config.parent, config.parent.parent):
+        run = folder / "run.sh"
+        if not run.is_file():
+            continue
+        try:
+            script = parse_shell(files.read(run), files.read)
+        except SourceError:
+            continue
+        found = find_launch(script)
+        if found is not None:
+            command, index = found
+            word = command.words[index]
+            recipe.entry = word.value or word.text
+            where = f"{shown(run).as_posix()}:{command.span.line} starts it; this config is one the run script's --config may name"
+            recipe.note("run", "read by", f"wenet/{entry_of(recipe)}", where)
+        return
+
+
+def train_flags(recipe: Recipe) -> tuple[dict[str, Flag] | None, str]:
+    """The flags the recipe's training script accepts, and where that list comes from: the WeNet
+    checkout the recipe runs when the script can be read there, else the baked-in table of
+    train.py at HEAD; None for another script (train_deprecated.py) no checkout shows: not judged."""
     checkout = recipe.checkout
+    entry = entry_of(recipe)
     if checkout is not None and checkout.toolkit == "wenet":
-        flags = checkout.train_flags()
+        flags = checkout.train_flags(entry)
         if flags is not None:
-            return flags, checkout.flags_source()
+            return flags, checkout.flags_source(entry)
+        if entry != DEFAULT_ENTRY:
+            return None, f"{checkout.label()} has no readable wenet/{entry}"
         return TRAIN_FLAGS, f"{BAKED_IN} ({checkout.label()} has no readable wenet/bin/train.py)"
+    if entry != DEFAULT_ENTRY:
+        return None, f"no WeNet checkout found beside the recipe to read wenet/{entry} from"
     return TRAIN_FLAGS, f"{BAKED_IN} (no WeNet checkout found beside the recipe)"
 
 
@@ -209,18 +250,19 @@ def _parse_train_args(recipe: Recipe, script: ShellScript, command: Command, ind
         i += 1
         option = _option(word)
         if option is None:
-            _carried_flags(recipe, flags, word, command, script)
+            if flags is not None:
+                _carried_flags(recipe, flags, word, command, script)
             continue
         raw_name, value_word = option
         name = raw_name.lstrip("-")
-        flag_name = _match_flag(name, flags)
+        flag_name = _match_flag(name, flags) if flags is not None else name
         if flag_name is None:
             recipe.unknown_args.append((name, word))
             if value_word is None and i < len(words) and not (words[i].value or words[i].text).startswith("--"):
                 i += 1
             continue
-        flag = flags[flag_name]
-        if flag.kind == "store_true":
+        flag = flags.get(flag_name) if flags is not None else None
+        if flag is not None and flag.kind == "store_true":
             recipe.args[flag_name] = Setting(flag_name, True, True, word.span, None, None, word)
             continue
         if value_word is None:
@@ -233,7 +275,7 @@ def _parse_train_args(recipe: Recipe, script: ShellScript, command: Command, ind
         if flag_name == "train_data" and flag_name in recipe.args:
             recipe.args.setdefault("train_data_more", setting)
         recipe.args[flag_name] = setting
-    for name, flag in flags.items():
+    for name, flag in (flags or {}).items():
         if name not in recipe.args and flag.default is not None:
             recipe.args[name] = Setting(name, flag.default, False, command.span)
 

@@ -54,11 +54,13 @@ def known_keys(ctx: Context, path: list[str]) -> tuple[Collection[str] | None, s
     if checkout is None or checkout.toolkit != "wenet":
         return schema, SCHEMA_SOURCE
     if path and path[0] == "dataset_conf" and len(path) <= 2:
-        reads = checkout.dataset_keys()
+        reads = checkout.dataset_keys(entry_script(ctx))
         if reads is not None:
             block = reads.get("" if len(path) == 1 else path[1])
             if block is None or block.open:
                 return None, ""
+            if block.module is not None:
+                return block.keys, f"the parameters of {block.function}() in {block.module} of the {checkout.label()} (ast)"
             return block.keys, f"the keys wenet/dataset/dataset.py reads in the {checkout.label()} (ast)"
     if not path and schema is not None:
         return {*schema, *checkout.config_keys()}, f"{SCHEMA_SOURCE}, and the keys the training code of the {checkout.label()} reads"
@@ -75,23 +77,39 @@ class Spread:
     guard: Guard | None
     release: str  # who does it, as a message says it: "WeNet v2.1.0", "every WeNet release (v2.0.0 to HEAD)"
     evidence: str
+    file: str = "wenet/dataset/processor.py"  # where `function` is defined
+    when: str = "in every loader worker on the first batch"  # where the TypeError is raised
 
 
 def spread_block(ctx: Context, path: list[str], key: str) -> Spread | None:
-    """How the recipe's WeNet uses the block `dataset_conf.<name>` when it spreads it into a
-    processor function: its checkout's `Dataset()`, else recipelint's table of the releases."""
-    if len(path) != 2 or path[0] != "dataset_conf":
+    """How the recipe's WeNet uses the block `dataset_conf.<name>` (or `dataset_conf` itself) when
+    it spreads it into a function: its checkout's code, else recipelint's table of the releases."""
+    if not path or len(path) > 2 or path[0] != "dataset_conf":
         return None
     checkout = ctx.recipe.checkout
     if checkout is not None and checkout.toolkit == "wenet":
-        reads = checkout.dataset_keys()
-        block = reads.get(path[1]) if reads is not None else None
+        entry = entry_script(ctx)
+        reads = checkout.dataset_keys(entry)
+        block = reads.get("" if len(path) == 1 else path[1]) if reads is not None else None
         if block is None or block.function is None:
             return None
         release = f"WeNet {checkout.version}" if checkout.version else "the WeNet this recipe runs"
+        if block.module is not None:  # dataset_conf itself, spread by the training script
+            file = block.module.replace(".", "/") + ".py"
+            evidence = f"wenet/{entry}:{block.line} of the {checkout.label()} spreads dataset_conf into {block.function}() ({file})"
+            when = f"when {entry.rsplit('/', 1)[-1]} builds its datasets, before the first step"
+            return Spread(block.function, block.strict, block.line, None, release, evidence, file, when)
         evidence = f"wenet/dataset/dataset.py:{block.line} of the {checkout.label()} spreads {path[1]} into {block.function}()"
         return Spread(block.function, block.strict, block.line, block.guard, release, evidence)
-    return _from_table(ctx, path[1], key)
+    return _from_table(ctx, path[1], key) if len(path) == 2 else None
+
+
+def entry_script(ctx: Context) -> str:
+    """The training script the recipe runs, relative to the wenet package (`bin/train.py`,
+    `bin/train_deprecated.py`)."""
+    from recipelint.toolkits.wenet.frontend import entry_of
+
+    return entry_of(ctx.recipe)
 
 
 def _from_table(ctx: Context, block: str, key: str) -> Spread | None:

@@ -17,6 +17,12 @@ WeNet 3 reads elsewhere (`dataset_conf.split_with_space` -> `tokenizer_conf.spli
 is info when the new place holds the same value, else a warning. Any other unknown key is a
 warning: ignored.
 
+WeNet 1's `train.py` and WeNet 2.0's `train_deprecated.py` spread `dataset_conf` itself into
+`AudioDataset()` (`AudioDataset(path, **dataset_conf, raw_wav=raw_wav)`,
+wenet-e2e/wenet@d2c41cb3:wenet/bin/train_deprecated.py): with such a checkout, the keys are that
+constructor's parameters, read from the script the launch runs (a config checked alone: the
+script its folder's run.sh starts), and any other key is an error raised before the first step.
+
 ## Why is this bad
 WeNet reads these blocks with `dict.get(key, default)`: a misspelled `shufle_size` or a
 `max_frames_in_batch` under `filter_conf` is silently ignored and the default applies
@@ -108,8 +114,10 @@ def _finding(
 
 def _rejected(ctx: Context, path: list[str], key: str, spread: Spread, evidence: list[str]) -> tuple[Severity, str, list[str]]:
     """A key of a block spread as keyword arguments into a function that has no such parameter."""
-    function = f"{spread.function}() (wenet/dataset/processor.py)"
-    crash = f"{spread.release} passes {path[-1]} as keyword arguments to {function}, which has no parameter '{key}': TypeError in every loader worker on the first batch"
+    function = f"{spread.function}() ({spread.file})"
+    crash = (
+        f"{spread.release} passes {path[-1]} as keyword arguments to {function}, which has no parameter '{key}': TypeError {spread.when}"
+    )
     evidence = [*evidence, spread.evidence]
     guard = spread.guard
     if guard is None:

@@ -50,7 +50,7 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
         return
     flags, source = train_flags(recipe)
     text = script.source.text
-    for flag in flags:
+    for flag in flags or {}:
         name = flag.rsplit(".", 1)[-1]
         if name in OWNED_ELSEWHERE:
             continue

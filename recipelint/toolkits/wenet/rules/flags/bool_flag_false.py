@@ -41,7 +41,7 @@ FALSY = {"false", "0", "no", "off", "n"}
 def check(ctx: Context) -> Iterator[Diagnostic | None]:
     recipe = ctx.recipe
     flags, source = train_flags(recipe)
-    for name, flag in flags.items():
+    for name, flag in (flags or {}).items():
         setting = recipe.args.get(name)
         if flag.kind != "bool" or setting is None or not setting.given or not isinstance(setting.value, str):
             continue

@@ -37,7 +37,7 @@ from collections.abc import Iterator
 from recipelint.context import Context
 from recipelint.diagnostics import Diagnostic, Severity
 from recipelint.rulekit import closest
-from recipelint.toolkits.wenet.frontend import REMOVED_FLAGS, TRAIN_FLAGS, train_flags
+from recipelint.toolkits.wenet.frontend import REMOVED_FLAGS, TRAIN_FLAGS, entry_of, train_flags
 
 CODE = "RL601"
 NAME = "unknown-train-flag"
@@ -50,20 +50,23 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
     if not ctx.recipe.unknown_args:
         return
     flags, source = train_flags(ctx.recipe)
+    if flags is None:
+        return  # a training script no checkout shows: its flags are not known
     checkout = ctx.recipe.checkout
     judged_by_checkout = flags is not TRAIN_FLAGS and checkout is not None
+    script = entry_of(ctx.recipe).rsplit("/", 1)[-1]
     for name, word in ctx.recipe.unknown_args:
         if name in REMOVED_FLAGS:
-            message = f"--{name} was removed in WeNet 3 ({REMOVED_FLAGS[name]}); train.py stops with 'unrecognized arguments'"
+            message = f"--{name} was removed in WeNet 3 ({REMOVED_FLAGS[name]}); {script} stops with 'unrecognized arguments'"
         elif judged_by_checkout and name in TRAIN_FLAGS and checkout is not None:
             message = (
-                f"the train.py this recipe runs ({checkout.label()}) has no --{name}: it came with a later WeNet; "
-                "train.py stops with 'unrecognized arguments' (update WeNet or drop the flag)"
+                f"the {script} this recipe runs ({checkout.label()}) has no --{name}: it came with a later WeNet; "
+                f"{script} stops with 'unrecognized arguments' (update WeNet or drop the flag)"
             )
         else:
             guess = closest(name, flags)
             hint = f"; did you mean --{guess}?" if guess else ""
-            message = f"train.py has no --{name}: it stops with 'unrecognized arguments'{hint}"
+            message = f"{script} has no --{name}: it stops with 'unrecognized arguments'{hint}"
         if word.condition is not None:
             message += f"; passed when {word.condition}"
         yield ctx.diagnostic(CODE, SEVERITY, message, word.span, setting=name, current=word.text, evidence=[f"flags from {source}"])
