@@ -224,3 +224,20 @@ def test_ib_disable_on_one_node_is_not_a_finding() -> None:
     described, result = describe([script])
     assert result.errors == [] and described and described[0].toolkit == "torch"
     assert "RL502" not in {d.code for d in result.diagnostics}
+
+
+def test_a_job_runner_the_script_names_on_every_branch_is_no_launch(tmp_path: Path) -> None:
+    """wenet-e2e/wesep@cf8ee7f's tools/score.sh runs `${cmd} JOB=1:N log python -m
+    wesep.bin.score`, cmd being Kaldi's `./tools/run.pl --gpu ${n_gpu}` or `./tools/run.pl` on
+    the two branches of an `if`: it was read as a torch launch whose GPU count the run time
+    decides (RL004). wesep carries no licence, so the test writes a script of the same shape
+    instead of copying it. With `deepspeed` on a branch (LMFlow's `${exe}`, the test above) it is
+    a launch."""
+    script = tmp_path / "score.sh"
+    body = 'n_gpu=1\nif ${use_gpu}; then\n    cmd="./tools/run.pl --gpu ${n_gpu}"\nelse\n    cmd="./tools/run.pl"\nfi\n'
+    script.write_text(body + "${cmd} JOB=1:4 log/score.JOB.log python -m mypkg.bin.score --part JOB\n")
+    descriptions, result = describe([script])
+    assert descriptions == [] and result.recipes == [] and result.diagnostics == [] and result.errors == []
+    script.write_text(body.replace("./tools/run.pl --gpu ${n_gpu}", "deepspeed --num_gpus ${n_gpu}") + "${cmd} train.py\n")
+    descriptions, _ = describe([script])
+    assert [item(d, "launch", "launcher").value for d in descriptions] == ["${cmd}"]
