@@ -114,6 +114,21 @@ def test_cd_and_written_files() -> None:
     assert list(parsed.written) == ["sub/ds.json"]
 
 
+def test_cd_into_the_scripts_own_folder() -> None:
+    """`cd "$(dirname "$0")"/..` and its spellings lead to a folder relative to the script's own,
+    wherever it is started (01-ai/Yi's finetune scripts); a part only the run time knows does not."""
+    spellings = {
+        'cd "$(dirname "${BASH_SOURCE[0]}")/../sft/"': "../sft",
+        'cd "$(dirname $0)"/..': "..",
+        "cd `dirname $0`": ".",
+        'cd sub\ncd "$(dirname "$0")/conf"': "conf",
+        'cd "$(dirname "$0")/$sub"': None,
+        'cd "$(dirname "$config")"': None,
+    }
+    for text, cwd in spellings.items():
+        assert script(f"{text}\ncmd x\n").commands[-1].cwd == cwd, text
+
+
 def test_upstream_aishell_s0_gpu_count_is_unknown() -> None:
     path = UPSTREAM / "wenet/examples/aishell/s0/run.sh"
     files = FileCache()

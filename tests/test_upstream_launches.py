@@ -241,3 +241,13 @@ def test_a_job_runner_the_script_names_on_every_branch_is_no_launch(tmp_path: Pa
     script.write_text(body.replace("./tools/run.pl --gpu ${n_gpu}", "deepspeed --num_gpus ${n_gpu}") + "${cmd} train.py\n")
     descriptions, _ = describe([script])
     assert [item(d, "launch", "launcher").value for d in descriptions] == ["${cmd}"]
+
+
+def test_a_cd_into_the_scripts_own_folder_decides_the_working_folder(launches: dict[str, tuple[Path, list[show.Description]]]) -> None:
+    """01-ai/Yi's finetune/scripts/run_sft_Yi_6b.sh does `cd "$(dirname "${BASH_SOURCE[0]}")/../sft/"`
+    before `deepspeed main.py`: the launch runs from finetune/sft/, wherever the script is started
+    (it was undecided, main.py in none of the folders tried, so its code was never read)."""
+    root, descriptions = launches["Yi"]
+    (recipe,) = [d for d in descriptions if d.path == root / "finetune/scripts/run_sft_Yi_6b.sh"]
+    folder = item(recipe, "run", "working folder")
+    assert folder.value.rstrip("/").endswith("finetune/sft") and folder.source.endswith("main.py is there")

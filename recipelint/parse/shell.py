@@ -229,6 +229,10 @@ def _plain_variable(text: str) -> str | None:
 # `X=$1` in an option loop (`case $1 in --deepspeed) shift; DS=$1`): the command line may override X.
 _POSITIONAL = re.compile(r'^"?\$(\{[1-9]\}|[1-9]|\{?OPTARG\}?)"?$')
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# `cd "$(dirname "${BASH_SOURCE[0]}")/../sft/"` (01-ai/Yi's finetune scripts): the script's own
+# folder, whatever folder it was started from, then a path the script spells (quotes removed).
+_OWN_FOLDER = re.compile(r"^(?:\$\(\s*dirname\s+(?P<a>[^()`]+)\s*\)|`\s*dirname\s+(?P<b>[^()`]+)`)(?P<rest>/[^$`']*)?$")
+_OWN_PATH = ("$0", "${0}", "$BASH_SOURCE", "${BASH_SOURCE}", "${BASH_SOURCE[0]}")
 Reader = Callable[[Path], SourceText]
 Value = tuple[str | None, str | None]  # (value, why it is unknown)
 
@@ -907,6 +911,12 @@ class _Builder:
             self.templates[path] = written
 
     def change_dir(self, target: Word | None) -> None:
+        own = _OWN_FOLDER.match(target.text.replace('"', "")) if target is not None and target.value is None else None
+        if own is not None and (own.group("a") or own.group("b") or "").strip() in _OWN_PATH:
+            self.env.cwd = posixpath.normpath("." + (own.group("rest") or ""))
+            if self.recording and self.env.cwd not in self.cd_dirs:
+                self.cd_dirs.append(self.env.cwd)
+            return
         if target is None or target.value is None or target.value in ("-", "~") or target.value.startswith("~"):
             self.env.cwd = None
             return
