@@ -148,3 +148,16 @@ def test_python_config_with_lone_carriage_returns(tmp_path: Path) -> None:
     assert workers is not None and workers.value == 4
     assert config.source.data[workers.span.start : workers.span.end] == b"4"  # lines are numbered by LF, as everywhere
     assert run(path).errors == []
+
+
+def test_a_link_to_nothing_in_a_folder_says_where_it_leads(tmp_path: Path) -> None:
+    """modelscope/FunASR@3c58cb5's examples/wenetspeech/conformer/demo_infer.sh links to
+    ../paraformer/demo_infer.sh, which that folder lacks: `ls` shows the file, so 'no such file'
+    read as a bug of recipelint's; the line says where the link leads."""
+    os.symlink("../paraformer/demo_infer.sh", tmp_path / "demo_infer.sh")
+    (tmp_path / "gone.sh").write_text("true\n")
+    result = run(tmp_path, tmp_path / "gone.sh")
+    messages = [str(e) for e in result.errors]
+    assert messages == [f"{tmp_path / 'demo_infer.sh'}: a link to ../paraformer/demo_infer.sh, which does not exist"]
+    (tmp_path / "gone.sh").unlink()
+    assert [str(e) for e in run(tmp_path / "gone.sh").errors] == [f"{tmp_path / 'gone.sh'}: no such file or directory"]
