@@ -213,3 +213,17 @@ def test_a_bash_c_string_is_read_as_its_command() -> None:
     assert option[1].span.line == 2 and option[1].edit_span is None
     plain = parse_shell(SourceText(Path("job.sh"), b'srun bash -c "$UNSET_CMD"\n')).commands[-1]
     assert [w.text for w in plain.words] == ["srun", "bash", "-c", '"$UNSET_CMD"']  # nothing to read: left as it is
+
+
+def test_a_bad_substitution_refuses_the_assignment() -> None:
+    """`${batch_size*2}` (QwenLM/Qwen3-VL's sft_30a3b_lora.sh): bash says 'bad substitution',
+    leaves args as it was and goes on; `$((batch_size*2))`, `${x:-d}`, `${!p*}` and `${x[0]}` are read."""
+    parsed = script('batch_size=1\nargs="--a 1 --b ${batch_size*2} --c"\ncmd ${args}\n')
+    ((failed,),) = [parsed.failed]
+    assert (failed.name, failed.line, failed.earlier) == ("args", 2, False)
+    assert parsed.source.data[failed.span.start : failed.span.end] == b"${batch_size*2}"
+    assert [a.name for a in parsed.assignments] == ["batch_size"]
+    assert parsed.commands[-1].words[1].reason == "args is not set in the script"
+    for good in ("$((batch_size*2))", "${batch_size:-2}", "${!batch*}", "${batch_size[0]}", "${batch_size^^}"):
+        parsed = script(f'batch_size=1\nargs="--b {good}"\ncmd ${{args}}\n')
+        assert parsed.failed == [] and [a.name for a in parsed.assignments] == ["batch_size", "args"], good
