@@ -224,6 +224,6 @@ def test_a_bad_substitution_refuses_the_assignment() -> None:
     assert parsed.source.data[failed.span.start : failed.span.end] == b"${batch_size*2}"
     assert [a.name for a in parsed.assignments] == ["batch_size"]
     assert parsed.commands[-1].words[1].reason == "args is not set in the script"
-    for good in ("$((batch_size*2))", "${batch_size:-2}", "${!batch*}", "${batch_size[0]}", "${batch_size^^}"):
+    for good in ("$((batch_size*2))", "${batch_size:-2}", "${!batch*}", "${batch_size[0]}", "${batch_size^^}", "${batch_size~~}"):
         parsed = script(f'batch_size=1\nargs="--b {good}"\ncmd ${{args}}\n')
         assert parsed.failed == [] and [a.name for a in parsed.assignments] == ["batch_size", "args"], good

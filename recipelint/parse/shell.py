@@ -243,7 +243,7 @@ _POSITIONAL = re.compile(r'^"?\$(\{[1-9]\}|[1-9]|\{?OPTARG\}?)"?$')
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # `${name` followed by what no parameter expansion allows (`${batch_size*2}`: arithmetic written
 # as an expansion): bash says "bad substitution" (tree-sitter-bash makes it an ERROR node).
-_BAD_SUBSTITUTION = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*[^A-Za-z0-9_:=?+#%/^,@\[}-][^}]*\}")
+_BAD_SUBSTITUTION = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*[^A-Za-z0-9_:=?+#%/^,~@\[}-][^}]*\}")
 # `cd "$(dirname "${BASH_SOURCE[0]}")/../sft/"` (01-ai/Yi's finetune scripts): the script's own
 # folder, whatever folder it was started from, then a path the script spells (quotes removed).
 _OWN_FOLDER = re.compile(r"^(?:\$\(\s*dirname\s+(?P<a>[^()`]+)\s*\)|`\s*dirname\s+(?P<b>[^()`]+)`)(?P<rest>/[^$`']*)?$")
