@@ -253,3 +253,13 @@ def test_a_cd_into_the_scripts_own_folder_decides_the_working_folder(launches: d
     (recipe,) = [d for d in descriptions if d.path == root / "finetune/scripts/run_sft_Yi_6b.sh"]
     folder = item(recipe, "run", "working folder")
     assert folder.value.rstrip("/").endswith("finetune/sft") and folder.source.endswith("main.py is there")
+
+
+def test_a_rendezvous_port_only_the_run_time_knows_is_shown_as_written(
+    launches: dict[str, tuple[Path, list[show.Description]]],
+) -> None:
+    """Qwen3-VL's sft_30a3b.sh: `--master_port=${MASTER_PORT}`, MASTER_PORT being
+    `${MASTER_PORT:-$(shuf -i 20001-29999 -n 1)}`; show said `127.0.0.1:None`."""
+    root, descriptions = launches["Qwen3-VL"]
+    (recipe,) = [d for d in descriptions if d.path == root / "qwen-vl-finetune/scripts/sft_30a3b.sh"]
+    assert item(recipe, "launch", "rendezvous").value == "127.0.0.1:${MASTER_PORT}"
