@@ -263,3 +263,13 @@ def test_a_rendezvous_port_only_the_run_time_knows_is_shown_as_written(
     root, descriptions = launches["Qwen3-VL"]
     (recipe,) = [d for d in descriptions if d.path == root / "qwen-vl-finetune/scripts/sft_30a3b.sh"]
     assert item(recipe, "launch", "rendezvous").value == "127.0.0.1:${MASTER_PORT}"
+
+
+def test_a_rendezvous_with_only_its_port_given_says_so() -> None:
+    """modelscope/FunASR's examples/aishell/paraformer/run.sh: `torchrun ... --master_port
+    ${master_port}` and no --master_addr; show said 'not given: default 127.0.0.1:12345'."""
+    script = UPSTREAM.parent / "nonrecipe/FunASR/examples/aishell/paraformer/run.sh"
+    (recipe,) = describe([script])[0]
+    rendezvous = item(recipe, "launch", "rendezvous")
+    assert rendezvous.value == "127.0.0.1:12345"
+    assert rendezvous.source == "`${master_port}` at run.sh:118; --master_addr not given: default 127.0.0.1"
