@@ -68,18 +68,20 @@ def test_json_output_shape(tmp_path: Path) -> None:
 
 
 def test_bad_files_get_one_line_and_the_others_are_still_checked(tmp_path: Path) -> None:
-    (tmp_path / "bad.yaml").write_text("encoder: conformer\ndataset_conf: [unclosed\n")  # WeNet's keys: a WeNet config, broken
+    (tmp_path / "bad.yaml").write_text(
+        "encoder: conformer\naccum_grad: 1\ndataset_conf: [unclosed\n"
+    )  # WeNet's keys: a WeNet config, broken
     (tmp_path / "bad.json").write_text('{"train_batch_size": 1,, }')  # a DeepSpeed config: a data JSON is no recipe
     (tmp_path / "bin.yaml").write_bytes(b"\x00\x01\x02")
     (tmp_path / "latin.yaml").write_bytes(b"encoder: caf\xe9\n")
-    (tmp_path / "good.yaml").write_text("encoder: conformer\ngrad_clipp: 5\ndataset_conf: {}\n")
+    (tmp_path / "good.yaml").write_text("encoder: conformer\ngrad_clipp: 5\ndataset_conf: {}\nmax_epoch: 1\n")
     result = cli("check", str(tmp_path), "--hardware", str(profile(tmp_path)))
     assert result.returncode == 2
     assert "Traceback" not in result.stderr + result.stdout
     errors = result.stderr.strip().splitlines()
     assert len(errors) == 4
     assert any(
-        line.startswith(f"{tmp_path / 'bad.yaml'}:3:1: invalid YAML") or line.startswith(f"{tmp_path / 'bad.yaml'}:2:") for line in errors
+        line.startswith(f"{tmp_path / 'bad.yaml'}:4:1: invalid YAML") or line.startswith(f"{tmp_path / 'bad.yaml'}:3:") for line in errors
     )
     assert any(line.startswith(f"{tmp_path / 'bad.json'}:1:24: invalid JSON") for line in errors)
     assert any("latin.yaml:1:13: not valid UTF-8" in line for line in errors)

@@ -194,6 +194,11 @@ DEEPSPEED_A100: dict[Key, tuple[str, str]] = {
         "accelerate launch has no --mixed_precison",
         "a typo of --mixed_precision in accelerate's own README: argparse (allow_abbrev=False) stops on it",
     ),
+    ("Qwen3-VL/qwen-vl-finetune/scripts/sft_30a3b_lora.sh", 45, "RL014", "warning"): (
+        "`${batch_size*2}` is a bad substitution: bash refuses the assignment of args at line 32",
+        "bash prints 'bad substitution' and torchrun runs train_qwen.py with no --deepspeed, no LoRA and none of the"
+        " other flags; sft_30a3b.sh beside it writes $((batch_size*2))",
+    ),
     ("LMFlow/contrib/text2image/finetune_t2i.sh", 53, "RL427", "error"): (
         "accelerate launch has no --main_port",
         "accelerate's option is --main_process_port: argparse stops on this one",

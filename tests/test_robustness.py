@@ -22,7 +22,7 @@ def run(*paths: Path) -> engine.Result:
 
 def test_payloads_leave_nothing_behind(tmp_path: Path) -> None:
     marker = tmp_path / "pwned"
-    (tmp_path / "a.yaml").write_text(f"encoder: !!python/object/apply:os.system ['touch {marker}']\ndataset_conf: {{}}\n")
+    (tmp_path / "a.yaml").write_text(f"encoder: !!python/object/apply:os.system ['touch {marker}']\ndataset_conf: {{}}\naccum_grad: 1\n")
     (tmp_path / "cfg.py").write_text(
         f"import os\nos.system('touch {marker}')\ntrain_dataloader = dict(num_workers=__import__('os').system('touch {marker}'))\n"
     )
@@ -89,7 +89,7 @@ def test_data_list_urls_are_never_fetched(tmp_path: Path) -> None:
 )
 def test_bad_input_is_one_line_and_others_are_still_checked(tmp_path: Path, name: str, content: bytes, expected: str) -> None:
     (tmp_path / name).write_bytes(content)
-    (tmp_path / "good.yaml").write_text("encoder: conformer\ngrad_clipp: 5\ndataset_conf: {}\n")
+    (tmp_path / "good.yaml").write_text("encoder: conformer\ngrad_clipp: 5\ndataset_conf: {}\nmax_epoch: 1\n")
     result = cli("check", str(tmp_path / name), str(tmp_path / "good.yaml"), "--isolated")
     assert result.returncode == 2
     assert "Traceback" not in result.stderr + result.stdout
@@ -108,7 +108,7 @@ def test_large_file_is_refused_quickly(tmp_path: Path) -> None:
 
 
 def test_bom_crlf_and_empty_yaml_are_read(tmp_path: Path) -> None:
-    (tmp_path / "bom.yaml").write_bytes(b"\xef\xbb\xbfencoder: conformer\r\ngrad_clipp: 5\r\ndataset_conf: {}\r\n")
+    (tmp_path / "bom.yaml").write_bytes(b"\xef\xbb\xbfencoder: conformer\r\ngrad_clipp: 5\r\ndataset_conf: {}\r\nmax_epoch: 1\r\n")
     (tmp_path / "empty.yaml").write_bytes(b"")
     result = run(tmp_path / "bom.yaml", tmp_path / "empty.yaml")
     assert result.errors == []
@@ -120,7 +120,7 @@ def test_symlink_loop_and_unreadable_file(tmp_path: Path, monkeypatch: pytest.Mo
     os.symlink(tmp_path / "loop_b", tmp_path / "loop_a")
     os.symlink(tmp_path / "loop_a", tmp_path / "loop_b")
     (tmp_path / "secret.yaml").write_text("encoder: x\n")
-    (tmp_path / "good.yaml").write_text("encoder: conformer\ngrad_clipp: 5\ndataset_conf: {}\n")
+    (tmp_path / "good.yaml").write_text("encoder: conformer\ngrad_clipp: 5\ndataset_conf: {}\nmax_epoch: 1\n")
     real_open = os.open
 
     def guarded(path, *args, **kwargs):  # type: ignore[no-untyped-def]
@@ -148,3 +148,16 @@ def test_python_config_with_lone_carriage_returns(tmp_path: Path) -> None:
     assert workers is not None and workers.value == 4
     assert config.source.data[workers.span.start : workers.span.end] == b"4"  # lines are numbered by LF, as everywhere
     assert run(path).errors == []
+
+
+def test_a_link_to_nothing_in_a_folder_says_where_it_leads(tmp_path: Path) -> None:
+    """modelscope/FunASR@3c58cb5's examples/wenetspeech/conformer/demo_infer.sh links to
+    ../paraformer/demo_infer.sh, which that folder lacks: `ls` shows the file, so 'no such file'
+    read as a bug of recipelint's; the line says where the link leads."""
+    os.symlink("../paraformer/demo_infer.sh", tmp_path / "demo_infer.sh")
+    (tmp_path / "gone.sh").write_text("true\n")
+    result = run(tmp_path, tmp_path / "gone.sh")
+    messages = [str(e) for e in result.errors]
+    assert messages == [f"{tmp_path / 'demo_infer.sh'}: a link to ../paraformer/demo_infer.sh, which does not exist"]
+    (tmp_path / "gone.sh").unlink()
+    assert [str(e) for e in run(tmp_path / "gone.sh").errors] == [f"{tmp_path / 'gone.sh'}: no such file or directory"]

@@ -114,6 +114,21 @@ def test_cd_and_written_files() -> None:
     assert list(parsed.written) == ["sub/ds.json"]
 
 
+def test_cd_into_the_scripts_own_folder() -> None:
+    """`cd "$(dirname "$0")"/..` and its spellings lead to a folder relative to the script's own,
+    wherever it is started (01-ai/Yi's finetune scripts); a part only the run time knows does not."""
+    spellings = {
+        'cd "$(dirname "${BASH_SOURCE[0]}")/../sft/"': "../sft",
+        'cd "$(dirname $0)"/..': "..",
+        "cd `dirname $0`": ".",
+        'cd sub\ncd "$(dirname "$0")/conf"': "conf",
+        'cd "$(dirname "$0")/$sub"': None,
+        'cd "$(dirname "$config")"': None,
+    }
+    for text, cwd in spellings.items():
+        assert script(f"{text}\ncmd x\n").commands[-1].cwd == cwd, text
+
+
 def test_upstream_aishell_s0_gpu_count_is_unknown() -> None:
     path = UPSTREAM / "wenet/examples/aishell/s0/run.sh"
     files = FileCache()
@@ -198,3 +213,17 @@ def test_a_bash_c_string_is_read_as_its_command() -> None:
     assert option[1].span.line == 2 and option[1].edit_span is None
     plain = parse_shell(SourceText(Path("job.sh"), b'srun bash -c "$UNSET_CMD"\n')).commands[-1]
     assert [w.text for w in plain.words] == ["srun", "bash", "-c", '"$UNSET_CMD"']  # nothing to read: left as it is
+
+
+def test_a_bad_substitution_refuses_the_assignment() -> None:
+    """`${batch_size*2}` (QwenLM/Qwen3-VL's sft_30a3b_lora.sh): bash says 'bad substitution',
+    leaves args as it was and goes on; `$((batch_size*2))`, `${x:-d}`, `${!p*}` and `${x[0]}` are read."""
+    parsed = script('batch_size=1\nargs="--a 1 --b ${batch_size*2} --c"\ncmd ${args}\n')
+    ((failed,),) = [parsed.failed]
+    assert (failed.name, failed.line, failed.earlier) == ("args", 2, False)
+    assert parsed.source.data[failed.span.start : failed.span.end] == b"${batch_size*2}"
+    assert [a.name for a in parsed.assignments] == ["batch_size"]
+    assert parsed.commands[-1].words[1].reason == "args is not set in the script"
+    for good in ("$((batch_size*2))", "${batch_size:-2}", "${!batch*}", "${batch_size[0]}", "${batch_size^^}", "${batch_size~~}"):
+        parsed = script(f'batch_size=1\nargs="--b {good}"\ncmd ${{args}}\n')
+        assert parsed.failed == [] and [a.name for a in parsed.assignments] == ["batch_size", "args"], good

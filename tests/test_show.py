@@ -25,6 +25,7 @@ CASES: dict[str, tuple[Callable[[Path], Path], Callable[[Path], Path]]] = {
     "RL010": (_in("LMFlow", "scripts/archive/run_finetune.sh"), _in("LMFlow", "scripts/archive/run_chatbot.sh")),
     "RL011": (_in("ms-swift", "examples/yaml/deepspeed/sft.json"), _in("Qwen", "finetune/ds_config_zero3.json")),
     "RL012": (_in("FastChat", "scripts/train_lora.sh"), _in("Qwen", "finetune/finetune_ds.sh")),
+    "RL014": (_in("Qwen3-VL", "qwen-vl-finetune/scripts/sft_30a3b_lora.sh"), _in("Qwen3-VL", "qwen-vl-finetune/scripts/sft_30a3b.sh")),
 }
 
 

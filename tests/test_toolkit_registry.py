@@ -70,7 +70,7 @@ def test_a_training_manifest_is_kubes_before_wenets(tmp_path: Path) -> None:
     assert [t.name for t in ranked(Target("yaml", manifest), None)] == [
         "kube"
     ]  # WeNet claims a YAML on dataset_conf with its ASR model's keys only
-    (tmp_path / "train.yaml").write_text("encoder: conformer\ndataset_conf: {}\n")
+    (tmp_path / "train.yaml").write_text("encoder: conformer\ndataset_conf: {}\naccum_grad: 1\n")
     assert ranked(Target("yaml", tmp_path / "train.yaml"), None)[0].name == "wenet"
 
 
@@ -104,7 +104,7 @@ def test_xtuner_wins_a_command_that_both_xtuner_and_deepspeed_could_read() -> No
 
 def test_files_by_kind_go_to_their_toolkit(tmp_path: Path) -> None:
     (tmp_path / "ds.json").write_text(json.dumps({"train_batch_size": 8}))
-    (tmp_path / "train.yaml").write_text("encoder: conformer\ndataset_conf: {}\n")
+    (tmp_path / "train.yaml").write_text("encoder: conformer\ndataset_conf: {}\naccum_grad: 1\n")
     for kind, name, toolkit in (("json", "ds.json", "deepspeed"), ("yaml", "train.yaml", "wenet"), ("python", "x.py", "xtuner")):
         assert ranked(Target(kind, tmp_path / name), None)[0].name == toolkit
 
@@ -332,3 +332,24 @@ def test_a_sister_toolkits_yaml_is_not_wenets() -> None:
         assert ranked(Target("yaml", root / "conf" / name), None) == []
     result = engine.check([root], None, FileCache(), resolver=Resolver(isolated=True))
     assert not result.errors and [d.code for d in result.diagnostics if d.code.startswith("RL7")] == []
+
+
+FUNASR = DATA / "nonrecipe" / "FunASR"
+
+
+def test_funasrs_train_yamls_are_not_wenets() -> None:
+    """modelscope/FunASR's train YAMLs have `dataset_conf`, `encoder`, `decoder`, `ctc_conf` and
+    `tokenizer` as WeNet's do, but keep their trainer's settings under `train_conf` (read by
+    funasr/bin/train.py): as WeNet configs they got RL701 warnings for every FunASR key and
+    RL702/RL705 errors. None of WeNet's trainer keys is at their top, so WeNet does not claim them;
+    every WeNet train YAML the tests carry keeps its claim."""
+    yamls = sorted(FUNASR.rglob("*.yaml"))
+    assert len(yamls) == 3
+    for path in yamls:
+        assert ranked(Target("yaml", path, explicit=True), None) == []
+    result = engine.check([FUNASR], None, FileCache(), resolver=Resolver(isolated=True))
+    assert not result.errors and [d.code for d in result.diagnostics if d.code.startswith("RL7")] == []
+    wenet = [p for p in sorted((DATA / "corpus" / "wenet").rglob("*.yaml")) + sorted(UPSTREAM.rglob("wenet/**/conf/*.yaml"))]
+    assert len(wenet) > 100
+    for path in wenet:
+        assert [t.name for t in ranked(Target("yaml", path), None)][:1] == ["wenet"], path

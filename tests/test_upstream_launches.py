@@ -97,8 +97,10 @@ def test_every_launch_naming_a_deepspeed_json_is_linked_or_reported(launches: di
     # Megatron-DeepSpeed's rebase/ds_pretrain_gpt_125M.sh (its sed-filled template, the flag in
     # ${deepspeed_options} on every branch), pretrain_llama2_distributed.sh (its heredoc) and
     # bert_with_pile/ds_finetune_bert_mnli.sh (its template, filled on both branches of an if) are written;
-    # MiniCPM's minicpm_sala/finetune/README.md names configs/ds_config_zero3.json, which is configs/deepspeed/ (RL010)
-    assert (linked, reported) == (23, 7)
+    # MiniCPM's minicpm_sala/finetune/README.md names configs/ds_config_zero3.json, which is configs/deepspeed/ (RL010);
+    # Qwen3-VL's sft_30a3b.sh is linked, and its sft_30a3b_lora.sh names none: bash refuses the
+    # assignment that holds its --deepspeed (RL014)
+    assert (linked, reported) == (24, 7)
 
 
 def test_scripts_run_from_the_repository_root(launches: dict[str, tuple[Path, list[show.Description]]]) -> None:
@@ -224,3 +226,50 @@ def test_ib_disable_on_one_node_is_not_a_finding() -> None:
     described, result = describe([script])
     assert result.errors == [] and described and described[0].toolkit == "torch"
     assert "RL502" not in {d.code for d in result.diagnostics}
+
+
+def test_a_job_runner_the_script_names_on_every_branch_is_no_launch(tmp_path: Path) -> None:
+    """wenet-e2e/wesep@cf8ee7f's tools/score.sh runs `${cmd} JOB=1:N log python -m
+    wesep.bin.score`, cmd being Kaldi's `./tools/run.pl --gpu ${n_gpu}` or `./tools/run.pl` on
+    the two branches of an `if`: it was read as a torch launch whose GPU count the run time
+    decides (RL004). wesep carries no licence, so the test writes a script of the same shape
+    instead of copying it. With `deepspeed` on a branch (LMFlow's `${exe}`, the test above) it is
+    a launch."""
+    script = tmp_path / "score.sh"
+    body = 'n_gpu=1\nif ${use_gpu}; then\n    cmd="./tools/run.pl --gpu ${n_gpu}"\nelse\n    cmd="./tools/run.pl"\nfi\n'
+    script.write_text(body + "${cmd} JOB=1:4 log/score.JOB.log python -m mypkg.bin.score --part JOB\n")
+    descriptions, result = describe([script])
+    assert descriptions == [] and result.recipes == [] and result.diagnostics == [] and result.errors == []
+    script.write_text(body.replace("./tools/run.pl --gpu ${n_gpu}", "deepspeed --num_gpus ${n_gpu}") + "${cmd} train.py\n")
+    descriptions, _ = describe([script])
+    assert [item(d, "launch", "launcher").value for d in descriptions] == ["${cmd}"]
+
+
+def test_a_cd_into_the_scripts_own_folder_decides_the_working_folder(launches: dict[str, tuple[Path, list[show.Description]]]) -> None:
+    """01-ai/Yi's finetune/scripts/run_sft_Yi_6b.sh does `cd "$(dirname "${BASH_SOURCE[0]}")/../sft/"`
+    before `deepspeed main.py`: the launch runs from finetune/sft/, wherever the script is started
+    (it was undecided, main.py in none of the folders tried, so its code was never read)."""
+    root, descriptions = launches["Yi"]
+    (recipe,) = [d for d in descriptions if d.path == root / "finetune/scripts/run_sft_Yi_6b.sh"]
+    folder = item(recipe, "run", "working folder")
+    assert folder.value.rstrip("/").endswith("finetune/sft") and folder.source.endswith("main.py is there")
+
+
+def test_a_rendezvous_port_only_the_run_time_knows_is_shown_as_written(
+    launches: dict[str, tuple[Path, list[show.Description]]],
+) -> None:
+    """Qwen3-VL's sft_30a3b.sh: `--master_port=${MASTER_PORT}`, MASTER_PORT being
+    `${MASTER_PORT:-$(shuf -i 20001-29999 -n 1)}`; show said `127.0.0.1:None`."""
+    root, descriptions = launches["Qwen3-VL"]
+    (recipe,) = [d for d in descriptions if d.path == root / "qwen-vl-finetune/scripts/sft_30a3b.sh"]
+    assert item(recipe, "launch", "rendezvous").value == "127.0.0.1:${MASTER_PORT}"
+
+
+def test_a_rendezvous_with_only_its_port_given_says_so() -> None:
+    """modelscope/FunASR's examples/aishell/paraformer/run.sh: `torchrun ... --master_port
+    ${master_port}` and no --master_addr; show said 'not given: default 127.0.0.1:12345'."""
+    script = UPSTREAM.parent / "nonrecipe/FunASR/examples/aishell/paraformer/run.sh"
+    (recipe,) = describe([script])[0]
+    rendezvous = item(recipe, "launch", "rendezvous")
+    assert rendezvous.value == "127.0.0.1:12345"
+    assert rendezvous.source == "`${master_port}` at run.sh:118; --master_addr not given: default 127.0.0.1"

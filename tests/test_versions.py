@@ -204,6 +204,35 @@ def test_pyproject_dependencies(tmp_path: Path) -> None:
     assert read(tmp_path / "bad", "pyproject.toml", "[project\n") == []
 
 
+def test_poetry_dependencies_of_yi() -> None:
+    """01-ai/Yi's pyproject.toml pins its releases in Poetry's table (`deepspeed = "0.12.2"`, an
+    exact version to Poetry) while its requirements.txt names deepspeed bare: the run imports 0.12.2
+    (it was 'newest known', 0.19.8)."""
+    root = UPSTREAM / "deepspeed" / "Yi"
+    found = ranges_beside(root / "finetune" / "scripts")
+    assert found["deepspeed"].specifier == "==0.12.2" and found["deepspeed"].source.endswith("pyproject.toml:13")
+    assert found["torch"].specifier == "==2.0.1"  # conda's `pytorch` is torch
+    assert "python" not in found
+
+
+@pytest.mark.parametrize(
+    ("constraint", "specifier"),
+    [("0.12.2", "==0.12.2"), ("^1.2.3", ">=1.2.3,<2.0.0"), ("^0.12.2", ">=0.12.2,<0.13.0"), ("^0.0.3", ">=0.0.3,<0.0.4")]
+    + [("~1.2.3", ">=1.2.3,<1.3.0"), ("~1", ">=1,<2"), ("*", ""), (">=1.2, <2", ">=1.2,<2"), ("1.2.*", "==1.2.*"), (">=1 || <0", None)],
+)
+def test_poetry_constraints(constraint: str, specifier: str | None) -> None:
+    assert pins.poetry_specifier(constraint) == specifier
+
+
+def test_poetry_groups(tmp_path: Path) -> None:
+    text = (
+        '[tool.poetry.dependencies]\npython = "^3.10"\ntorch = {version = "~2.1", source = "pytorch"}\n'
+        '[tool.poetry.group.train.dependencies]\ndeepspeed = "^0.14.0"\n'
+        '[tool.poetry.group.docs]\noptional = true\n[tool.poetry.group.docs.dependencies]\naccelerate = "0.30.0"\n'
+    )
+    assert read(tmp_path, "pyproject.toml", text) == [("torch", ">=2.1,<2.2", 3), ("deepspeed", ">=0.14.0,<0.15.0", 5)]
+
+
 def test_environment_yml(tmp_path: Path) -> None:
     text = (
         "name: train\nchannels:\n  - pytorch\ndependencies:\n  - python=3.10\n  - pytorch::pytorch=2.1.2=py3.10_cuda12.1_0\n"

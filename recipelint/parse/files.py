@@ -168,11 +168,21 @@ def read_bytes(path: Path) -> bytes:
     return read_capped(path, MAX_FILE_BYTES)
 
 
+def _missing(path: Path) -> str:
+    """A link that leads nowhere is there to `ls`: say where it leads (modelscope/FunASR's
+    examples/wenetspeech/conformer/demo_infer.sh links to ../paraformer/, which that folder lacks)."""
+    try:
+        target = os.readlink(path)
+    except (OSError, ValueError):
+        return "no such file"
+    return f"a link to {printable(target)}, which does not exist"
+
+
 def _error(path: Path, exc: OSError) -> SourceError:
     if isinstance(exc, IsADirectoryError):
         return SourceError(path, "is a directory")
     if isinstance(exc, FileNotFoundError):
-        return SourceError(path, "no such file")
+        return SourceError(path, _missing(path))
     if isinstance(exc, PermissionError):
         return SourceError(path, "permission denied")
     if exc.errno == 40:  # ELOOP

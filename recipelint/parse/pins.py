@@ -1,6 +1,6 @@
 """The package pins a repository declares, read without running anything: requirements*.txt
 (following `-r other.txt`), setup.py's `install_requires` (read with `ast`), setup.cfg,
-pyproject.toml's `[project]` dependencies, and conda's environment.yml (its conda dependencies
+pyproject.toml's `[project]` dependencies and Poetry's, and conda's environment.yml (its conda dependencies
 and its `pip:` list). Each pin keeps its file and line."""
 
 from __future__ import annotations
@@ -130,17 +130,22 @@ def setup_cfg(path: Path) -> Iterator[Pin]:
 
 
 def pyproject(path: Path) -> Iterator[Pin]:
-    """`[project] dependencies` and `[project.optional-dependencies]`; the line is the first one
-    that holds the requirement's text."""
+    """`[project] dependencies` and `[project.optional-dependencies]`, then Poetry's
+    `[tool.poetry.dependencies]` and its groups'; the line is the first one that holds the
+    requirement's text."""
     import tomllib
 
     text = _text(path)
     if text is None:
         return
     try:
-        project = tomllib.loads(text).get("project", {})
+        document = tomllib.loads(text)
     except tomllib.TOMLDecodeError:
         return
+    project = document.get("project", {})
+    tool = document.get("tool", {})
+    if isinstance(tool, dict) and isinstance(tool.get("poetry"), dict):
+        yield from _poetry(tool["poetry"], text, path)
     if not isinstance(project, dict):
         return
     items = [(item, "") for item in list(project.get("dependencies", []) or [])]
@@ -152,6 +157,65 @@ def pyproject(path: Path) -> Iterator[Pin]:
         pin = requirement(item, path, number)
         if pin is not None:
             yield replace(pin, extra=extra_name) if extra_name else pin
+
+
+def _poetry(poetry: dict[str, Any], text: str, path: Path) -> Iterator[Pin]:
+    """Poetry's tables of `name = "constraint"` (or `{version = "..."}`): the main dependencies,
+    the legacy dev-dependencies and each group that `poetry install` installs (not `optional`)."""
+    tables = [poetry.get("dependencies"), poetry.get("dev-dependencies")]
+    groups = poetry.get("group")
+    for group in groups.values() if isinstance(groups, dict) else []:
+        if isinstance(group, dict) and not group.get("optional", False):
+            tables.append(group.get("dependencies"))
+    lines = text.splitlines()
+    for table in (t for t in tables if isinstance(t, dict)):
+        for name, constraint in table.items():
+            version = constraint.get("version") if isinstance(constraint, dict) else constraint
+            specifier = poetry_specifier(version) if isinstance(version, str) and name != "python" else None
+            if specifier is None:
+                continue  # a path, a git source, several constraints by marker, or `||`: no release said
+            number = next((n for n, line in enumerate(lines, 1) if re.match(rf"\s*[\"']?{re.escape(name)}[\"']?\s*=", line)), 1)
+            pin = requirement(f"{name}{specifier}", path, number)
+            if pin is not None:
+                yield pin
+
+
+def poetry_specifier(constraint: str) -> str | None:
+    """A Poetry constraint as a PEP 440 specifier (python-poetry.org/docs/dependency-specification):
+    a bare `0.12.2` is exact, `^1.2.3` allows what leaves the first non-zero part alone
+    (>=1.2.3,<2.0.0; ^0.12.2 is >=0.12.2,<0.13.0), `~1.2.3` the last given part's minor
+    (>=1.2.3,<1.3.0), `*` anything; None for `||`, which one specifier cannot say."""
+    if "||" in constraint:
+        return None
+    clauses = [c.replace(" ", "") for c in constraint.split(",") if c.strip()]
+    out = []
+    for clause in clauses:
+        if clause == "*":
+            continue
+        if clause[0].isdigit():
+            out.append(f"=={clause}")
+        elif clause[0] in "^~" and not clause.startswith("~="):
+            bounds = _bump(clause[1:], caret=clause[0] == "^")
+            if bounds is None:
+                return None
+            out.append(bounds)
+        else:
+            out.append(clause)
+    return ",".join(out)
+
+
+def _bump(version: str, caret: bool) -> str | None:
+    """The range `^version` (caret) or `~version` (tilde) allows, as >=version,<upper."""
+    parts = version.split(".")
+    if not all(part.isdigit() for part in parts):
+        return None
+    numbers = [int(part) for part in parts]
+    if caret:
+        index = next((i for i, n in enumerate(numbers) if n != 0), len(numbers) - 1)
+    else:
+        index = min(1, len(numbers) - 1)  # ~1 is >=1,<2; ~1.2 and ~1.2.3 keep the minor
+    upper = [*numbers[:index], numbers[index] + 1] + [0] * (len(numbers) - index - 1)
+    return f">={version},<{'.'.join(map(str, upper))}"
 
 
 def environment_yml(path: Path) -> Iterator[Pin]:

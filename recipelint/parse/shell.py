@@ -139,6 +139,17 @@ class Sourced:
 
 
 @dataclass
+class Failed:
+    """An assignment bash refuses: its value holds a bad substitution (`${batch_size*2}`), so
+    bash prints an error, leaves the variable as it was and goes on with the next command."""
+
+    name: str  # the variable the assignment would set
+    span: Span  # the bad substitution
+    line: int  # the assignment's line
+    earlier: bool  # the variable had a value before it (from the script, or for all it knows)
+
+
+@dataclass
 class Override:
     """A variable the script's command line may set (`X=$1` in an option loop)."""
 
@@ -200,6 +211,7 @@ class ShellScript:
     clones: list[str] = field(default_factory=list)
     # What the script writes from its own text (heredocs, sed-filled templates), by the written path.
     templates: dict[str, Written] = field(default_factory=dict)
+    failed: list[Failed] = field(default_factory=list)  # assignments bash refuses
 
     def assignment(self, name: str, before: int | None = None) -> Assignment | None:
         """The assignment of `name` in this file in force at byte `before` (the last one above it)."""
@@ -229,6 +241,13 @@ def _plain_variable(text: str) -> str | None:
 # `X=$1` in an option loop (`case $1 in --deepspeed) shift; DS=$1`): the command line may override X.
 _POSITIONAL = re.compile(r'^"?\$(\{[1-9]\}|[1-9]|\{?OPTARG\}?)"?$')
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# `${name` followed by what no parameter expansion allows (`${batch_size*2}`: arithmetic written
+# as an expansion): bash says "bad substitution" (tree-sitter-bash makes it an ERROR node).
+_BAD_SUBSTITUTION = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*[^A-Za-z0-9_:=?+#%/^,~@\[}-][^}]*\}")
+# `cd "$(dirname "${BASH_SOURCE[0]}")/../sft/"` (01-ai/Yi's finetune scripts): the script's own
+# folder, whatever folder it was started from, then a path the script spells (quotes removed).
+_OWN_FOLDER = re.compile(r"^(?:\$\(\s*dirname\s+(?P<a>[^()`]+)\s*\)|`\s*dirname\s+(?P<b>[^()`]+)`)(?P<rest>/[^$`']*)?$")
+_OWN_PATH = ("$0", "${0}", "$BASH_SOURCE", "${BASH_SOURCE}", "${BASH_SOURCE[0]}")
 Reader = Callable[[Path], SourceText]
 Value = tuple[str | None, str | None]  # (value, why it is unknown)
 
@@ -270,6 +289,7 @@ class _Builder:
         self.written: dict[str, Span] = {}
         self.templates: dict[str, Written] = {}
         self.overrides: list[Override] = []
+        self.failed: list[Failed] = []
         self.seen: set[Path] = {source.path}
         self.assigned = 0
 
@@ -717,6 +737,8 @@ class _Builder:
         if value_node is not None and not tail and _POSITIONAL.match(self.text(value_node)):
             self.argument(name, node, self.text(value_node))
             return
+        if value_node is not None and self.refused(name, node, value_node):
+            return
         if value_node is None:
             empty = self.source.span(node.end_byte, node.end_byte)
             word = Word("", empty, "", None, empty)
@@ -748,6 +770,20 @@ class _Builder:
         appended = any(c.type == "+=" for c in node.children)
         fields = self.fields(value_node) if value_node is not None and not tail and not appended else None
         self.env.vars[name] = Binding(word.value, assignment, _assignment_reason(name, word, self.line(node)), exported, fields)
+
+    def refused(self, name: str, node: Any, value_node: Any) -> bool:
+        """Whether bash refuses the assignment for a bad substitution in its value (the variable
+        stays as it was; recorded once, for the rule that follows it to a launch)."""
+        bad = next((n for n in _descendants(value_node) if n.type == "ERROR" and _BAD_SUBSTITUTION.match(self.text(n))), None)
+        if bad is None:
+            return False
+        if self.recording:
+            match = _BAD_SUBSTITUTION.match(self.text(bad))
+            assert match is not None
+            start = bad.start_byte
+            span = self.source.span(start, start + len(match.group(0).encode()))
+            self.failed.append(Failed(name, span, self.line(node), name in self.env.vars))
+        return True
 
     def argument(self, name: str, node: Any, text: str) -> None:
         """`X=$1`: a value from the script's command line. A default assigned before stays the
@@ -907,6 +943,12 @@ class _Builder:
             self.templates[path] = written
 
     def change_dir(self, target: Word | None) -> None:
+        own = _OWN_FOLDER.match(target.text.replace('"', "")) if target is not None and target.value is None else None
+        if own is not None and (own.group("a") or own.group("b") or "").strip() in _OWN_PATH:
+            self.env.cwd = posixpath.normpath("." + (own.group("rest") or ""))
+            if self.recording and self.env.cwd not in self.cd_dirs:
+                self.cd_dirs.append(self.env.cwd)
+            return
         if target is None or target.value is None or target.value in ("-", "~") or target.value.startswith("~"):
             self.env.cwd = None
             return
@@ -1015,6 +1057,16 @@ def _substitutions(node: Any) -> list[Any]:
     found: list[Any] = []
     for child in node.named_children:
         found.extend(_substitutions(child))
+    return found
+
+
+def _descendants(node: Any) -> list[Any]:
+    """The node and every node under it, outside `$(...)` (a command of its own)."""
+    if node.type in ("command_substitution", "process_substitution"):
+        return []
+    found = [node]
+    for child in node.children:
+        found.extend(_descendants(child))
     return found
 
 
@@ -1217,4 +1269,5 @@ def parse_shell(
         builder.overrides,
         builder.clones,
         builder.templates,
+        builder.failed,
     )

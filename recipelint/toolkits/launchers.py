@@ -158,8 +158,15 @@ def parse_torchrun(script: ShellScript, command: Command, index: int) -> Launch:
     else:
         address = options.get("master_addr")
         port = options.get("master_port")
-        value = f"{address.value if address else '127.0.0.1'}:{port.value if port else 29500}"
-        rendezvous = Setting("master_addr", value, address is not None, (address or command.words[0]).span)
+        # a part only the run time knows is shown as written (`${MASTER_PORT}`), never as "None"
+        value = f"{word_text(address) if address else '127.0.0.1'}:{word_text(port) if port else 29500}"
+        # only the port given (FunASR's run.sh: --master_port ${master_port}): the source says so
+        origin = (
+            f"`{port.text}` at {port.span.path.name}:{port.span.line}; --master_addr not given: default 127.0.0.1"
+            if port and not address
+            else None
+        )
+        rendezvous = Setting("master_addr", value, address is not None, (address or command.words[0]).span, origin=origin)
     return Launch(launcher, command, words[index], nnodes, per_node, rendezvous, launch_env(script, command))
 
 

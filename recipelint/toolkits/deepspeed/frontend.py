@@ -84,11 +84,26 @@ def _launcher(words: list[Word]) -> int | None:
             index += 1
         elif name in _RUNNERS and index + 1 < len(words) and word_text(words[index + 1]) == "run":
             index += 2
-        elif index == 0 and words[0].value is None:
+        elif index == 0 and words[0].value is None and not _no_launcher_on_any_branch(words[0]):
             return 0
         else:
             break
     return submitted
+
+
+def _no_launcher_on_any_branch(word: Word) -> bool:
+    """A `$var` first word that each branch of an `if` sets to a command the script spells, none a
+    launcher: wesep's tools/score.sh runs `${cmd} JOB=1:N log python -m wesep.bin.score` with cmd
+    `./tools/run.pl --gpu 1` or `./tools/run.pl` (Kaldi's job runner), no distributed launch."""
+    binding = word.binding
+    if binding is None or binding.branches is None:
+        return False
+    runs = LAUNCHERS | WRAPPERS | _PREFIXES | _RUNNERS
+    for branch in binding.branches:
+        first = branch.value.split()[:1] if branch is not None and branch.value is not None else []
+        if not first or Path(first[0]).name in runs:
+            return False
+    return True
 
 
 def program(words: list[Word]) -> tuple[int, int] | None:

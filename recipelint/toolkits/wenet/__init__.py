@@ -25,6 +25,13 @@ WENET_ONLY = frozenset({"tokenizer", "cmvn", "is_json_cmvn", "input_dim"})
 ASR_MODEL_KEYS = frozenset(
     {"encoder", "encoder_conf", "decoder", "ctc_conf", "model_conf", "tokenizer", "tokenizer_conf", "cmvn", "input_dim", "output_dim"}
 )
+# Neither are the two together: modelscope/FunASR's train YAMLs have `dataset_conf`, `encoder`,
+# `decoder`, `model_conf`, `ctc_conf`, `tokenizer` (read by funasr/bin/train.py through Hydra) and
+# put their trainer's settings under `train_conf`. WeNet's own trainer reads its settings at the
+# top (wenet/bin/train.py: `configs.get('max_epoch', 100)`; wenet/utils/train_utils.py:
+# `accum_grad`, `grad_clip`, `log_interval`, `save_interval`, at wenet-e2e/wenet@0154699): every
+# WeNet train YAML the tests carry (165, v2.1.0 to HEAD) has them; no FunASR one does.
+TRAINER_KEYS = frozenset({"accum_grad", "max_epoch", "grad_clip", "log_interval", "save_interval"})
 # A key at column 0 of block-style YAML is a top-level key: found without parsing the file.
 _TOP_KEY = re.compile(rb"^(?:\xef\xbb\xbf)?([A-Za-z_][\w.-]*)[ \t]*:", re.MULTILINE)  # a BOM may open the file
 _PEEK_BYTES = 1 << 20  # a train YAML is a few KiB; its top-level keys are in the first MiB
@@ -32,7 +39,8 @@ _PEEK_BYTES = 1 << 20  # a train YAML is a few KiB; its top-level keys are in th
 
 def is_train_config(keys: set[str]) -> bool:
     """Whether top-level keys are a WeNet train YAML's."""
-    return ("dataset_conf" in keys and bool(ASR_MODEL_KEYS & keys)) or ("encoder" in keys and bool(WENET_ONLY & keys))
+    model = ("dataset_conf" in keys and bool(ASR_MODEL_KEYS & keys)) or ("encoder" in keys and bool(WENET_ONLY & keys))
+    return model and bool(TRAINER_KEYS & keys)
 
 
 def has_evidence(target: Target) -> bool:
