@@ -243,3 +243,26 @@ def test_without_pygls_the_server_says_how_to_install_it() -> None:
     assert done.returncode == 2
     assert done.stderr.strip().count("\n") == 0
     assert "pip install 'recipelint[server]'" in done.stderr
+
+
+def test_hover_on_a_deepspeed_batch_key(tmp_path: Path) -> None:
+    """An upstream DeepSpeed JSON: the key's value, its line, and the ranks the launch starts."""
+    root = tmp_path / "cifar"
+    shutil.copytree(UPSTREAM / "deepspeed/DeepSpeedExamples/compression/cifar", root)
+    config = root / "config" / "ds_config_channel_prune.json"
+    lines = config.read_text().splitlines()
+    line = next(i for i, text in enumerate(lines) if '"train_batch_size"' in text)
+
+    async def go() -> types.Hover | None:
+        session = Session(root)
+        await session.start()
+        await session.open(root / "run_compress.sh")
+        await session.open(config)
+        found = await session.hover(config, line, lines[line].index("train_batch_size") + 2)
+        await session.stop()
+        return found
+
+    found = run(go)
+    assert found is not None and isinstance(found.contents, types.MarkupContent)
+    assert found.contents.value.startswith(f"**train_batch_size** = `32`\n\nfrom: ds_config_channel_prune.json:{line + 1}")
+    assert "the launch starts 1 rank\n" in found.contents.value + "\n"

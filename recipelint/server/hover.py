@@ -9,9 +9,14 @@ from typing import TYPE_CHECKING
 from recipelint.server.workspace import Workspace, normal
 
 if TYPE_CHECKING:
+    from recipelint.context import Context
     from recipelint.diagnostics import Diagnostic
     from recipelint.model import Recipe, Setting
     from recipelint.parse.span import Span
+    from recipelint.parse.tree import Node
+
+# DeepSpeed's batch keys: train_batch_size = micro x accumulation x data-parallel ranks.
+BATCH_KEYS = ("train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps")
 
 
 def _settings(recipe: Recipe) -> list[tuple[str, Setting]]:
@@ -37,6 +42,9 @@ def hover_text(workspace: Workspace, path: Path, offset: int) -> str | None:
             for name, setting in _settings(ctx.recipe):
                 if _covers(setting.span, path, offset) or _covers(setting.edit_span, path, offset):
                     return _describe(name, setting, [d for d in found if d.setting in (name, setting.name)])
+            node = _config_node(ctx.recipe, path, offset)
+            if node is not None:
+                return _describe_node(ctx, node, found)
     findings = [d for d, _ in workspace.findings(path)[0] if _covers(d.span, path, offset) and d.suggested is not None]
     return "\n\n".join(_suggestion(d) for d in findings) or None
 
@@ -48,6 +56,35 @@ def _describe(name: str, setting: Setting, findings: list[Diagnostic]) -> str:
     lines = [f"**{name}** = `{value}`", "", f"from: {setting_source(setting)}"]
     for found in findings:
         lines.extend(["", _suggestion(found)])
+    return "\n".join(lines)
+
+
+def _config_node(recipe: Recipe, path: Path, offset: int) -> Node | None:
+    """The innermost value of the recipe's YAML or JSON at the offset (its key included)."""
+    launch_config = recipe.launch.config if recipe.launch is not None else None
+    best: Node | None = None
+    for document in (recipe.config, recipe.ds_config, launch_config):
+        if document is None or normal(document.path) != path:
+            continue
+        for node in document.root.walk():
+            for _, key_span, child in node.items:
+                if child.kind == "scalar" and (_covers(key_span, path, offset) or _covers(child.span, path, offset)):
+                    if best is None or child.span.end - child.span.start < best.span.end - best.span.start:
+                        best = child
+    return best
+
+
+def _describe_node(ctx: Context, node: Node, findings: list[Diagnostic]) -> str:
+    lines = [f"**{node.path}** = `{node.value}`", "", f"from: {node.span.path.name}:{node.span.line}"]
+    if node.path in BATCH_KEYS and ctx.world_size is not None:
+        ranks = f"{ctx.world_size} rank{'s' if ctx.world_size != 1 else ''}"
+        lines.extend(["", f"DeepSpeed: train_batch_size = micro batch x accumulation x data-parallel ranks; the launch starts {ranks}"])
+    for found in findings:
+        span = found.span
+        if found.setting == node.path or (
+            normal(span.path) == normal(node.span.path) and span.start <= node.span.end and node.span.start <= span.end
+        ):
+            lines.extend(["", _suggestion(found)])
     return "\n".join(lines)
 
 
