@@ -46,7 +46,7 @@ def changed_range(before: bytes, after: bytes) -> tuple[int, int, bytes]:
     start = 0
     while start < limit and before[start] == after[start]:
         start += 1
-    while start > 0 and (before[start] & 0xC0) == 0x80:  # never split a UTF-8 character
+    while 0 < start < len(before) and (before[start] & 0xC0) == 0x80:  # never split a UTF-8 character
         start -= 1
     end = 0
     while end < limit - start and before[len(before) - 1 - end] == after[len(after) - 1 - end]:

@@ -178,10 +178,10 @@ class Workspace:
 
     def readers(self, changed: Iterable[Path]) -> set[Path]:
         """The paths to check again after `changed` changed: the checks that read one of them,
-        and each open document among them that no check has yet."""
+        and each open document among them that no check has yet (nor reads)."""
         changed = set(changed)
         paths = {path for path, checked in self.checked.items() if checked.touched & changed}
-        paths.update(path for path in changed if path in self.documents and path not in self.checked)
+        paths.update(path for path in changed if path in self.documents and path not in self.checked and not self._covered(path))
         return paths
 
     def recheck(self, changed: Iterable[Path], everything: bool = False) -> set[Path]:
@@ -189,11 +189,15 @@ class Workspace:
         findings are to be published again (those the checks touched before and after)."""
         paths = set(self.documents) | set(self.checked) if everything else self.readers(changed)
         publish: set[Path] = set()
-        for path in sorted(paths):
+        for path in paths:
             before = self.checked.pop(path, None)
             if before is not None:
                 publish |= before.touched
-            if path not in self.documents or self._covered(path):
+        # run scripts first: a config one of them reads is then checked with its launches; an
+        # open config whose script was closed is checked alone again
+        todo = {path for path in paths if path in self.documents} | {path for path in self.documents if path not in self.checked}
+        for path in sorted(todo, key=lambda path: (kind_of(path) not in SHELL_KINDS, str(path))):
+            if path in self.checked or self._covered(path):
                 continue
             checked = self.check(path)
             self.checked[path] = checked
