@@ -89,17 +89,28 @@ def test_diagnostics_equal_check_on_upstream_recipes(tmp_path: Path, tree: str, 
     assert any(found), "the recipes have findings to compare"
 
 
-def test_fix_all_gives_the_bytes_fix_writes(example: Path, tmp_path: Path) -> None:
-    copy = tmp_path / "by-fix"
-    shutil.copytree(example, copy)
+@pytest.mark.parametrize(
+    ("tree", "recipe", "profile"),
+    [
+        (EXAMPLE, ".", EXAMPLE / PROFILE),
+        (UPSTREAM / "wenet", "examples/gigaspeech/s0", REPO / "examples" / "wenet-aishell-2080ti-hang" / "hardware-2080ti-node.yaml"),
+    ],
+)
+def test_fix_all_gives_the_bytes_fix_writes(tmp_path: Path, tree: Path, recipe: str, profile: Path) -> None:
+    """recipelint.fixAll on the example and on an unmodified upstream WeNet recipe: the edits it
+    asks the client to apply give the bytes `recipelint fix --write` writes."""
+    shutil.copytree(tree, tmp_path / "by-server")
+    shutil.copytree(tree, tmp_path / "by-fix")
+    folder, copy = tmp_path / "by-server" / recipe, tmp_path / "by-fix" / recipe
+    hardware = str(profile)
     subprocess.run(
-        [sys.executable, "-m", "recipelint", "fix", "--write", "--hardware", PROFILE, "run.sh"], cwd=copy, capture_output=True, timeout=120
+        [sys.executable, "-m", "recipelint", "fix", "--write", "--hardware", hardware, "run.sh"], cwd=copy, capture_output=True, timeout=120
     )
-    run_sh = example / "run.sh"
+    run_sh = folder / "run.sh"
     assert (copy / "run.sh").read_bytes() != run_sh.read_bytes(), "fix changed the script: something to compare"
 
     async def go() -> tuple[list[types.CodeAction | types.Command], object, list[types.Diagnostic]]:
-        session = Session(example, {"hardware": PROFILE})
+        session = Session(folder, {"hardware": hardware})
         await session.start()
         await session.open(run_sh)
         offered = await session.actions(run_sh)
@@ -119,7 +130,7 @@ def test_fix_all_gives_the_bytes_fix_writes(example: Path, tmp_path: Path) -> No
     quick = [a for a in offered if isinstance(a, types.CodeAction) and a.kind == types.CodeActionKind.QuickFix and a.edit is not None]
     assert any(a.is_preferred for a in quick if not a.title.startswith("Suppress"))
     assert all(a.title.endswith("(unsafe)") for a in quick if not a.title.startswith("Suppress") and not a.is_preferred)
-    assert lsp_findings(after) == cli_findings(copy, copy / "run.sh", "--hardware", PROFILE, "run.sh")
+    assert lsp_findings(after) == cli_findings(copy, copy / "run.sh", "--hardware", hardware, "run.sh")
 
 
 def test_suppress_action_inserts_a_comment_that_silences_the_finding(example: Path) -> None:
@@ -266,3 +277,33 @@ def test_hover_on_a_deepspeed_batch_key(tmp_path: Path) -> None:
     assert found is not None and isinstance(found.contents, types.MarkupContent)
     assert found.contents.value.startswith(f"**train_batch_size** = `32`\n\nfrom: ds_config_channel_prune.json:{line + 1}")
     assert "the launch starts 1 rank\n" in found.contents.value + "\n"
+
+
+def test_unsafe_fixes_are_offered_titled_and_left_out_of_fix_all(tmp_path: Path) -> None:
+    """A DeepSpeed JSON alone, with a misspelt key and fp16 and bf16 both on: its fixes are
+    unsafe, so each is an action titled `(unsafe)`, not preferred, and fix-all applies none."""
+    config = tmp_path / "ds_config.json"
+    config.write_text(
+        '{\n  "train_batch_size": 32,\n  "gradient_acumulation_steps": 2,\n  "fp16": {"enabled": true},\n  "bf16": {"enabled": true}\n}\n'
+    )
+
+    async def go() -> tuple[list[types.Diagnostic], list[types.CodeAction | types.Command], object, int]:
+        session = Session(tmp_path)
+        await session.start()
+        found = await session.open(config)
+        offered = await session.actions(config)
+        answer = await session.command("recipelint.fixAll", config.as_uri())
+        await session.stop()
+        return found, offered, answer, len(session.applied)
+
+    found, offered, answer, applied = run(go)
+    assert lsp_findings(found) == cli_findings(tmp_path, config, "ds_config.json")
+    fixes = [a for a in offered if isinstance(a, types.CodeAction) and a.title.startswith(("RL410", "RL418"))]
+    assert len(fixes) == 2
+    assert all(a.title.endswith("(unsafe)") and not a.is_preferred and a.edit is not None for a in fixes)
+    assert not any(isinstance(a, types.CodeAction) and a.title.startswith("Suppress") for a in offered), "JSON takes no comment"
+    assert answer == {"fixed": 0} and applied == 0
+    rename = next(a for a in fixes if a.title.startswith("RL410"))
+    assert rename.edit is not None and rename.edit.changes is not None
+    text = apply(config.read_text(), list(rename.edit.changes[config.as_uri()]))
+    assert '"gradient_accumulation_steps": 2' in text
