@@ -307,3 +307,33 @@ def test_unsafe_fixes_are_offered_titled_and_left_out_of_fix_all(tmp_path: Path)
     assert rename.edit is not None and rename.edit.changes is not None
     text = apply(config.read_text(), list(rename.edit.changes[config.as_uri()]))
     assert '"gradient_accumulation_steps": 2' in text
+
+
+def test_related_information_points_at_the_config_values_and_the_launch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The aishell example on its profile: RL103 in run.sh cites the YAML's batch_size (its
+    evidence says `batch_size 16`); RL901 in the checkout's executor.py points at the launch."""
+    from recipelint.server import convert
+    from recipelint.server.workspace import Workspace, normal
+
+    root = tmp_path / "aishell"
+    shutil.copytree(REPO / "examples" / "wenet-aishell-2080ti-hang", root)
+    folder = root / "examples" / "aishell" / "s0"
+    monkeypatch.chdir(folder)
+    workspace = Workspace(root / "hardware-2080ti-node.yaml")
+    run_sh = normal(folder / "run.sh")
+    workspace.open(run_sh, run_sh.read_text(), 1)
+    published = workspace.recheck({run_sh})
+    related: dict[tuple[str, str], list[tuple[str, int, str]]] = {}
+    for path in published:
+        for found, checked in workspace.findings(path)[0]:
+            item = convert.diagnostic(workspace, found, checked)
+            where = related.setdefault((path.name, found.code), [])
+            where.extend(
+                (r.location.uri.rsplit("/", 1)[-1], r.location.range.start.line + 1, r.message) for r in item.related_information or []
+            )
+    yaml = (folder / "conf" / "train_conformer.yaml").read_text().splitlines()
+    batch_line = next(i for i, line in enumerate(yaml, 1) if line.strip() == "batch_size: 16")
+    assert ("train_conformer.yaml", batch_line, "dataset_conf.batch_conf.batch_size: 16") in related[("run.sh", "RL103")]
+    launch = next(i for i, line in enumerate(run_sh.read_text().splitlines(), 1) if line.lstrip().startswith("torchrun"))
+    assert ("run.sh", launch, "the launch that reads this file") in related[("executor.py", "RL901")]
+    assert related[("run.sh", "RL902")] == [], "a word of the message that is a key, without its value, is no citation"

@@ -90,6 +90,7 @@ def related(workspace: Workspace, found: Diagnostic, checked: Checked) -> list[t
             places.setdefault((path, edit.span.line), (location(workspace, edit.span, checked), "the fix edits this file"))
     if recipe is not None:
         _cited(workspace, found, recipe, here, checked, places)
+        _config_values(workspace, found, recipe, here, checked, places)
         launch = recipe.launch
         if launch is not None and normal(launch.command.span.path) != here:
             span = launch.command.span
@@ -116,6 +117,40 @@ def _cited(
                 start = types.Position(int(line) - 1, 0)
                 where = types.Location(uri=uri(path), range=types.Range(start, start))
                 places.setdefault((path, int(line)), (where, text if len(text) <= 200 else text[:197] + "..."))
+
+
+def _config_values(
+    workspace: Workspace,
+    found: Diagnostic,
+    recipe: Recipe,
+    here: Path,
+    checked: Checked,
+    places: dict[tuple[Path, int], tuple[types.Location, str]],
+) -> None:
+    """The values of the recipe's train YAML and DeepSpeed JSON a finding elsewhere names with
+    their key (`batch_size 16` in RL103's evidence: batch_conf.batch_size), else the config
+    itself when the finding speaks of it ("no save_interval in the train YAML")."""
+    text = " ".join([found.message, *found.evidence])
+    for document, called in ((recipe.config, "YAML"), (recipe.ds_config, "DeepSpeed")):
+        if document is None or normal(document.path) == here:
+            continue
+        named = [
+            node
+            for node in document.root.walk()
+            if node.kind == "scalar" and node.value is not None and re.search(_said(node.path.rsplit(".", 1)[-1], node.value), text)
+        ]
+        for node in named[:5]:
+            path = normal(node.span.path)
+            places.setdefault((path, node.span.line), (location(workspace, node.span, checked), f"{node.path}: {node.value}"))
+        if not named and called in text:
+            path = normal(document.path)
+            start = types.Position(0, 0)
+            places.setdefault((path, 1), (types.Location(uri=uri(path), range=types.Range(start, start)), f"the config: {path.name}"))
+
+
+def _said(key: str, value: object) -> str:
+    """`key value`, `key=value` or `key: value` as whole words."""
+    return rf"\b{re.escape(key)}(?: |=|: ){re.escape(str(value))}(?![\w.])"
 
 
 def _sourced(recipe: Recipe) -> list[Path]:
