@@ -67,8 +67,13 @@ class RecipelintServer(LanguageServer):
 server = RecipelintServer()
 
 
-def _path(uri: str) -> Path:
-    return normal(Path(to_fs_path(uri) or uri))
+def _path(uri: str) -> Path | None:
+    """The file a URI names; None for a document that is no file (an unsaved `untitled:` buffer,
+    a diff view), which no check can place among its recipe's files."""
+    if not uri.startswith("file:"):
+        return None
+    found = to_fs_path(uri)
+    return normal(Path(found)) if found else None
 
 
 def _text(ls: RecipelintServer, uri: str) -> str:
@@ -105,6 +110,8 @@ def initialized(ls: RecipelintServer, params: types.InitializedParams) -> None:
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
 def did_open(ls: RecipelintServer, params: types.DidOpenTextDocumentParams) -> None:
     path = _path(params.text_document.uri)
+    if path is None:
+        return
     if ls.state.open(path, params.text_document.text, params.text_document.version):
         ls.schedule({path})
     else:
@@ -114,6 +121,8 @@ def did_open(ls: RecipelintServer, params: types.DidOpenTextDocumentParams) -> N
 @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
 def did_change(ls: RecipelintServer, params: types.DidChangeTextDocumentParams) -> None:
     path = _path(params.text_document.uri)
+    if path is None:
+        return
     ls.state.change(path, _text(ls, params.text_document.uri), params.text_document.version)
     ls.schedule({path})
 
@@ -121,6 +130,8 @@ def did_change(ls: RecipelintServer, params: types.DidChangeTextDocumentParams) 
 @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
 def did_save(ls: RecipelintServer, params: types.DidSaveTextDocumentParams) -> None:
     path = _path(params.text_document.uri)
+    if path is None:
+        return
     ls.state.forget_code()
     if ls.state.config.concerns(path):
         ls.state.config.reset()
@@ -132,6 +143,8 @@ def did_save(ls: RecipelintServer, params: types.DidSaveTextDocumentParams) -> N
 @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
 def did_close(ls: RecipelintServer, params: types.DidCloseTextDocumentParams) -> None:
     path = _path(params.text_document.uri)
+    if path is None:
+        return
     ls.state.close(path)
     ls.schedule({path})
 
@@ -139,7 +152,7 @@ def did_close(ls: RecipelintServer, params: types.DidCloseTextDocumentParams) ->
 @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
 def did_change_watched_files(ls: RecipelintServer, params: types.DidChangeWatchedFilesParams) -> None:
     """A file changed on disk (a branch switched, a profile probed, the settings edited)."""
-    paths = {_path(change.uri) for change in params.changes}
+    paths = {path for change in params.changes if (path := _path(change.uri)) is not None}
     ls.state.forget_code()
     if any(ls.state.config.concerns(path) for path in paths):
         ls.state.config.reset()
@@ -153,13 +166,17 @@ def did_change_watched_files(ls: RecipelintServer, params: types.DidChangeWatche
     types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, types.CodeActionKind.SourceFixAll]),
 )
 def code_action(ls: RecipelintServer, params: types.CodeActionParams) -> list[types.CodeAction]:
-    return actions.code_actions(ls.state, _path(params.text_document.uri), params.range)
+    path = _path(params.text_document.uri)
+    return actions.code_actions(ls.state, path, params.range) if path is not None else []
 
 
 @server.command(actions.FIX_ALL)
 def fix_all(ls: RecipelintServer, uri: str) -> dict[str, int]:
     """Apply every safe fix of a document through the client (workspace/applyEdit)."""
-    edit, fixed = actions.fix_all(ls.state, _path(uri))
+    path = _path(uri)
+    if path is None:
+        return {"fixed": 0}
+    edit, fixed = actions.fix_all(ls.state, path)
     if edit.changes:
         ls.workspace_apply_edit(types.ApplyWorkspaceEditParams(edit=edit, label="recipelint: fix all"))
     return {"fixed": fixed}
@@ -168,8 +185,8 @@ def fix_all(ls: RecipelintServer, uri: str) -> dict[str, int]:
 @server.feature(types.TEXT_DOCUMENT_HOVER)
 def on_hover(ls: RecipelintServer, params: types.HoverParams) -> types.Hover | None:
     path = _path(params.text_document.uri)
-    data = ls.state.data(path)
-    if data is None:
+    data = ls.state.data(path) if path is not None else None
+    if path is None or data is None:
         return None
     at = offset(data, params.position.line, params.position.character, ls.state.encoding)
     text = hover.hover_text(ls.state, path, at)
