@@ -28,6 +28,9 @@ SEVERITY = {
     Severity.INFO: types.DiagnosticSeverity.Information,
 }
 _MENTION = re.compile(r"([\w.+-]+\.(?:sh|ya?ml|json|md|py|list)):(\d+)")
+# `key value`, `key=value`, `key: value` in a message or evidence (overlapping: a value may be
+# the next pair's key)
+_PAIR = re.compile(r"(?=\b([A-Za-z_]\w*)(?: |=|: )([^\s,;()]+))")
 
 
 def uri(path: Path) -> str:
@@ -131,13 +134,14 @@ def _config_values(
     their key (`batch_size 16` in RL103's evidence: batch_conf.batch_size), else the config
     itself when the finding speaks of it ("no save_interval in the train YAML")."""
     text = " ".join([found.message, *found.evidence])
+    said = {(key, value.rstrip(".,;:")) for key, value in _PAIR.findall(text)}
     for document, called in ((recipe.config, "YAML"), (recipe.ds_config, "DeepSpeed")):
         if document is None or normal(document.path) == here:
             continue
         named = [
             node
             for node in document.root.walk()
-            if node.kind == "scalar" and node.value is not None and re.search(_said(node.path.rsplit(".", 1)[-1], node.value), text)
+            if node.kind == "scalar" and node.value is not None and (node.path.rsplit(".", 1)[-1], str(node.value)) in said
         ]
         for node in named[:5]:
             path = normal(node.span.path)
@@ -146,11 +150,6 @@ def _config_values(
             path = normal(document.path)
             start = types.Position(0, 0)
             places.setdefault((path, 1), (types.Location(uri=uri(path), range=types.Range(start, start)), f"the config: {path.name}"))
-
-
-def _said(key: str, value: object) -> str:
-    """`key value`, `key=value` or `key: value` as whole words."""
-    return rf"\b{re.escape(key)}(?: |=|: ){re.escape(str(value))}(?![\w.])"
 
 
 def _sourced(recipe: Recipe) -> list[Path]:
