@@ -337,3 +337,28 @@ def test_related_information_points_at_the_config_values_and_the_launch(tmp_path
     launch = next(i for i, line in enumerate(run_sh.read_text().splitlines(), 1) if line.lstrip().startswith("torchrun"))
     assert ("run.sh", launch, "the launch that reads this file") in related[("executor.py", "RL901")]
     assert related[("run.sh", "RL902")] == [], "a word of the message that is a key, without its value, is no citation"
+
+
+@pytest.mark.parametrize("debounce", [None, 150])
+def test_a_burst_of_keystrokes_is_checked_together(example: Path, debounce: int | None) -> None:
+    """Five changes sent at once: keys that wait in the pipe while a check runs (or arrive within
+    `debounceMs`) are checked together, and the last diagnostics carry the last version."""
+    run_sh = example / "run.sh"
+    comment = run_sh.read_text().split("\n")[1]
+
+    async def go() -> tuple[int, list[int | None]]:
+        session = Session(example, {"debounceMs": debounce} if debounce is not None else {})
+        await session.start()
+        await session.open(run_sh)
+        before = session.count(run_sh)
+        versions = [session.edit(run_sh, (1, len(comment) + key), (1, len(comment) + key), "x") for key in range(5)]
+        await session.wait(run_sh, before, lambda p: p.version == versions[-1])
+        published = [p.version for p in session.published[run_sh.as_uri()][before:]]
+        await session.stop()
+        return versions[-1], published
+
+    last, published = run(go)
+    assert published[-1] == last
+    assert len(published) < 5
+    if debounce:
+        assert published == [last]
