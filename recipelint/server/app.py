@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from pathlib import Path
 from typing import Any
 
@@ -50,13 +51,15 @@ class RecipelintServer(LanguageServer):
         self._pending, self._everything = set(), False
         try:
             publish = self.state.recheck(changed, everything)
-        except Exception as exc:  # a bug of ours must not end the server: say it, keep serving
-            logger.exception("check failed")
-            self.window_show_message(
-                types.ShowMessageParams(types.MessageType.Error, f"recipelint: internal error: {type(exc).__name__}: {exc}")
-            )
+        except Exception as exc:  # a bug of ours must not end the server: one line, as the CLI says it
+            said = f"recipelint: internal error: {type(exc).__name__}: {exc}"
+            logger.error("%s (set RECIPELINT_DEBUG=1 for a traceback)", said)
+            if os.environ.get("RECIPELINT_DEBUG"):
+                logger.exception("the traceback")
+            self.window_show_message(types.ShowMessageParams(types.MessageType.Error, said))
             return
-        for path in sorted(publish):
+        # the documents that changed first: their answer is what the editor waits for
+        for path in sorted(publish, key=lambda path: (path not in changed, str(path))):
             self.publish(path)
 
     def publish(self, path: Path) -> None:
