@@ -176,6 +176,7 @@ def test_hover_shows_where_a_value_came_from_and_the_suggestion(example: Path) -
     assert "**num_workers** = `4`" in text
     assert f"run.sh:{line + 1}" in text or "num_workers" in text.split("from:", 1)[1]
     assert "recipelint suggests" in text
+    assert "`recipelint tune`:" in text and "num_workers 4 -> 2, prefetch 250 -> 125" in text
     assert on_comment is None
 
 

@@ -17,6 +17,8 @@ if TYPE_CHECKING:
 
 # DeepSpeed's batch keys: train_batch_size = micro x accumulation x data-parallel ranks.
 BATCH_KEYS = ("train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps")
+# The loader settings `recipelint tune` plans.
+LOADER_SETTINGS = ("num_workers", "prefetch")
 
 
 def _settings(recipe: Recipe) -> list[tuple[str, Setting]]:
@@ -41,7 +43,7 @@ def hover_text(workspace: Workspace, path: Path, offset: int) -> str | None:
         for ctx, found in checked.contexts:
             for name, setting in _settings(ctx.recipe):
                 if _covers(setting.span, path, offset) or _covers(setting.edit_span, path, offset):
-                    return _describe(name, setting, [d for d in found if d.setting in (name, setting.name)])
+                    return _describe(ctx, name, setting, [d for d in found if d.setting in (name, setting.name)])
             node = _config_node(ctx.recipe, path, offset)
             if node is not None:
                 return _describe_node(ctx, node, found)
@@ -49,14 +51,30 @@ def hover_text(workspace: Workspace, path: Path, offset: int) -> str | None:
     return "\n\n".join(_suggestion(d) for d in findings) or None
 
 
-def _describe(name: str, setting: Setting, findings: list[Diagnostic]) -> str:
+def _describe(ctx: Context, name: str, setting: Setting, findings: list[Diagnostic]) -> str:
     from recipelint.model import setting_source
 
     value = "unknown" if setting.value is None else setting.value
     lines = [f"**{name}** = `{value}`", "", f"from: {setting_source(setting)}"]
     for found in findings:
         lines.extend(["", _suggestion(found)])
+    if name in LOADER_SETTINGS:
+        lines.extend(_loader_plan(ctx))
     return "\n".join(lines)
+
+
+def _loader_plan(ctx: Context) -> list[str]:
+    """`recipelint tune`'s plan for a launch with a train YAML: what the loader rules agree on."""
+    recipe = ctx.recipe
+    if recipe.launch is None or recipe.config is None:
+        return []
+    from recipelint import tune
+
+    try:
+        plan = tune.describe(ctx)
+    except Exception:  # a plan this recipe cannot have (a fact missing): the hover goes without it
+        return []
+    return ["", "`recipelint tune`:", "```", *plan, "```"]
 
 
 def _config_node(recipe: Recipe, path: Path, offset: int) -> Node | None:
