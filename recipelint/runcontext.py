@@ -19,11 +19,23 @@ def version_rows(ctx: Context) -> list[Row]:
     imports: one row per package the recipe's toolkit has verdicts about, with where it was read."""
     from recipelint.versions import PACKAGES
 
+    recipe = ctx.recipe
+    packages = PACKAGES.get(recipe.toolkit, ("deepspeed", "torch"))
+    if recipe.toolkit == "torch" and (recipe.ds_config is not None or "deepspeed" in ctx.packages or _accelerate_deepspeed(recipe)):
+        packages = ("deepspeed", *packages)
+    if recipe.launch is not None and recipe.launch.launcher == "accelerate" and "accelerate" not in packages:
+        packages = (*packages, "accelerate")  # its options are judged per release (RL427)
     rows = []
-    for package in PACKAGES.get(ctx.recipe.toolkit, ("deepspeed", "torch")):
+    for package in packages:
         rng = ctx.version_range(package)
         rows.append((f"{package} version", rng.label(), rng.source))
     return rows
+
+
+def _accelerate_deepspeed(recipe: Recipe) -> bool:
+    from recipelint.toolkits.accelerate import launches_deepspeed
+
+    return launches_deepspeed(recipe)
 
 
 def consumer_rows(ctx: Context) -> list[Row]:

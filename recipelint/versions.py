@@ -63,6 +63,9 @@ PACKAGES = {
     "xtuner": ("xtuner", "deepspeed", "torch", "transformers"),
     "deepspeed": ("deepspeed", "torch", "transformers", "accelerate"),
     "unjudged": (),  # a trainer recipelint does not judge (RL013): no verdict depends on a release
+    # A plain launch (torchrun, srun, a Job): torch's defaults decide; deepspeed only when the run
+    # shows it (a DeepSpeed JSON it reads, a pin of deepspeed): runcontext.version_rows.
+    "torch": ("torch",),
 }
 ALIASES = {"pytorch": "torch"}  # conda's name for torch
 _OPS = ("===", "==", "!=", "~=", ">=", "<=", ">", "<")

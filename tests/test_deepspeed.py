@@ -522,3 +522,39 @@ def test_a_batch_size_below_one_is_one_finding_not_a_crash(tmp_path: Path, key: 
     result = engine.check([tmp_path / "run.sh"], lambda: from_mapping(dict(NODE, gpus=8), "test"), resolver=Resolver(isolated=True))
     assert result.errors == []
     assert [(d.code, d.setting) for d in result.diagnostics if d.severity is Severity.ERROR] == [("RL413", key)]
+
+
+@pytest.mark.parametrize(
+    ("pin", "severity"),
+    [("accelerate>=0.4.0,<1", Severity.WARNING), ("accelerate==0.13.2", None), ("accelerate>=1.0", Severity.ERROR)],
+)
+def test_a_retired_accelerate_option_is_judged_against_the_pinned_releases(tmp_path: Path, pin: str, severity: Severity | None) -> None:
+    """RL427 on bigscience-workshop/metadata's README (`accelerate launch --fp16 train.py`; --fp16
+    was an option through accelerate 0.15.0): its requirements.txt pins `accelerate>=0.4.0,<1`,
+    so some releases take it (a warning naming the pin); with the release its comment expects
+    (0.13.2) nothing; with only releases after 0.15.0 the launch stops at start (an error)."""
+    root = clone("deepspeed/bigscience-metadata", tmp_path)
+    requirements = root / "requirements.txt"
+    requirements.write_text(requirements.read_text().replace("accelerate>=0.4.0,<1", pin))
+    found = [d for d in lint(root / "README.md") if d.code == "RL427"]
+    if severity is None:
+        assert found == []
+        return
+    (finding,) = found
+    assert finding.severity is severity and finding.setting == "fp16"
+    assert f"requirements.txt:9 allows {pin}" in finding.message
+
+
+@pytest.mark.parametrize(("pin", "severity"), [("", Severity.WARNING), ("accelerate==1.6.0", None), ("accelerate>=1.7", Severity.ERROR)])
+def test_a_retired_accelerate_config_key_is_judged_against_the_pinned_releases(tmp_path: Path, pin: str, severity: Severity | None) -> None:
+    """RL425's retired keys go through the same verdict as RL427's options: `tp_config` was a
+    ClusterConfig field through accelerate 1.6.0 (a written config: no real one the tests carry has it)."""
+    (tmp_path / ".git").mkdir()
+    config = tmp_path / "accelerate.yaml"
+    config.write_text("compute_environment: LOCAL_MACHINE\ndistributed_type: MULTI_GPU\nnum_processes: 8\ntp_config:\n  tp_size: 2\n")
+    if pin:
+        (tmp_path / "requirements.txt").write_text(pin + "\n")
+    (tmp_path / "run.sh").write_text("accelerate launch --config_file accelerate.yaml train.py\n")
+    (tmp_path / "train.py").write_text("import accelerate\n")
+    found = [d for d in lint(tmp_path / "run.sh") if d.code == "RL425"]
+    assert [d.severity for d in found] == ([severity] if severity else [])

@@ -205,7 +205,9 @@ def test_limits_the_models_enforce(tmp_path: Path, change: dict[str, Any], path:
 def test_a_bound_only_some_releases_have_is_a_warning_naming_them(tmp_path: Path) -> None:
     config = upstream(ZENFLOW, zero_optimization__reduce_bucket_size=0)
     finding = only(found(tmp_path, config, "RL413", target=">=0.19,<0.20"))
-    assert finding.severity is Severity.WARNING and "with deepspeed >= 0.19.8" in finding.message
+    # Field(gt=0) since 0.19.6 (its sdist's table); 0.19.5 had ge=0
+    assert finding.severity is Severity.WARNING and "with deepspeed >= 0.19.6" in finding.message
+    assert only(found(tmp_path, config, "RL413", target="==0.19.6")).severity is Severity.ERROR
     assert found(tmp_path, config, "RL413", target="==0.19.5") == []
 
 
@@ -387,7 +389,7 @@ def test_the_tables_judge_as_deepspeeds_own_models() -> None:
 
 
 # transformers tests/deepspeed/ds_config_zero3.json writes "reduce_bucket_size": 0, which
-# DeepSpeed 0.19.8's DeepSpeedZeroConfig rejects (Field(gt=0)) and 0.19.5's accepted (ge=0).
+# DeepSpeed's DeepSpeedZeroConfig rejects from 0.19.6 (Field(gt=0), the 0.19.6 sdist) and 0.19.5's accepted (ge=0).
 TRANSFORMERS_Z3 = DS / "huggingface__transformers/tests/deepspeed/ds_config_zero3.json"
 
 
@@ -397,7 +399,7 @@ def test_a_real_config_the_newest_release_rejects(tmp_path: Path) -> None:
     assert finding.severity is Severity.ERROR and finding.setting == "zero_optimization.reduce_bucket_size"
     assert "Input should be greater than 0" in finding.message and "in the deepspeed-0.19.8 sdist" in finding.message
     some = only(found(tmp_path, config, "RL413", filler="hf", target=">=0.19.5"))
-    assert some.severity is Severity.WARNING and "with deepspeed >= 0.19.8" in some.message
+    assert some.severity is Severity.WARNING and "with deepspeed >= 0.19.6" in some.message
     assert found(tmp_path, config, "RL413", filler="hf", target="==0.19.5") == []
 
 

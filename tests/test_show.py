@@ -74,3 +74,30 @@ def test_show_bad_format_and_nothing_found(tmp_path: Path) -> None:
     assert cli("show", str(tmp_path), "--format", "yaml").returncode == 2
     empty = cli("show", str(tmp_path), "--hardware", str(A100))
     assert empty.returncode == 0 and empty.stdout.strip() == "No recipes found."
+
+
+def test_a_plain_launch_shows_the_deepspeed_release_only_when_the_run_shows_deepspeed(tmp_path: Path) -> None:
+    (tmp_path / "run.sh").write_text("#!/bin/bash\ntorchrun --nproc_per_node 8 train.py --lr 1e-4\n")
+    (tmp_path / "train.py").write_text("import torch\n")
+
+    def run_rows() -> dict[str, str]:
+        out = cli("show", str(tmp_path / "run.sh"), "--isolated", "--format", "json")
+        (described,) = json.loads(out.stdout)["recipes"]
+        (run,) = [s for s in described["sections"] if s["title"] == "run"]
+        return {item["label"]: item["value"] for item in run["items"]}
+
+    plain = run_rows()
+    assert "torch version" in plain and "deepspeed version" not in plain
+    (tmp_path / "requirements.txt").write_text("deepspeed==0.14.0\n")
+    assert run_rows()["deepspeed version"] == "0.14.0"
+
+
+def test_an_accelerate_launch_shows_the_deepspeed_release_when_its_config_runs_deepspeed(tmp_path: Path) -> None:
+    """alignment-handbook's zephyr-7b-beta README: `accelerate launch --config_file
+    recipes/accelerate_configs/zero3.yaml` (distributed_type DEEPSPEED: the run imports deepspeed)
+    at line 18, `.../ddp.yaml` (MULTI_GPU) at line 29."""
+    root = clone("deepspeed/alignment-handbook", tmp_path)
+    descriptions, _ = describe([root / "recipes" / "zephyr-7b-beta" / "README.md"])
+    rows = {d.line: {i.label for s in d.sections if s.title == "run" for i in s.items} for d in descriptions}
+    assert "deepspeed version" in rows[18] and "accelerate version" in rows[18]
+    assert "deepspeed version" not in rows[29] and "accelerate version" in rows[29]

@@ -13,9 +13,10 @@ from pathlib import Path
 import pytest
 
 from recipelint import engine
-from recipelint.diagnostics import Diagnostic
+from recipelint.diagnostics import Diagnostic, Severity
 from recipelint.hardware.profile import load_profile
 from recipelint.parse.files import FileCache
+from recipelint.parse.where import shown, shown_folder
 from recipelint.report import github, jsonout, sarif, text
 from recipelint.report import show as show_report
 from recipelint.settings import Resolver
@@ -202,3 +203,44 @@ def test_a_placeholder_path_is_not_a_missing_config(tmp_path: Path, monkeypatch:
         str(finding.severity) == "info"
         and finding.message == "DeepSpeed config ... is a placeholder to fill in before the run: not checked"
     )
+
+
+def test_every_walk_up_stops_at_its_marker_or_its_limit(tmp_path: Path) -> None:
+    from recipelint.parse.gitdir import worktree_top
+    from recipelint.parse.where import repo_root, upward
+
+    deep = tmp_path / "repo" / "a" / "b" / "c"
+    deep.mkdir(parents=True)
+    (tmp_path / "repo" / ".git").mkdir()
+    assert worktree_top(deep) == repo_root(deep) == tmp_path / "repo"
+    folders, top = upward(deep, lambda folder: folder.name == "repo", limit=2)
+    assert folders == [deep, deep.parent] and top is None
+    (deep.parent / "pyproject.toml").write_text("")
+    assert repo_root(deep) == deep.parent and worktree_top(deep) == tmp_path / "repo"
+
+
+def test_a_guide_runs_from_the_folder_below_it_that_holds_its_training_script(tmp_path: Path) -> None:
+    """OpenBMB/MiniCPM's minicpm_sala/finetune/README.md starts `finetune.py`, which sits in
+    finetune/trainer/ with the configs its commands name: the Accelerate config is found there (it
+    was reported missing), and the DeepSpeed config the README misspells is reported with the
+    file of its name the folder holds."""
+    root = clone("deepspeed/MiniCPM", tmp_path)
+    guide = root / "minicpm_sala" / "finetune" / "README.md"
+    found = _codes(_check([guide]).diagnostics, "RL010")
+    assert [(d.span.line, d.severity) for d in found] == [(92, Severity.WARNING)]
+    assert found[0].message.endswith(
+        "a file of that name is at " + shown(guide.parent / "trainer/configs/deepspeed/ds_config_zero3.json").as_posix()
+    )
+    descriptions, _ = describe([guide])
+    folders = {item(d, "run", "working folder").value for d in descriptions if d.line in (72, 103)}
+    assert folders == {shown_folder(guide.parent / "trainer")}
+
+
+def test_a_guide_with_two_folders_below_holding_its_script_stays_undecided(tmp_path: Path) -> None:
+    root = clone("deepspeed/MiniCPM", tmp_path)
+    trainer = root / "minicpm_sala" / "finetune" / "trainer"
+    shutil.copytree(trainer, trainer.parent / "trainer2")
+    guide = root / "minicpm_sala" / "finetune" / "README.md"
+    found = _codes(_check([guide]).diagnostics, "RL010")
+    # two folders hold finetune.py: none is picked, and both configs are looked for where the guide is
+    assert [d.span.line for d in found] == [92, 106]

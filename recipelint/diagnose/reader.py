@@ -1,21 +1,25 @@
 """Training logs, streamed: plain or gzip, several files, in bounded memory whatever their size.
 
 A log is read CHUNK bytes at a time. Every pattern names a literal its lines contain (its
-needle); the chunk is searched for the needles with `bytes.find`, which runs at memory speed,
-and only the lines holding one are decoded and matched. What is kept does not grow with the
-log: context lines come from the chunk in hand or from a ring buffer of the previous chunk's
-last lines, each pattern keeps its first KEEP_HITS hits, its last LAST_HITS and a count, the
-error lines sit in a fixed-size deque, and progress is sampled from the end of each chunk.
+needle). A chunk is first split into its words once (`bytes.translate` and `split`, C speed):
+a needle whose words the chunk does not hold cannot be in it and is not searched for, so a
+chunk costs one pass for all the needles plus one `bytes.find` pass for each needle it may
+hold, not one pass per needle. Only the lines holding a needle are looked at, and only those a
+pattern can match are decoded. What is kept does not grow with the log: context lines come
+from the chunk in hand or from a ring buffer of the previous chunk's last lines, each pattern
+keeps its first KEEP_HITS hits, its last LAST_HITS and a count, the error lines sit in a
+fixed-size deque, and progress is sampled from the end of each chunk.
 """
 
 from __future__ import annotations
 
+import functools
 import gzip
 import json
 import re
 import zlib
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from io import BytesIO
 from pathlib import Path
@@ -57,6 +61,46 @@ _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 # Colour codes written inside a message ("Watchdog \x1b[0mcaught"): removed from the bytes before
 # any needle is looked for, so a code between two words never hides a line.
 _ANSI_BYTES = re.compile(rb"\x1b\[[0-9;?]*[A-Za-z]")
+# The bytes words are made of when a chunk is split to learn which needles it can hold: ASCII
+# letters and underscore. Digits are separators too: a dense log's numbers (steps, times, ranks)
+# would otherwise make most of its words distinct, and no needle needs one.
+_WORD_BYTES = bytes(c if (65 <= c <= 90 or 97 <= c <= 122 or c == 95) else 32 for c in range(256))
+_RUN = re.compile(rb"[^ ]+")
+# An exception line (_EXCEPTION_START) holds one of these: it is found through a needle inside one.
+_EXCEPTION_WORDS = (b"Error", b"Exception")
+# What a line found through a needle may be besides a pattern's line (bits of _Needle.kinds): an
+# error line (sure when the needle is an error needle itself), a validation or training epoch
+# marker, an exception.
+_ERROR_LINE, _ERROR_SURE, _EPOCH_LINE, _EXCEPTION_LINE = 1, 2, 4, 8
+
+
+@dataclass(frozen=True)
+class _Needle:
+    """A literal searched for in each chunk that may hold it, and what a line holding it may be."""
+
+    text: bytes
+    words: frozenset[bytes]  # its words bounded on both sides inside it: a chunk holding it holds each as a whole word
+    parts: tuple[bytes, ...]  # its words at its ends: a chunk holding it holds each inside a word
+    covers: tuple[bytes, ...]  # the pattern needles that contain it (its lines are tried for those)
+    kinds: int  # _ERROR_LINE | ... : the other needles it is part of
+
+    def may_be_in(self, words: set[bytes], joined: Callable[[], bytes]) -> bool:
+        return self.words <= words and all(part in joined() for part in self.parts)
+
+
+def _needle(text: bytes, patterns: Iterable[bytes]) -> _Needle:
+    translated = text.translate(_WORD_BYTES)
+    runs = [(m.start(), m.end()) for m in _RUN.finditer(translated)]
+    inner = frozenset(translated[a:b] for a, b in runs if a > 0 and b < len(translated))
+    parts = tuple(translated[a:b] for a, b in runs if not (a > 0 and b < len(translated)))
+    kinds = 0
+    if any(text in other for other in ERROR_NEEDLES):
+        kinds |= _ERROR_SURE if text in ERROR_NEEDLES else _ERROR_LINE
+    if any(text in other for other in EPOCH_END + EPOCH_START):
+        kinds |= _EPOCH_LINE
+    if any(text in word for word in _EXCEPTION_WORDS):
+        kinds |= _EXCEPTION_LINE
+    return _Needle(text, inner, parts, tuple(pattern for pattern in patterns if text in pattern), kinds)
 
 
 @dataclass(frozen=True)
@@ -151,6 +195,11 @@ class _Chunk:
     # key -> the chunk's last (start, end, line, text, match) past the kept hits
     late: dict[str, tuple[int, int, int, str, re.Match[str] | None]] = field(default_factory=dict)
 
+    @functools.cached_property
+    def lines(self) -> int:
+        """How many lines the chunk holds (a last line without its newline counts)."""
+        return self.buf.count(b"\n") + (0 if self.buf.endswith(b"\n") else 1)
+
     def number(self, start: int) -> int:
         """1-based line number of the line starting at byte `start`; counting goes on from the
         last start asked for, forwards or backwards."""
@@ -199,17 +248,17 @@ class Scanner:
         self.by_needle: dict[bytes, list[Pattern]] = {}
         for pattern in patterns:
             self.by_needle.setdefault(pattern.needle.encode(), []).append(pattern)
-        # Each scan of a chunk costs the same whatever it finds, so a needle that contains another
-        # is not searched for: every line holding it is found through the shorter one.
+        every = set(self.by_needle) | set(ERROR_NEEDLES + EPOCH_END + EPOCH_START)
+        # Each search of a chunk costs the same whatever it finds, so a needle that contains another
+        # is not searched for: every line holding it is found through the shorter one, and tried
+        # only for the pattern needles that contain the one it was found through.
         self.needles: list[bytes] = []
-        for needle in sorted(set(self.by_needle) | set(ERROR_NEEDLES + EPOCH_END + EPOCH_START), key=len):
-            if not any(shorter in needle for shorter in self.needles):
-                self.needles.append(needle)
-        # A line found through a needle can hold only the patterns whose needle contains it: only
-        # those are tried on it (a dense log finds most lines through a few short needles).
-        self.covers: dict[bytes, tuple[bytes, ...]] = {
-            found: tuple(needle for needle in self.by_needle if found in needle) for found in self.needles
-        }
+        for text in sorted(every, key=len):
+            if not any(shorter in text for shorter in self.needles):
+                self.needles.append(text)
+        self._searched = [_needle(text, self.by_needle) for text in self.needles]
+        # Every needle's own test: a pattern needle the chunk cannot hold is not tried on its lines.
+        self._tests = {text: _needle(text, ()) for text in every}
         self.stats: dict[str, Stats] = {}
         self.files: list[FileScan] = []
         self._errors: deque[tuple[Path, int, bytes]] = deque(maxlen=ERROR_LINES)
@@ -273,7 +322,7 @@ class Scanner:
                 buf = _ANSI_BYTES.sub(b"", buf)
             chunk = _Chunk(scan, buf, scan.lines, tuple(tail))
             self._chunk(chunk, final=not data)
-            scan.lines += buf.count(b"\n") + (0 if buf.endswith(b"\n") else 1)
+            scan.lines += chunk.lines
             tail.extend(_last_lines(chunk, CONTEXT))  # a chunk of one line keeps the two before it
             scan.last_lines = deque(tail, maxlen=CONTEXT)
             if not data:
@@ -296,32 +345,67 @@ class Scanner:
             if first is not None:
                 start = chunk.buf.rfind(b"\n", 0, first.start()) + 1
                 scan.first_progress = self._progress_at(chunk, start, chunk.number(start))
-        for start, needles in sorted(self._line_starts(chunk.buf).items()):
-            number = chunk.number(start)
-            end, raw = chunk.line_at(start)
-            self._line(chunk, start, end, number, raw, needles)
+        self._lines(chunk)
         self._finish(chunk)
         latest = self._progress_before(chunk, len(chunk.buf), chunk.base + chunk.buf.count(b"\n") + 1)
         if latest is not None:
             scan.last_progress = latest
         scan.last_time = _last_time(chunk) or scan.last_time
 
-    def _line_starts(self, buf: bytes) -> dict[int, list[bytes]]:
-        """Where each line holding a needle starts, with the needles it was found through."""
-        starts: dict[int, list[bytes]] = {}
-        for needle in self.needles:
-            at = buf.find(needle)
-            while at != -1:
-                starts.setdefault(buf.rfind(b"\n", 0, at) + 1, []).append(needle)
-                newline = buf.find(b"\n", at)
-                if newline == -1:
-                    break
-                at = buf.find(needle, newline + 1)
-        return starts
+    def _present(self, buf: bytes) -> set[bytes]:
+        """The needles the chunk may hold: those whose words it holds (one pass for all of them)."""
+        words = set(buf.translate(_WORD_BYTES).split())
+        joined: list[bytes] = []
 
-    def _line(self, chunk: _Chunk, start: int, end: int, number: int, raw: bytes, found: list[bytes]) -> None:
-        text = decode(raw)
-        matched = self._patterns(chunk, start, end, number, raw, text, found)
+        def all_words() -> bytes:  # built only when a needle has a word cut at its ends
+            if not joined:
+                joined.append(b" ".join(words))
+            return joined[0]
+
+        return {text for text, test in self._tests.items() if test.may_be_in(words, all_words)}
+
+    def _lines(self, chunk: _Chunk) -> None:
+        """Look at each line holding a needle the chunk may hold, in order."""
+        present = self._present(chunk.buf)
+        tried = {n.text: (tuple(c for c in n.covers if c in present), n.kinds) for n in self._searched if n.text in present}
+        # A needle no pattern needle contains and no epoch marker either finds error lines and
+        # exceptions only: its lines are kept as starts, and only an exception's goes the whole way.
+        quick = [text for text, (covers, kinds) in tried.items() if not covers and not kinds & (_EPOCH_LINE | _ERROR_LINE)]
+        starts = _line_starts(chunk.buf, [text for text in tried if text not in quick])
+        plain = _quick(chunk.buf, quick, tried, starts)
+        errors: list[int] = []
+        for start, found in sorted(starts.items()):
+            self._line(chunk, start, found, tried, errors)
+        if plain:
+            errors = sorted(plain.difference(starts).union(errors))
+        # Only the last error lines are kept (a fixed-size deque): only those are numbered and copied.
+        for start in errors[-ERROR_LINES:]:
+            _, raw = chunk.line_at(start)
+            self._errors.append((chunk.scan.path, chunk.number(start), raw[: MAX_SHOWN * 4]))
+        if errors:
+            end, raw = chunk.line_at(errors[-1])
+            chunk.late["error"] = (errors[-1], end, chunk.number(errors[-1]), decode(raw), None)
+
+    def _line(
+        self, chunk: _Chunk, start: int, found: list[bytes], tried: dict[bytes, tuple[tuple[bytes, ...], int]], errors: list[int]
+    ) -> None:
+        end, raw = chunk.line_at(start)
+        if len(found) == 1:
+            needles, kinds = tried[found[0]]
+        else:
+            needles, kinds = tuple({n: None for f in found for n in tried[f][0]}), 0
+            for text in found:
+                kinds |= tried[text][1]
+        matched = self._patterns(chunk, start, end, raw, needles) if needles else False
+        if kinds & _EPOCH_LINE:
+            self._epoch(chunk, start, raw)
+        if not matched and (kinds & _ERROR_SURE or (kinds & _ERROR_LINE and _ERROR.search(raw))):
+            errors.append(start)
+        if kinds & _EXCEPTION_LINE and _EXCEPTION_START.match(raw):
+            self._root(chunk, start, end, chunk.number(start), decode(raw))
+
+    def _epoch(self, chunk: _Chunk, start: int, raw: bytes) -> None:
+        number = chunk.number(start)
         if _EPOCH_END.search(raw):
             marker = chunk.scan.last_marker
             if marker is None or marker[1] != "end":  # the first validation line: where training stopped
@@ -329,20 +413,20 @@ class Scanner:
             chunk.scan.last_marker = (number, "end")
         elif _EPOCH_START.search(raw):
             chunk.scan.last_marker = (number, "start")
-        if not matched and _ERROR.search(raw):
-            self._errors.append((chunk.scan.path, number, raw[: MAX_SHOWN * 4]))
-            chunk.late["error"] = (start, end, number, text, None)
-        if _EXCEPTION_START.match(raw):
-            self._root(chunk, start, end, number, text)
 
-    def _patterns(self, chunk: _Chunk, start: int, end: int, number: int, raw: bytes, text: str, found: list[bytes]) -> bool:
-        """Try the patterns the line can hold; whether one matched."""
+    def _patterns(self, chunk: _Chunk, start: int, end: int, raw: bytes, needles: tuple[bytes, ...]) -> bool:
+        """Try the patterns the line can hold; whether one matched. The line is decoded and
+        numbered only when it holds one of their needles."""
         matched = False
         missed: list[Pattern] = []
         plain = len(raw) <= MAX_MATCH or b"\r" not in raw
-        for needle in {n: None for f in found for n in self.covers[f]}:
+        text: str | None = None
+        number = 0
+        for needle in needles:
             if needle not in raw:
                 continue
+            if text is None:
+                text, number = decode(raw), chunk.number(start)
             for pattern in self.by_needle[needle]:
                 for seen in [text] if plain else _redraws(raw, needle, text):
                     match = pattern.regex.search(seen)
@@ -353,7 +437,7 @@ class Scanner:
                 else:
                     if len(needle) >= WRAP_NEEDLE:
                         missed.append(pattern)
-        if missed and not matched:
+        if missed and not matched and text is not None:
             matched = self._wrapped(chunk, start, end, number, text, missed)
         return matched
 
@@ -481,6 +565,39 @@ class Scanner:
         self._pending = [hit for hit in self._pending if len(hit.after) < CONTEXT]
 
 
+def _quick(buf: bytes, quick: list[bytes], tried: dict[bytes, tuple[tuple[bytes, ...], int]], starts: dict[int, list[bytes]]) -> set[int]:
+    """The error lines the quick needles find; a line another needle found, or an exception's,
+    joins `starts` to be looked at in order."""
+    plain: set[int] = set()
+    for needle in quick:
+        kinds = tried[needle][1]
+        at = buf.find(needle)
+        while at != -1:
+            start = buf.rfind(b"\n", 0, at) + 1
+            end = buf.find(b"\n", at)
+            end = len(buf) if end == -1 else end
+            if start in starts or (kinds & _EXCEPTION_LINE and _EXCEPTION_START.match(buf, start, end)):
+                starts.setdefault(start, []).append(needle)
+            elif kinds & _ERROR_SURE:
+                plain.add(start)
+            at = buf.find(needle, end + 1) if end < len(buf) else -1
+    return plain
+
+
+def _line_starts(buf: bytes, needles: Iterable[bytes]) -> dict[int, list[bytes]]:
+    """Where each line holding a needle starts, with the needles it was found through."""
+    starts: dict[int, list[bytes]] = {}
+    for needle in needles:
+        at = buf.find(needle)
+        while at != -1:
+            starts.setdefault(buf.rfind(b"\n", 0, at) + 1, []).append(needle)
+            newline = buf.find(b"\n", at)
+            if newline == -1:
+                break
+            at = buf.find(needle, newline + 1)
+    return starts
+
+
 _FULL_YEAR = re.compile(r"(?:19|20)\d\d[-/]\d\d[-/]\d\d")
 
 
@@ -520,7 +637,7 @@ def _first_lines(chunk: _Chunk, count: int) -> list[LogLine]:
 
 def _last_lines(chunk: _Chunk, count: int) -> list[LogLine]:
     buf = chunk.buf
-    total = buf.count(b"\n") + (0 if buf.endswith(b"\n") else 1)
+    total = chunk.lines
     lines: list[LogLine] = []
     end = len(buf) - 1 if buf.endswith(b"\n") else len(buf)
     while len(lines) < count and end >= 0:

@@ -18,8 +18,10 @@ from typing import TYPE_CHECKING, Any
 from recipelint import deps
 from recipelint.deps import Memo
 from recipelint.parse.files import FileCache, SourceError, read_bytes, read_capped
+from recipelint.parse.gitdir import has_git
 from recipelint.parse.shell import ShellScript, parse_shell
 from recipelint.parse.span import Span
+from recipelint.parse.where import upward
 from recipelint.records import dataclass, field, replace
 from recipelint.versions import Range, normal
 
@@ -321,14 +323,7 @@ def _upward(root: Path) -> tuple[Path, ...]:
     """The recipe's folder and those above it, up to the repository's top (the folder with .git)."""
 
     def search() -> tuple[Path, ...]:
-        folders = []
-        folder = _resolve(root)
-        for _ in range(UPWARD_LEVELS):
-            folders.append(folder)
-            if (folder / ".git").exists() or folder.parent == folder:
-                break
-            folder = folder.parent
-        return tuple(folders)
+        return tuple(upward(_resolve(root), has_git, UPWARD_LEVELS)[0])
 
     return _UPWARD.get(root, search)
 

@@ -42,10 +42,13 @@ def _text(path: Path, limit: int = 1 << 20) -> str | None:
 
 def worktree_top(folder: Path) -> Path | None:
     """The top of the git work tree holding `folder` (the nearest folder with `.git`), or None."""
-    for current in (folder, *folder.parents):
-        if (current / ".git").exists():
-            return current
-    return None
+    from recipelint.parse.where import upward
+
+    return upward(folder, has_git)[1]
+
+
+def has_git(folder: Path) -> bool:
+    return (folder / ".git").exists()
 
 
 def git_dirs(worktree: Path) -> tuple[Path, Path] | None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+from collections.abc import Callable
 from pathlib import Path
 
 # Files that mark the top of a repository: relative paths in its scripts often start there.
@@ -34,16 +35,30 @@ def shown_folder(path: Path) -> str:
     return "./" if text == "." else text.rstrip("/") + "/"
 
 
+def upward(folder: Path, stop: Callable[[Path], bool], limit: int | None = None) -> tuple[list[Path], Path | None]:
+    """`folder` and the folders above it, up to the first that `stop` accepts or the file
+    system's top, at most `limit` of them; and the folder `stop` accepted (None when none did).
+    Every walk up from a recipe (to its repository's top, its work tree, its package folders) is
+    this one."""
+    folders: list[Path] = []
+    current = folder
+    while limit is None or len(folders) < limit:
+        folders.append(current)
+        if stop(current):
+            return folders, current
+        if current.parent == current:
+            break
+        current = current.parent
+    return folders, None
+
+
+def holds_marker(folder: Path) -> bool:
+    return any((folder / marker).exists() for marker in ROOT_MARKERS)
+
+
 def repo_root(folder: Path) -> Path | None:
     """The nearest folder at or above `folder` with .git, pyproject.toml or setup.py."""
-    current = folder
-    for _ in range(_ROOT_SEARCH):
-        if any((current / marker).exists() for marker in ROOT_MARKERS):
-            return current
-        if current.parent == current:
-            return None
-        current = current.parent
-    return None
+    return upward(folder, holds_marker, _ROOT_SEARCH)[1]
 
 
 # Folders never walked, for recipes or for a file of a given name: VCS data, environments, tools'
@@ -62,25 +77,32 @@ SKIP_DIRS = {
     "build",
     "dist",
 }
-_NAMED: dict[tuple[Path, str], bool | None] = {}
+_NAMED: dict[tuple[Path, str], Path | bool | None] = {}
 
 
 def holds_name(top: Path, name: str, limit: int = 20_000) -> bool | None:
     """Whether a file called `name` is anywhere under `top` (links not followed); None when the
     tree has more than `limit` entries before one is found (too large to say). Once per run and
     (top, name)."""
+    found = named(top, name, limit)
+    return found if found is None or isinstance(found, bool) else True
+
+
+def named(top: Path, name: str, limit: int = 20_000) -> Path | bool | None:
+    """The first file called `name` under `top` (folders walked in sorted order, links not
+    followed), False when there is none, None when the tree is too large to say."""
     key = (top, name)
     if key not in _NAMED:
         _NAMED[key] = _search(top, name, limit)
     return _NAMED[key]
 
 
-def _search(top: Path, name: str, limit: int) -> bool | None:
+def _search(top: Path, name: str, limit: int) -> Path | bool | None:
     seen = 0
-    for _, dirs, files in os.walk(top, followlinks=False):
-        dirs[:] = [d for d in dirs if d not in SKIP_DIRS]
+    for folder, dirs, files in os.walk(top, followlinks=False):
+        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
         if name in files:
-            return True
+            return Path(folder) / name
         seen += len(dirs) + len(files)
         if seen > limit:
             return None

@@ -21,6 +21,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from recipelint.context import Context
+from recipelint.diagnostics import Severity
 from recipelint.model import Launch, Link, Recipe, Setting, setting_source
 from recipelint.parse.files import FileCache
 from recipelint.parse.shell import Command, ShellScript, Word
@@ -407,3 +409,30 @@ def written_options(launch: Launch) -> list[tuple[str, Word]]:
         if name.startswith("--"):
             found.append((name[2:].split("=", 1)[0].replace("-", "_"), word))
     return found
+
+
+def retired_verdict(ctx: Context, last: str) -> tuple[Severity, str] | None:
+    """How a name accelerate knew through release `last` (a launch option, a config key) fares
+    with the accelerate releases the run imports: None when every one of them still knows it, an
+    error when none does, a warning when some do, with where the range was read."""
+    from recipelint import versions
+
+    rng = ctx.version_range("accelerate")
+    gone = versions.parse(last)
+    # the first release after `last` is not recorded: a point just above it stands for it
+    verdict = versions.evaluate(rng, lambda version: version > gone, (f"{last}.1",))
+    if verdict.holds == "none":
+        return None
+    if verdict.holds == "all":
+        return Severity.ERROR, f"accelerate after {last} does not know it, and {rng.allows()}"
+    return Severity.WARNING, f"only accelerate {last} and older know it; {rng.allows()}"
+
+
+def launches_deepspeed(recipe: Recipe) -> bool:
+    """Whether the recipe's `accelerate launch` runs DeepSpeed (`distributed_type: DEEPSPEED` in its
+    config, or `--use_deepspeed`): then the run imports deepspeed."""
+    launch = recipe.launch
+    if launch is None or launch.launcher != "accelerate":
+        return False
+    config = launch.config
+    return (config is not None and config.root.scalar("distributed_type") == "DEEPSPEED") or "use_deepspeed" in launch_options(launch)[1]

@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from recipelint.model import Launch, Recipe, Setting, Workdir
+from recipelint.parse import KINDS
 from recipelint.parse.shell import Command, ShellScript, Word
-from recipelint.parse.where import ROOT_MARKERS, repo_root, shown
+from recipelint.parse.where import ROOT_MARKERS, SKIP_DIRS, repo_root, shown, upward
 
 # torchrun options that take no value (keys as scan_options normalises them)
 _TORCHRUN_SWITCHES = frozenset({"standalone", "no_python", "module", "use_env"})
@@ -295,17 +296,13 @@ def _candidates(script: ShellScript, command: Command, base: Path, root: Path | 
 
 def _above(base: Path, root: Path | None) -> list[Path]:
     """The folders above the script up to the repository root; with no root, a bounded few."""
-    folders: list[Path] = []
     current = base.absolute()
     here = Path.cwd()
     # with no root, the folder recipelint runs in is the top when the script is under it
     top = root if root is not None else (here if here in current.parents else None)
-    for _ in range(_ROOT_SEARCH if top is not None else _NO_ROOT_LEVELS):
-        if current == top or current.parent == current:
-            break
-        current = current.parent
-        folders.append(current)
-    return folders
+    if current == top or current.parent == current:
+        return []
+    return upward(current.parent, lambda folder: folder == top, _ROOT_SEARCH if top is not None else _NO_ROOT_LEVELS)[0]
 
 
 def _unique(candidates: list[tuple[Path, str]]) -> list[tuple[Path, str]]:
@@ -333,12 +330,49 @@ def working_folder(script: ShellScript, command: Command, program: str | None = 
     for folder, label in candidates:
         if any((folder / path).is_file() for path in paths):
             return Workdir(folder, f"{label}; {program} is there", candidates, shown(root) if root else None, searched)
+    below = _below_guide(base, paths) if KINDS.get(script.source.path.suffix) == "markdown" else None
+    if below is not None:
+        label = f"the one folder below the guide that holds {program} (a guide's commands run where the script they start is)"
+        candidates = [(below, label), *candidates]
+        return Workdir(below, label, candidates, shown(root) if root else None, searched)
     why = (
         f"{program} is in none of the folders tried"
         if paths
         else "no training script file to look for (an installed command, or a path only the run time knows)"
     )
     return Workdir(None, f"{why}; relative paths are looked up in each", candidates, shown(root) if root else None, searched)
+
+
+_BELOW_LEVELS = 3  # how deep below a guide its training script is looked for
+_BELOW_FOLDERS = 200  # and in how many folders at most
+
+
+def _below_guide(base: Path, paths: list[str]) -> Path | None:
+    """The one folder a few levels below a guide's own folder that holds the training script it
+    starts (OpenBMB/MiniCPM's minicpm_sala/finetune/README.md runs `finetune.py`, which sits in
+    finetune/trainer/ beside the configs the command names); None when none or several do."""
+    if not paths:
+        return None
+    found: list[Path] = []
+    queue = [(base, 0)]
+    for _ in range(_BELOW_FOLDERS):
+        if not queue or len(found) > 1:
+            break
+        folder, depth = queue.pop(0)
+        if folder != base and any((folder / path).is_file() for path in paths):
+            found.append(folder)
+        if depth < _BELOW_LEVELS:
+            queue.extend((child, depth + 1) for child in _subfolders(folder))
+    return found[0] if len(found) == 1 else None
+
+
+def _subfolders(folder: Path) -> list[Path]:
+    try:
+        return sorted(
+            c for c in folder.iterdir() if c.name not in SKIP_DIRS and not c.name.startswith(".") and c.is_dir() and not c.is_symlink()
+        )
+    except OSError:
+        return []
 
 
 def places_of(script: ShellScript, command: Command, workdir: Workdir) -> list[Path]:

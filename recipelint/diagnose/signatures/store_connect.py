@@ -47,7 +47,7 @@ PATTERNS = {
     "connect": ("timed out", r"connect\(\) timed out\. Original timeout was (?P<t>\d+) ms"),
     # The process group created inside deepspeed.initialize, not before it (launcher "none").
     "late-init": ("init_distributed(dist_backend=dist_backend", r"init_distributed\(dist_backend=dist_backend"),
-    "mmengine": ('.py", line', r"_flexible_runner\.py"),
+    "mmengine": ("_flexible_runner.py", r"_flexible_runner\.py"),
 }
 CAUSES = {
     "launcher": Cause(

@@ -47,9 +47,9 @@ PATTERNS = {
     ),
     "sigterm": ("death signal", r"Received (?:Signals\.)?(?P<signal>SIG\w+) death signal"),
     "interrupt": ("KeyboardInterrupt", r"^\s*(?:\[rank\d+\]:\s*)?KeyboardInterrupt"),
-    "bz2": ('.py", line', r"bz2\.py\", line \d+, in (?P<function>\w+)"),
-    "gzip": ('.py", line', r"gzip\.py\", line \d+, in (?P<function>\w+)"),
-    "tarfile": ('.py", line', r"tarfile\.py\", line \d+, in (?P<function>\w+)"),
+    "bz2": ('bz2.py", line', r"bz2\.py\", line \d+, in (?P<function>\w+)"),
+    "gzip": ('gzip.py", line', r"gzip\.py\", line \d+, in (?P<function>\w+)"),
+    "tarfile": ('tarfile.py", line', r"tarfile\.py\", line \d+, in (?P<function>\w+)"),
 }
 CAUSES = {
     "compressed": Cause(

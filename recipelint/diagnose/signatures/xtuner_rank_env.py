@@ -35,7 +35,7 @@ SEVERITY = Severity.ERROR
 SOURCE = "xtuner.md 1 (single-process path, --launcher pytorch, mmengine _init_dist_pytorch)"
 PATTERNS = {
     "keyerror": ("KeyError: '", r"KeyError: '(?P<name>RANK|LOCAL_RANK|WORLD_SIZE|MASTER_ADDR|MASTER_PORT)'"),
-    "mmengine": ('.py", line', r"in _init_dist_pytorch"),
+    "mmengine": ("in _init_dist_pytorch", r"in _init_dist_pytorch"),
 }
 CAUSES = {
     "single": Cause("--launcher pytorch on a process nothing started with torchrun (a single-process xtuner train)", ("RL802",), "xtuner"),

@@ -34,6 +34,11 @@ DeepSpeedExamples@83757d9:compression/gpt2/bash_script/run_zero_quant.sh names
 says to run it; copied out of the repository (no `.git`), that folder is still searched, as the
 folder recipelint runs in or a folder above the script holding `run_clm_no_trainer.py`.
 
+When a file of the config's name is elsewhere below the working folder (below the repository
+root when the working folder is undecided), the message says where: OpenBMB/MiniCPM's minicpm_sala/finetune/README.md passes
+`--deepspeed configs/ds_config_zero3.json` to `finetune.py`, whose folder holds
+`configs/deepspeed/ds_config_zero3.json`.
+
 ## Fix
 None: point the launch at the file (recipelint shows where it looked), or add the file.
 
@@ -50,7 +55,7 @@ from pathlib import Path, PurePosixPath
 from recipelint.context import Context
 from recipelint.diagnostics import Diagnostic, Severity
 from recipelint.model import Link
-from recipelint.parse.where import ROOT_MARKERS, holds_name, shown_folder
+from recipelint.parse.where import ROOT_MARKERS, holds_name, named, shown, shown_folder
 
 CODE = "RL010"
 NAME = "launch-config-not-found"
@@ -98,7 +103,8 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
             CODE,
             severity,
             f"{link.role} {setting.value} is not in any folder this launch may run from (tried {tried}){stopped}"
-            + (f"; {link.missing}" if link.missing else ""),
+            + (f"; {link.missing}" if link.missing else "")
+            + _same_name(ctx, setting.value),
             setting.span,
             setting=setting.via or setting.name,
             current=setting.value,
@@ -117,6 +123,18 @@ def _another_checkout(ctx: Context) -> str | None:
     if not name.endswith(".py") or _PLACEHOLDER.search(name) or holds_name(workdir.root, name) is not False:
         return None  # `scripts/run_{task}.py` names no file: nothing says the launch is another checkout's
     return f"{launch.script.value} is nowhere in {shown_folder(workdir.root)}: the launch runs in another checkout"
+
+
+def _same_name(ctx: Context, value: object) -> str:
+    """Where a file of the config's name is below the working folder (below the repository root
+    when the working folder is undecided): a guide that writes `configs/ds_config_zero3.json` for
+    `configs/deepspeed/ds_config_zero3.json`."""
+    workdir = ctx.recipe.workdir
+    if workdir is None or not isinstance(value, str) or not value or Path(value).is_absolute():
+        return ""
+    top = workdir.path if workdir.path is not None else workdir.root
+    found = named(top, PurePosixPath(value).name) if top is not None else None
+    return f"; a file of that name is at {shown(found).as_posix()}" if isinstance(found, Path) else ""
 
 
 def _severity(ctx: Context, link: Link) -> tuple[Severity, str]:

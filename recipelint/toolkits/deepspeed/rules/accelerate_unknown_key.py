@@ -5,7 +5,8 @@ Checks the top-level keys of the Accelerate config an `accelerate launch --confi
 one checked alone) against the fields of accelerate's `ClusterConfig`
 (huggingface/accelerate@16cb6eb8:src/accelerate/commands/config/config_args.py), with a "did you
 mean" for a close one. A key an older release knew and the newer ones reject (`ipex_config`
-through 1.12.0, `tp_config` through 1.6.0) is a warning that names the releases.
+through 1.12.0, `tp_config` through 1.6.0) is judged against the accelerate releases the run
+imports (the repository's pins, `target-versions`): quiet when all of them still know it.
 
 ## Why is this bad
 `load_config_from_file` builds the config with `ClusterConfig(**config_dict)`: an unknown key
@@ -16,8 +17,9 @@ unknown keys ([...])" since 0.23.0, a TypeError before). accelerate's own
 ## Severity
 Error where every accelerate release the run may import rejects the key
 (`ClusterConfig(**config_dict)` in huggingface/accelerate@16cb6eb8:src/accelerate/commands/config/config_args.py
-stops `accelerate launch` before any process starts); a warning naming the releases when only
-some reject it (a key an older release knew).
+stops `accelerate launch` before any process starts), also for a retired key when the pins admit
+only newer releases; a warning naming where the range was read when only some reject it (a
+retired key and no pin); nothing when all of them know it.
 
 ## Example
 ```yaml
@@ -40,7 +42,7 @@ from collections.abc import Iterator
 from recipelint.context import Context
 from recipelint.diagnostics import Diagnostic, Severity
 from recipelint.rulekit import closest
-from recipelint.toolkits.accelerate import CONFIG_KEYS, RETIRED_KEYS, SAGEMAKER, config_of
+from recipelint.toolkits.accelerate import CONFIG_KEYS, RETIRED_KEYS, SAGEMAKER, config_of, retired_verdict
 
 CODE = "RL425"
 NAME = "accelerate-config-unknown-key"
@@ -59,14 +61,16 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
             continue
         retired = RETIRED_KEYS.get(key)
         if retired is not None:
-            yield ctx.diagnostic(
-                CODE,
-                Severity.WARNING,
-                f"{key} in {config.path.name} was an Accelerate config key through accelerate {retired}: "
-                f"newer releases stop at start on it (ValueError: ... had unknown keys (['{key}']))",
-                span,
-                setting=key,
-            )
+            verdict = retired_verdict(ctx, retired)
+            if verdict is not None:
+                yield ctx.diagnostic(
+                    CODE,
+                    verdict[0],
+                    f"{key} in {config.path.name} was an Accelerate config key through accelerate {retired}: "
+                    f"a newer release stops at start on it (ValueError: ... had unknown keys (['{key}'])); {verdict[1]}",
+                    span,
+                    setting=key,
+                )
             continue
         near = closest(key, sorted(CONFIG_KEYS))
         hint = f" (did you mean {near}?)" if near else ""

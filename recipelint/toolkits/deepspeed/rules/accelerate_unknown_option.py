@@ -5,7 +5,8 @@ Checks each `--option` between `accelerate launch` and the training script again
 of accelerate's `launch_command_parser` (huggingface/accelerate@16cb6eb8:src/accelerate/commands/launch.py;
 `-` and `_` both accepted), with a "did you mean" for a close one. An option an older release
 had and the newer ones refuse (`--fsdp_backward_prefetch_policy` through 0.34.2, `--use_xpu`
-and `--mpirun_ccl` through 1.12.0, ...) is a warning that names the releases.
+and `--mpirun_ccl` through 1.12.0, ...) is judged against the accelerate releases the run
+imports (the repository's pins, `target-versions`): quiet when all of them still have it.
 
 ## Why is this bad
 The parser is built with `allow_abbrev=False`: argparse stops with "unrecognized arguments"
@@ -16,8 +17,9 @@ then taken for the training script. accelerate's own examples/README.md has
 ## Severity
 Error where every accelerate release the run may import refuses the option (argparse with
 `allow_abbrev=False` stops before any process starts,
-huggingface/accelerate@16cb6eb8:src/accelerate/commands/launch.py); a warning naming the
-releases when only some refuse it.
+huggingface/accelerate@16cb6eb8:src/accelerate/commands/launch.py), also for a retired option
+when the pins admit only newer releases; a warning naming where the range was read when only
+some refuse it (a retired option and no pin); nothing when all of them take it.
 
 ## Example
 ```sh
@@ -38,7 +40,7 @@ from collections.abc import Iterator
 from recipelint.context import Context
 from recipelint.diagnostics import Diagnostic, Severity
 from recipelint.rulekit import closest
-from recipelint.toolkits.accelerate import LAUNCH_OPTIONS, RETIRED_OPTIONS, written_options
+from recipelint.toolkits.accelerate import LAUNCH_OPTIONS, RETIRED_OPTIONS, retired_verdict, written_options
 from recipelint.toolkits.launchers import word_text
 
 CODE = "RL427"
@@ -57,14 +59,16 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
             continue
         retired = RETIRED_OPTIONS.get(name)
         if retired is not None:
-            yield ctx.diagnostic(
-                CODE,
-                Severity.WARNING,
-                f"--{name} was an accelerate launch option through accelerate {retired}: newer releases stop at start on it "
-                "(error: unrecognized arguments)",
-                word.span,
-                setting=name,
-            )
+            verdict = retired_verdict(ctx, retired)
+            if verdict is not None:
+                yield ctx.diagnostic(
+                    CODE,
+                    verdict[0],
+                    f"--{name} was an accelerate launch option through accelerate {retired}: a newer release stops at start on it "
+                    f"(error: unrecognized arguments); {verdict[1]}",
+                    word.span,
+                    setting=name,
+                )
             continue
         near = closest(name, sorted(LAUNCH_OPTIONS))
         hint = f"; did you mean --{near}?" if near else ""
