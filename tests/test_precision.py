@@ -198,6 +198,15 @@ DEEPSPEED_A100: dict[Key, tuple[str, str]] = {
         "accelerate launch has no --main_port",
         "accelerate's option is --main_process_port: argparse stops on this one",
     ),
+    ("MiniCPM/minicpm_sala/finetune/README.md", 92, "RL010", "warning"): (
+        "DeepSpeed config configs/ds_config_zero3.json is not in any folder this launch may run from",
+        "the guide's finetune.py runs from finetune/trainer/, which has configs/deepspeed/ds_config_zero3.json, not "
+        "configs/ds_config_zero3.json: the Trainer stops on the missing file unless one is put there",
+    ),
+    ("bigscience-metadata/README.md", 10, "RL427", "warning"): (
+        "--fp16 was an accelerate launch option through accelerate 0.15.0",
+        "requirements.txt allows accelerate>=0.4.0,<1: the releases after 0.15.0 stop on it, the older ones take it",
+    ),
     ("LLaMA-Factory/main-ff6d4d12/docs/en/advanced/ktransformers.md", 41, "RL426", "error"): (
         "accelerate starts 4 processes per machine but CUDA_VISIBLE_DEVICES=0,1 shows 2 GPU(s)",
         "the config's own comment: 4 is for 4 GPUs; with 2 visible, two processes share each GPU and NCCL refuses",

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from recipelint.context import Context
-from recipelint.diagnostics import Severity
+from recipelint.diagnostics import Diagnostic, Severity
 from recipelint.model import Launch, Link, Recipe, Setting, setting_source
 from recipelint.parse.files import FileCache
 from recipelint.parse.shell import Command, ShellScript, Word
@@ -411,10 +411,10 @@ def written_options(launch: Launch) -> list[tuple[str, Word]]:
     return found
 
 
-def retired_verdict(ctx: Context, last: str) -> tuple[Severity, str] | None:
-    """How a name accelerate knew through release `last` (a launch option, a config key) fares
-    with the accelerate releases the run imports: None when every one of them still knows it, an
-    error when none does, a warning when some do, with where the range was read."""
+def retired(ctx: Context, code: str, what: str, last: str, failure: str, span: Span, setting: str) -> Diagnostic | None:
+    """The finding for a name accelerate knew through release `last` (a launch option, a config
+    key), judged against the accelerate releases the run imports: none when every one of them
+    still knows it, an error when none does, a warning when some do, with where the range was read."""
     from recipelint import versions
 
     rng = ctx.version_range("accelerate")
@@ -423,9 +423,14 @@ def retired_verdict(ctx: Context, last: str) -> tuple[Severity, str] | None:
     verdict = versions.evaluate(rng, lambda version: version > gone, (f"{last}.1",))
     if verdict.holds == "none":
         return None
-    if verdict.holds == "all":
-        return Severity.ERROR, f"accelerate after {last} does not know it, and {rng.allows()}"
-    return Severity.WARNING, f"only accelerate {last} and older know it; {rng.allows()}"
+    severity, why = (
+        (Severity.ERROR, f"accelerate after {last} does not know it, and {rng.allows()}")
+        if verdict.holds == "all"
+        else (Severity.WARNING, f"only accelerate {last} and older know it; {rng.allows()}")
+    )
+    return ctx.diagnostic(
+        code, severity, f"{what} through accelerate {last}: a newer release stops at start on it ({failure}); {why}", span, setting=setting
+    )
 
 
 def launches_deepspeed(recipe: Recipe) -> bool:

@@ -42,7 +42,7 @@ from collections.abc import Iterator
 from recipelint.context import Context
 from recipelint.diagnostics import Diagnostic, Severity
 from recipelint.rulekit import closest
-from recipelint.toolkits.accelerate import CONFIG_KEYS, RETIRED_KEYS, SAGEMAKER, config_of, retired_verdict
+from recipelint.toolkits.accelerate import CONFIG_KEYS, RETIRED_KEYS, SAGEMAKER, config_of, retired
 
 CODE = "RL425"
 NAME = "accelerate-config-unknown-key"
@@ -59,18 +59,10 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
     for key, span, _ in config.root.items:
         if key in CONFIG_KEYS:
             continue
-        retired = RETIRED_KEYS.get(key)
-        if retired is not None:
-            verdict = retired_verdict(ctx, retired)
-            if verdict is not None:
-                yield ctx.diagnostic(
-                    CODE,
-                    verdict[0],
-                    f"{key} in {config.path.name} was an Accelerate config key through accelerate {retired}: "
-                    f"a newer release stops at start on it (ValueError: ... had unknown keys (['{key}'])); {verdict[1]}",
-                    span,
-                    setting=key,
-                )
+        last = RETIRED_KEYS.get(key)
+        if last is not None:
+            what = f"{key} in {config.path.name} was an Accelerate config key"
+            yield retired(ctx, CODE, what, last, f"ValueError: ... had unknown keys (['{key}'])", span, key)
             continue
         near = closest(key, sorted(CONFIG_KEYS))
         hint = f" (did you mean {near}?)" if near else ""

@@ -40,7 +40,7 @@ from collections.abc import Iterator
 from recipelint.context import Context
 from recipelint.diagnostics import Diagnostic, Severity
 from recipelint.rulekit import closest
-from recipelint.toolkits.accelerate import LAUNCH_OPTIONS, RETIRED_OPTIONS, retired_verdict, written_options
+from recipelint.toolkits.accelerate import LAUNCH_OPTIONS, RETIRED_OPTIONS, retired, written_options
 from recipelint.toolkits.launchers import word_text
 
 CODE = "RL427"
@@ -57,18 +57,9 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
     for name, word in written_options(launch):
         if name in LAUNCH_OPTIONS:
             continue
-        retired = RETIRED_OPTIONS.get(name)
-        if retired is not None:
-            verdict = retired_verdict(ctx, retired)
-            if verdict is not None:
-                yield ctx.diagnostic(
-                    CODE,
-                    verdict[0],
-                    f"--{name} was an accelerate launch option through accelerate {retired}: a newer release stops at start on it "
-                    f"(error: unrecognized arguments); {verdict[1]}",
-                    word.span,
-                    setting=name,
-                )
+        last = RETIRED_OPTIONS.get(name)
+        if last is not None:
+            yield retired(ctx, CODE, f"--{name} was an accelerate launch option", last, "error: unrecognized arguments", word.span, name)
             continue
         near = closest(name, sorted(LAUNCH_OPTIONS))
         hint = f"; did you mean --{near}?" if near else ""
