@@ -42,8 +42,13 @@ def summary(times: list[float]) -> str:
     return f"median {statistics.median(times) * 1000:6.1f} ms  p90 {p90 * 1000:6.1f} ms  (n={len(times)})"
 
 
-async def keystrokes(root: Path, folder: Path, files: list[Path], profile: str, keys: int, warm: int) -> dict[Path, list[float]]:
-    session = Session(folder, {"hardware": str(root / profile)})
+async def keystrokes(
+    root: Path, folder: Path, files: list[Path], profile: str, keys: int, warm: int, debounce: float | None = None
+) -> dict[Path, list[float]]:
+    options: dict[str, object] = {"hardware": str(root / profile)}
+    if debounce is not None:
+        options["debounceMs"] = debounce
+    session = Session(folder, options)
     await session.start()
     for path in files:
         await session.open(path)
@@ -108,14 +113,18 @@ def main() -> None:
     parser.add_argument("--keys", type=int, default=60, help="timed keystrokes per recipe")
     parser.add_argument("--warm", type=int, default=6, help="keystrokes before timing starts")
     parser.add_argument("--processes", type=int, default=5, help="`recipelint check` processes per recipe")
+    parser.add_argument("--debounce", type=float, help="the server's debounceMs (default: its own)")
+    parser.add_argument("--only", help="the example recipes to run, by folder name, comma-separated")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         for name, recipe, script, config, profile in RECIPES:
+            if args.only and name not in args.only.split(","):
+                continue
             root = Path(tmp) / name
             shutil.copytree(REPO / "examples" / name, root)
             folder = root / recipe
             files = [folder / script, folder / config]
-            times = asyncio.run(keystrokes(root, folder, files, profile, args.keys, args.warm))
+            times = asyncio.run(keystrokes(root, folder, files, profile, args.keys, args.warm, args.debounce))
             print(f"{name}/{recipe}")
             for path, measured in times.items():
                 print(f"  server, keystroke in {path.name:<24} {summary(measured)}")
