@@ -65,11 +65,12 @@ def _name(diagnostic: types.Diagnostic) -> str:
     [
         ("wenet-v3.1.0", "examples/multi_cn/s0", ["run.sh", "conf/train_conformer.yaml"]),
         ("deepspeed/DeepSpeedExamples/compression/cifar", ".", ["run_compress.sh", "config/ds_config_channel_prune.json"]),
+        ("deepspeed/stanford_alpaca", ".", ["README.md"]),  # a guide's launch blocks
     ],
 )
 def test_diagnostics_equal_check_on_upstream_recipes(tmp_path: Path, tree: str, recipe: str, files: list[str]) -> None:
     """Unmodified upstream WeNet and DeepSpeed recipes (tests/data/upstream), each file as `check`
-    of the run script reports it."""
+    of the run script (or the README that holds the launch) reports it."""
     root = tmp_path / "tree"
     shutil.copytree(UPSTREAM / tree, root)
     folder = root / recipe
