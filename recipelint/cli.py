@@ -464,6 +464,25 @@ def _measure(tuning, found, loader, resolver, profile: Path, checkout: Optional[
         echo(f"measured {summary}; wrote {profile}", err=True)
 
 
+@app.command()
+def server(
+    hardware: HardwareOpt = None,
+    stdio: Annotated[
+        bool, typer.Option("--stdio", help="Talk over stdin/stdout (the only transport; accepted for clients that pass it).")
+    ] = False,
+) -> None:
+    """Run the language server (LSP over stdio) for editors: findings as you type, fixes, hover."""
+    try:
+        import pygls  # noqa: F401 - the optional extra: say how to get it, not a traceback
+    except ImportError:
+        _fail("the language server needs pygls: pip install 'recipelint[server]'")
+    from recipelint.server.app import main as serve
+    from recipelint.server.app import server as language_server
+
+    language_server.state.config.hardware = hardware
+    serve()
+
+
 @app.command("rules")
 def list_rules() -> None:
     """List every rule: code, name, severity, fixable."""

@@ -90,11 +90,13 @@ def fix_paths(run_check: Callable[[FileCache], list[Diagnostic]], unsafe: bool, 
     """Check, apply the chosen fixes in memory, check again, until no fix applies. `start`: texts
     that are not read from disk (stdin, under the name it is checked as)."""
     outcome = FixOutcome()
-    overlay: dict[Path, bytes] = dict(start or {})
+    # copies by `.copy()`: a caller's mapping (the language server's, which finds a document
+    # under any spelling of its path) keeps its kind
+    overlay: dict[Path, bytes] = start.copy() if start else {}
     outcome.original.update(overlay)
     refused: set[Path] = set()
     for _ in range(MAX_PASSES):
-        diagnostics = [d for d in run_check(FileCache(overlay=dict(overlay))) if d.span.path not in refused]
+        diagnostics = [d for d in run_check(FileCache(overlay=overlay.copy())) if d.span.path not in refused]
         edits, chosen = choose_edits(diagnostics, unsafe)
         edits = {path: items for path, items in edits.items() if path not in refused}
         if not edits:

@@ -1,0 +1,207 @@
+"""The server's wiring to pygls: the document events, the checks they schedule, what is
+published, the code actions, the fix-all command and hover.
+
+Checks are debounced: each change (re)starts a short timer, and the check runs when no change
+came for that long. By default the window is 2 ms, enough for the changes already waiting in
+the pipe (keys typed while a check ran) to be read first and checked together, and too short to
+be felt; `debounceMs` in the initialization options sets another."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
+
+from recipelint import __version__
+from recipelint.server import actions, convert, hover
+from recipelint.server.positions import offset
+from recipelint.server.workspace import Workspace, normal
+
+logger = logging.getLogger(__name__)
+
+DEBOUNCE = 0.002  # seconds: reading one waiting message from the pipe takes well under a millisecond
+
+
+class RecipelintServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__("recipelint", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        self.state = Workspace()
+        self.debounce = DEBOUNCE
+        self._pending: set[Path] = set()
+        self._everything = False
+        self._scheduled: asyncio.TimerHandle | None = None
+
+    def schedule(self, changed: set[Path], everything: bool = False) -> None:
+        """Check what the changes concern once no change came for `debounce` seconds."""
+        self._pending |= changed
+        self._everything |= everything
+        if self._scheduled is not None:
+            self._scheduled.cancel()
+        self._scheduled = asyncio.get_running_loop().call_later(self.debounce, self.flush)
+
+    def flush(self) -> None:
+        self._scheduled = None
+        changed, everything = self._pending, self._everything
+        self._pending, self._everything = set(), False
+        try:
+            publish = self.state.recheck(changed, everything)
+        except Exception as exc:  # a bug of ours must not end the server: one line, as the CLI says it
+            said = f"recipelint: internal error: {type(exc).__name__}: {exc}"
+            logger.error("%s (set RECIPELINT_DEBUG=1 for a traceback)", said)
+            if os.environ.get("RECIPELINT_DEBUG"):
+                logger.exception("the traceback")
+            self.window_show_message(types.ShowMessageParams(types.MessageType.Error, said))
+            return
+        # the documents that changed first: their answer is what the editor waits for
+        for path in sorted(publish, key=lambda path: (path not in changed, str(path))):
+            self.publish(path)
+
+    def publish(self, path: Path) -> None:
+        found, errors = self.state.findings(path)
+        items = [convert.diagnostic(self.state, d, checked) for d, checked in found]
+        items.extend(convert.error(error) for error, _ in errors)
+        document = self.state.documents.get(path)
+        params = types.PublishDiagnosticsParams(uri=convert.uri(path), diagnostics=items, version=document.version if document else None)
+        self.text_document_publish_diagnostics(params)
+
+
+server = RecipelintServer()
+
+
+def _path(uri: str) -> Path | None:
+    """The file a URI names; None for a document that is no file (an unsaved `untitled:` buffer,
+    a diff view), which no check can place among its recipe's files."""
+    if not uri.startswith("file:"):
+        return None
+    found = to_fs_path(uri)
+    return normal(Path(found)) if found else None
+
+
+def _text(ls: RecipelintServer, uri: str) -> str:
+    return ls.workspace.get_text_document(uri).source
+
+
+@server.feature(types.INITIALIZE)
+def initialize(ls: RecipelintServer, params: types.InitializeParams) -> None:
+    options: Any = params.initialization_options or {}
+    if isinstance(options, dict):
+        hardware = options.get("hardware")
+        if isinstance(hardware, str) and hardware:
+            ls.state.config.hardware = Path(hardware)
+        debounce = options.get("debounceMs")
+        if isinstance(debounce, (int, float)) and 0 <= debounce <= 10_000:
+            ls.debounce = debounce / 1000
+
+
+@server.feature(types.INITIALIZED)
+def initialized(ls: RecipelintServer, params: types.InitializedParams) -> None:
+    ls.state.encoding = str(ls.workspace.position_encoding or "utf-16")
+    watchers = [types.FileSystemWatcher(glob_pattern=f"**/{name}") for name in ("recipelint.toml", ".recipelint.toml", "pyproject.toml")]
+    watchers.extend(types.FileSystemWatcher(glob_pattern=f"**/*.{suffix}") for suffix in ("sh", "yaml", "yml", "json", "md", "py", "list"))
+    registration = types.Registration(
+        id="recipelint-watch",
+        method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+        register_options=types.DidChangeWatchedFilesRegistrationOptions(watchers=watchers),
+    )
+    dynamic = ls.client_capabilities.workspace and ls.client_capabilities.workspace.did_change_watched_files
+    if dynamic and dynamic.dynamic_registration:
+        ls.client_register_capability(types.RegistrationParams(registrations=[registration]))
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+def did_open(ls: RecipelintServer, params: types.DidOpenTextDocumentParams) -> None:
+    path = _path(params.text_document.uri)
+    if path is None:
+        return
+    if ls.state.open(path, params.text_document.text, params.text_document.version):
+        ls.schedule({path})
+    else:
+        ls.publish(path)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+def did_change(ls: RecipelintServer, params: types.DidChangeTextDocumentParams) -> None:
+    path = _path(params.text_document.uri)
+    if path is None:
+        return
+    ls.state.change(path, _text(ls, params.text_document.uri), params.text_document.version)
+    ls.schedule({path})
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+def did_save(ls: RecipelintServer, params: types.DidSaveTextDocumentParams) -> None:
+    path = _path(params.text_document.uri)
+    if path is None:
+        return
+    ls.state.forget_code()
+    if ls.state.config.concerns(path):
+        ls.state.config.reset()
+        ls.schedule(set(), everything=True)
+    else:
+        ls.schedule({path})
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+def did_close(ls: RecipelintServer, params: types.DidCloseTextDocumentParams) -> None:
+    path = _path(params.text_document.uri)
+    if path is None:
+        return
+    ls.state.close(path)
+    ls.schedule({path})
+
+
+@server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+def did_change_watched_files(ls: RecipelintServer, params: types.DidChangeWatchedFilesParams) -> None:
+    """A file changed on disk (a branch switched, a profile probed, the settings edited)."""
+    paths = {path for change in params.changes if (path := _path(change.uri)) is not None}
+    ls.state.forget_code()
+    if any(ls.state.config.concerns(path) for path in paths):
+        ls.state.config.reset()
+        ls.schedule(paths, everything=True)
+    else:
+        ls.schedule(paths)
+
+
+@server.feature(
+    types.TEXT_DOCUMENT_CODE_ACTION,
+    types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, types.CodeActionKind.SourceFixAll]),
+)
+def code_action(ls: RecipelintServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+    path = _path(params.text_document.uri)
+    return actions.code_actions(ls.state, path, params.range) if path is not None else []
+
+
+@server.command(actions.FIX_ALL)
+def fix_all(ls: RecipelintServer, uri: str) -> dict[str, int]:
+    """Apply every safe fix of a document through the client (workspace/applyEdit)."""
+    path = _path(uri)
+    if path is None:
+        return {"fixed": 0}
+    edit, fixed = actions.fix_all(ls.state, path)
+    if edit.changes:
+        ls.workspace_apply_edit(types.ApplyWorkspaceEditParams(edit=edit, label="recipelint: fix all"))
+    return {"fixed": fixed}
+
+
+@server.feature(types.TEXT_DOCUMENT_HOVER)
+def on_hover(ls: RecipelintServer, params: types.HoverParams) -> types.Hover | None:
+    path = _path(params.text_document.uri)
+    data = ls.state.data(path) if path is not None else None
+    if path is None or data is None:
+        return None
+    at = offset(data, params.position.line, params.position.character, ls.state.encoding)
+    text = hover.hover_text(ls.state, path, at)
+    if text is None:
+        return None
+    return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text))
+
+
+def main() -> None:
+    logging.basicConfig(level=logging.WARNING)  # stderr: stdout carries the protocol
+    server.start_io()
