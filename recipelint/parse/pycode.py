@@ -546,3 +546,31 @@ def dataset_timeout_30_minutes(package: Path) -> list[Span] | None:
         return None
     found, minutes, where = read
     return [where] if found and minutes == 30 and where is not None else []
+
+
+# Where a DataLoader's worker count is handed over: torch's DataLoader(num_workers=...), Hugging
+# Face's TrainingArguments(dataloader_num_workers=...).
+_WORKER_KEYWORDS = ("num_workers", "dataloader_num_workers")
+
+
+def workers_reach(file: PyFile, dest: str) -> bool:
+    """Whether the script hands its command-line value `dest` (`args.num_workers`) to a
+    DataLoader: `num_workers=args.<dest>` or `dataloader_num_workers=args.<dest>` in a call, or,
+    for `dataloader_num_workers`, a Hugging Face `HfArgumentParser` that parses it into
+    TrainingArguments. A flag parsed and never passed on (mPLUG-Owl's `--num-workers`, whose
+    TrainingArguments is built without it) does not reach the loader."""
+    for node in file.nodes:
+        if dest == "dataloader_num_workers" and _dotted_name(node) == "HfArgumentParser":
+            return True
+        if isinstance(node, ast.Call):
+            for keyword in node.keywords:
+                value = keyword.value
+                if keyword.arg in _WORKER_KEYWORDS and isinstance(value, ast.Attribute) and value.attr == dest:
+                    return True
+    return False
+
+
+def _dotted_name(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    return node.attr if isinstance(node, ast.Attribute) else None
