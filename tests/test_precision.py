@@ -208,6 +208,10 @@ DEEPSPEED_A100: dict[Key, tuple[str, str]] = {
         "the guide's finetune.py runs from finetune/trainer/, which has configs/deepspeed/ds_config_zero3.json, not "
         "configs/ds_config_zero3.json: the Trainer stops on the missing file unless one is put there",
     ),
+    ("DeepSpeedExamples/compression/cifar/run_compress.sh", 14, "RL507", "error"): (
+        "rendezvous port 66665 is past 65535, the last TCP port",
+        "torch 2.13.0's parse_rendezvous_endpoint refuses it before any process starts (tried: ValueError); step 1 uses 6665",
+    ),
     ("bigscience-metadata/README.md", 10, "RL427", "warning"): (
         "--fp16 was an accelerate launch option through accelerate 0.15.0",
         "requirements.txt allows accelerate>=0.4.0,<1: the releases after 0.15.0 stop on it, the older ones take it",
