@@ -147,11 +147,14 @@ def test_a_script_not_found_falls_back_to_the_flag(tmp_path: Path) -> None:
     assert row.source == "the training script train.py is not found here; from the flag --deepspeed: Hugging Face TrainingArguments"
 
 
-def test_a_launch_only_the_run_time_knows_is_not_decided() -> None:
+def test_a_launch_through_eval_is_read() -> None:
+    """ds_pretrain_gpt2.sh runs `eval ${run_cmd}` (run_cmd="deepspeed ... ../../pretrain_gpt.py
+    ${full_options} ..."): the launch is read as the shell reads it again, so its training script
+    decides who reads the JSON (it was "not decided": the launch in a value only the run time knows)."""
     launch = UPSTREAM / "deepspeed/Megatron-DeepSpeed/examples_deepspeed/curriculum_learning/ds_pretrain_gpt2.sh"
     descriptions, _ = describe([launch])
     row = item(descriptions[0], "run", "DeepSpeed JSON read by")
-    assert (row.value, row.source) == ("not decided", "the launch itself is in a value only the run time knows")
+    assert row.value == "Megatron-DeepSpeed" and row.source.endswith("pretrain_gpt.py:16: imports megatron.training")
 
 
 def test_wenet_drops_its_optimizer_when_the_json_has_one() -> None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from recipelint.parse.files import FileCache
 from recipelint.parse.markdown import code_blocks
 from recipelint.parse.shell import ShellScript, Word, parse_shell
@@ -227,3 +229,23 @@ def test_a_bad_substitution_refuses_the_assignment() -> None:
     for good in ("$((batch_size*2))", "${batch_size:-2}", "${!batch*}", "${batch_size[0]}", "${batch_size^^}", "${batch_size~~}"):
         parsed = script(f'batch_size=1\nargs="--b {good}"\ncmd ${{args}}\n')
         assert parsed.failed == [] and [a.name for a in parsed.assignments] == ["batch_size", "args"], good
+
+
+@pytest.mark.parametrize(
+    ("use", "words"),
+    [
+        ("eval $CMD", ["torchrun", "--nnodes", "2", "--nproc_per_node", None, "train.py", "--deepspeed", "ds.json"]),
+        ("eval ${CMD}", ["torchrun", "--nnodes", "2", "--nproc_per_node", None, "train.py", "--deepspeed", "ds.json"]),
+        # quoted, the line break stays: bash runs `torchrun ... $GPUS` alone, then `train.py ...`
+        ('eval "$CMD"', ["torchrun", "--nnodes", "2", "--nproc_per_node", None]),
+    ],
+)
+def test_an_eval_of_a_variable_is_read_as_the_command_it_holds(use: str, words: list[str | None]) -> None:
+    """`CMD="torchrun ..."; eval $CMD`: the shell joins eval's arguments and reads them again; an
+    unquoted $CMD is split on blanks and newlines first (Megatron-DeepSpeed's `eval ${run_cmd}`)."""
+    # opts holds an argument of the script (its value only the run time knows) and ends in a line break
+    text = 'GPUS=$1\nopts="--nnodes 2 \\\n  --nproc_per_node $GPUS\n"\nCMD="torchrun ${opts} train.py --deepspeed ds.json"\n' + use + "\n"
+    script = parse_shell(SourceText(Path("run.sh"), text.encode()))
+    (command,) = [c for c in script.commands if c.words and c.words[0].value == "torchrun"]
+    assert [w.value for w in command.words] == words
+    assert all(w.edit_span is None for w in command.words)  # read from a string: nothing to edit in place

@@ -831,15 +831,23 @@ class _Builder:
         self.builtin(command, node)
 
     def inline_c(self, words: list[Word], env: dict[str, Word]) -> tuple[list[Word], dict[str, Word]] | None:
-        """`bash -c STRING`: the words before it, then the command the string holds, its variables
-        put in as the script assigned them (an exported `LAUNCHER="accelerate launch ..."` read as
-        written) and the rest left for the run time. The words read from the string all stand at
-        the string's place with no place to write: a finding points at it, a fix edits nothing."""
+        """`bash -c STRING` and `eval ARGS`: the words before it, then the command the string (the
+        arguments eval joins) holds, its variables put in as the script assigned them (an exported
+        `LAUNCHER="accelerate launch ..."`, `CMD="torchrun ..."; eval $CMD`, read as written) and the
+        rest left for the run time. The words read from the string all stand at the string's place
+        (eval's first argument) with no place to write: a finding points at it, a fix edits nothing."""
         at = next((i for i, w in enumerate(words[:-2]) if w.value in _C_SHELLS and words[i + 1].value == "-c"), None)
-        if at is None or self.depth >= _MAX_SOURCE_DEPTH:
+        if self.depth >= _MAX_SOURCE_DEPTH:
             return None
-        string = words[at + 2]
-        text = self.substituted(string.text, 0)
+        if at is not None:
+            string, text = words[at + 2], self.substituted(words[at + 2].text, 0)
+        elif len(words) > 1 and words[0].value == "eval":
+            # `eval $CMD` / `eval "$CMD"`: the shell joins the arguments and reads them again
+            at, string = -1, words[1]
+            pieces = [self._eval_piece(w.text) for w in words[1:]]
+            text = " ".join(p for p in pieces if p is not None) if None not in pieces else None
+        else:
+            return None
         if text is None:
             return None
         child = _Builder(SourceText(self.source.path, text.encode()), None, _MAX_SOURCE_DEPTH)
@@ -855,7 +863,16 @@ class _Builder:
             option = (word.option[0], placed(word.option[1])) if word.option is not None else None
             return replace(word, span=string.span, edit_span=None, option=option)
 
-        return words[:at] + [placed(w) for w in inner.words], {**env, **{k: placed(v) for k, v in inner.env.items()}}
+        return words[: max(at, 0)] + [placed(w) for w in inner.words], {**env, **{k: placed(v) for k, v in inner.env.items()}}
+
+    def _eval_piece(self, text: str) -> str | None:
+        """One argument of `eval` as the shell hands it over: an unquoted `$CMD` is split on blanks
+        and newlines (its value's line breaks, and the continuations of the assignment it was
+        written in, separate words, not commands); a quoted one keeps its lines."""
+        piece = self.substituted(text, 0)
+        if piece is None or text.startswith(('"', "'")):
+            return piece
+        return " ".join(piece.replace("\\\n", " ").split())
 
     def substituted(self, text: str, depth: int) -> str | None:
         """A `-c` string as the shell hands it over: quotes taken off and each plain `$VAR` replaced
