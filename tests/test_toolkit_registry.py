@@ -353,3 +353,15 @@ def test_funasrs_train_yamls_are_not_wenets() -> None:
     assert len(wenet) > 100
     for path in wenet:
         assert [t.name for t in ranked(Target("yaml", path), None)][:1] == ["wenet"], path
+
+
+def test_an_unknown_program_with_an_unknown_module_is_no_launch() -> None:
+    """gpt4all's launcher.sh runs `./"$binary_filename" -m "$selected_bin_file"` (its chat binary
+    on a model file): neither the program nor the module after -m is known, so nothing says it is
+    a training launch; `$exe train.py` (a training script) stays one (LMFlow's, in test_upstream_launches)."""
+    from recipelint import engine
+    from recipelint.settings import Resolver
+
+    script = DATA / "nonrecipe" / "gpt4all" / "gpt4all-training" / "launcher.sh"
+    result = engine.check([script], None, FileCache(), resolver=Resolver(isolated=True))
+    assert not result.errors and result.diagnostics == [] and result.judged == []

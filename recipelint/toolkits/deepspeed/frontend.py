@@ -116,9 +116,14 @@ def program(words: list[Word]) -> tuple[int, int] | None:
     for index in range(launcher + 1, len(words)):
         if word_text(words[index]).endswith(".py"):
             return launcher, index
+    unknown = words[launcher].value is None
     for index in range(launcher + 1, len(words) - 1):
         module = word_text(words[index + 1])
         if word_text(words[index]) in ("-m", "--module") and module not in DISTRIBUTED_MODULES:
+            if unknown and words[index + 1].value is None:
+                # `./"$binary" -m "$model"` (gpt4all's launcher.sh runs a chat binary on a model
+                # file): neither the program nor the module is known, nothing says it is a training launch
+                return None
             return launcher, index + 1
     return None
 
