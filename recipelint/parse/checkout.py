@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 TOOLKITS = {"wenet": "WeNet", "xtuner": "XTuner"}
 VENV_NAMES = (".venv", "venv", "env", ".env")
 OWN_ENVIRONMENT = "installed in recipelint's Python"
+TRAIN_ENTRY = "bin/train.py"  # the training script a WeNet launch runs unless it names another (bin/train_deprecated.py)
 UPWARD_LEVELS = 8  # how far above the recipe a package folder or a virtual environment is looked for
 
 
@@ -92,7 +93,7 @@ class Checkout:
             parts.append(self.fingerprint)
         return f"{self.name} checkout {self.root}" + (f" ({', '.join(parts)})" if parts else " (version unknown)")
 
-    def facts(self, entry: str = "bin/train.py") -> list[tuple[str, str, str]]:
+    def facts(self, entry: str = TRAIN_ENTRY) -> list[tuple[str, str, str]]:
         """(label, value, source) rows for `recipelint show`; `entry`: the training script the
         launch runs, relative to the package."""
         rows = [(f"{self.name} code", str(self.root), self.found_by)]
@@ -155,7 +156,7 @@ class Checkout:
 
         return self._cached(f"env:{relative}:{variable}", lambda: pycode.env_default(self.package, relative, variable))  # type: ignore[no-any-return]
 
-    def train_flags(self, entry: str = "bin/train.py") -> dict[str, Flag] | None:
+    def train_flags(self, entry: str = TRAIN_ENTRY) -> dict[str, Flag] | None:
         """The flags the training script `entry` (wenet/bin/train.py, train_deprecated.py)
         accepts here (with wenet/utils/train_utils.py from v3 on)."""
         from recipelint.parse import pycode
@@ -169,11 +170,11 @@ class Checkout:
 
         return self._cached(f"flags:{entry}", read)  # type: ignore[no-any-return]
 
-    def flags_source(self, entry: str = "bin/train.py") -> str:
+    def flags_source(self, entry: str = TRAIN_ENTRY) -> str:
         files = [rel for rel in (entry, "utils/train_utils.py") if (self.package / rel).is_file()]
         return ", ".join(f"{self.toolkit}/{rel}" for rel in files) + f" of the {self.label()} (read with ast)"
 
-    def dataset_keys(self, entry: str = "bin/train.py") -> dict[str, KeyReads] | None:
+    def dataset_keys(self, entry: str = TRAIN_ENTRY) -> dict[str, KeyReads] | None:
         """The keys `dataset_conf` and its blocks may hold for the training script `entry`
         (relative to the package): what it spreads `**dataset_conf` into (WeNet 1's train.py and
         WeNet 2's train_deprecated.py build `AudioDataset(path, **dataset_conf)`), else what
@@ -604,7 +605,7 @@ def package_entry(script: str | None) -> str:
     """The launched training script relative to the package (`wenet/bin/train_deprecated.py` ->
     `bin/train_deprecated.py`); `bin/train.py` when the launch names no such file."""
     match = _ENTRY.search(script) if script else None
-    return match.group(1) if match else "bin/train.py"
+    return match.group(1) if match else TRAIN_ENTRY
 
 
 def recipe_facts(toolkit: str, checkout: Checkout | None, root: Path, script: str | None = None) -> list[tuple[str, str, str]]:

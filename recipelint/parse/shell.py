@@ -774,14 +774,13 @@ class _Builder:
     def refused(self, name: str, node: Any, value_node: Any) -> bool:
         """Whether bash refuses the assignment for a bad substitution in its value (the variable
         stays as it was; recorded once, for the rule that follows it to a launch)."""
-        bad = next((n for n in _descendants(value_node) if n.type == "ERROR" and _BAD_SUBSTITUTION.match(self.text(n))), None)
-        if bad is None:
+        errors = (n for n in _descendants(value_node) if n.type == "ERROR")
+        found = next(((n, m) for n in errors if (m := _BAD_SUBSTITUTION.match(self.text(n))) is not None), None)
+        if found is None:
             return False
         if self.recording:
-            match = _BAD_SUBSTITUTION.match(self.text(bad))
-            assert match is not None
-            start = bad.start_byte
-            span = self.source.span(start, start + len(match.group(0).encode()))
+            start = found[0].start_byte
+            span = self.source.span(start, start + len(found[1].group(0).encode()))
             self.failed.append(Failed(name, span, self.line(node), name in self.env.vars))
         return True
 
@@ -836,18 +835,10 @@ class _Builder:
         `LAUNCHER="accelerate launch ..."`, `CMD="torchrun ..."; eval $CMD`, read as written) and the
         rest left for the run time. The words read from the string all stand at the string's place
         (eval's first argument) with no place to write: a finding points at it, a fix edits nothing."""
-        at = next((i for i, w in enumerate(words[:-2]) if w.value in _C_SHELLS and words[i + 1].value == "-c"), None)
-        if self.depth >= _MAX_SOURCE_DEPTH:
+        reread = self._reread(words) if self.depth < _MAX_SOURCE_DEPTH else None
+        if reread is None:
             return None
-        if at is not None:
-            string, text = words[at + 2], self.substituted(words[at + 2].text, 0)
-        elif len(words) > 1 and words[0].value == "eval":
-            # `eval $CMD` / `eval "$CMD"`: the shell joins the arguments and reads them again
-            at, string = -1, words[1]
-            pieces = [self._eval_piece(w.text) for w in words[1:]]
-            text = " ".join(p for p in pieces if p is not None) if None not in pieces else None
-        else:
-            return None
+        before, string, text = reread
         if text is None:
             return None
         child = _Builder(SourceText(self.source.path, text.encode()), None, _MAX_SOURCE_DEPTH)
@@ -863,7 +854,18 @@ class _Builder:
             option = (word.option[0], placed(word.option[1])) if word.option is not None else None
             return replace(word, span=string.span, edit_span=None, option=option)
 
-        return words[: max(at, 0)] + [placed(w) for w in inner.words], {**env, **{k: placed(v) for k, v in inner.env.items()}}
+        return before + [placed(w) for w in inner.words], {**env, **{k: placed(v) for k, v in inner.env.items()}}
+
+    def _reread(self, words: list[Word]) -> tuple[list[Word], Word, str | None] | None:
+        """What `bash -c STRING` or `eval ARGS` hands the shell to read again: the words before
+        it, the word its findings stand at, and the text (None: the run time decides it)."""
+        at = next((i for i, w in enumerate(words[:-2]) if w.value in _C_SHELLS and words[i + 1].value == "-c"), None)
+        if at is not None:
+            return words[:at], words[at + 2], self.substituted(words[at + 2].text, 0)
+        if len(words) > 1 and words[0].value == "eval":  # eval joins its arguments and reads them again
+            pieces = [self._eval_piece(w.text) for w in words[1:]]
+            return [], words[1], None if None in pieces else " ".join(p for p in pieces if p is not None)
+        return None
 
     def _eval_piece(self, text: str) -> str | None:
         """One argument of `eval` as the shell hands it over: an unquoted `$CMD` is split on blanks

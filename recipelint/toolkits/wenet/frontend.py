@@ -8,11 +8,13 @@ sections 1 and 5).
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 
+from recipelint.deps import Memo
 from recipelint.model import Launch, Link, Recipe, Setting, toolkit_consumer
-from recipelint.parse.checkout import find_checkout
+from recipelint.parse.checkout import TRAIN_ENTRY, find_checkout, package_entry
 from recipelint.parse.files import FileCache, SourceError
 from recipelint.parse.flags import Flag
 from recipelint.parse.jsonfile import parse_json
@@ -89,7 +91,6 @@ REMOVED_FLAGS = {
 # WeNet 2.0 kept the pre-2.0 pipeline beside the new one as bin/train_deprecated.py (its
 # s0_deprecated and s1 recipes run it): a launch of either is WeNet's, read by the script it names.
 TRAIN_SCRIPT = re.compile(r"(^|/)wenet/bin/(train|train_deprecated)\.py$")
-DEFAULT_ENTRY = "bin/train.py"
 
 
 def entry_of(recipe: Recipe) -> str:
@@ -97,8 +98,7 @@ def entry_of(recipe: Recipe) -> str:
     one a lone config's folder starts (Recipe.entry); `bin/train.py` when nothing says."""
     launch = recipe.launch
     value = launch.script.value if launch is not None else recipe.entry
-    match = TRAIN_SCRIPT.search(value) if isinstance(value, str) else None
-    return f"bin/{match.group(2)}.py" if match else DEFAULT_ENTRY
+    return package_entry(value if isinstance(value, str) else None)
 
 
 def find_launch(script: ShellScript) -> tuple[Command, int] | None:
@@ -125,6 +125,11 @@ def names_config(script: ShellScript) -> list[str]:
     return [v for v in values if v]
 
 
+# run.sh -> (the training script its launch names, the launch's line): a recipe folder's configs
+# share one run script, read once a run.
+_FOLDER_LAUNCH: Memo[Path, tuple[str, int] | None] = Memo(module=True)
+
+
 def folder_entry(recipe: Recipe, config: Path, files: FileCache) -> None:
     """For a train config checked alone: the training script the run.sh of its recipe folder
     (beside it, or above its conf/) starts, which is the code that reads it when that run.sh's
@@ -133,18 +138,25 @@ def folder_entry(recipe: Recipe, config: Path, files: FileCache) -> None:
         run = folder / "run.sh"
         if not run.is_file():
             continue
-        try:
-            script = parse_shell(files.read(run), files.read)
-        except SourceError:
-            continue
-        found = find_launch(script)
+        found = _FOLDER_LAUNCH.get(run, functools.partial(_launch_of, run, files))
         if found is not None:
-            command, index = found
-            word = command.words[index]
-            recipe.entry = word.value or word.text
-            where = f"{shown(run).as_posix()}:{command.span.line} starts it; this config is one the run script's --config may name"
+            recipe.entry = found[0]
+            where = f"{shown(run).as_posix()}:{found[1]} starts it; this config is one the run script's --config may name"
             recipe.note("run", "read by", f"wenet/{entry_of(recipe)}", where)
         return
+
+
+def _launch_of(run: Path, files: FileCache) -> tuple[str, int] | None:
+    try:
+        script = parse_shell(files.read(run), files.read)
+    except SourceError:
+        return None
+    found = find_launch(script)
+    if found is None:
+        return None
+    command, index = found
+    word = command.words[index]
+    return word.value or word.text, command.span.line
 
 
 def train_flags(recipe: Recipe) -> tuple[dict[str, Flag] | None, str]:
@@ -157,10 +169,10 @@ def train_flags(recipe: Recipe) -> tuple[dict[str, Flag] | None, str]:
         flags = checkout.train_flags(entry)
         if flags is not None:
             return flags, checkout.flags_source(entry)
-        if entry != DEFAULT_ENTRY:
+        if entry != TRAIN_ENTRY:
             return None, f"{checkout.label()} has no readable wenet/{entry}"
         return TRAIN_FLAGS, f"{BAKED_IN} ({checkout.label()} has no readable wenet/bin/train.py)"
-    if entry != DEFAULT_ENTRY:
+    if entry != TRAIN_ENTRY:
         return None, f"no WeNet checkout found beside the recipe to read wenet/{entry} from"
     return TRAIN_FLAGS, f"{BAKED_IN} (no WeNet checkout found beside the recipe)"
 

@@ -10,6 +10,7 @@ from recipelint.parse.flags import Guard
 from recipelint.parse.tree import Document
 from recipelint.records import dataclass
 from recipelint.schemas import load_schema
+from recipelint.toolkits.wenet.frontend import entry_of
 
 SCHEMA = "wenet/train.schema.json"
 
@@ -54,7 +55,7 @@ def known_keys(ctx: Context, path: list[str]) -> tuple[Collection[str] | None, s
     if checkout is None or checkout.toolkit != "wenet":
         return schema, SCHEMA_SOURCE
     if path and path[0] == "dataset_conf" and len(path) <= 2:
-        reads = checkout.dataset_keys(entry_script(ctx))
+        reads = checkout.dataset_keys(entry_of(ctx.recipe))
         if reads is not None:
             block = reads.get("" if len(path) == 1 else path[1])
             if block is None or block.open:
@@ -88,7 +89,7 @@ def spread_block(ctx: Context, path: list[str], key: str) -> Spread | None:
         return None
     checkout = ctx.recipe.checkout
     if checkout is not None and checkout.toolkit == "wenet":
-        entry = entry_script(ctx)
+        entry = entry_of(ctx.recipe)
         reads = checkout.dataset_keys(entry)
         block = reads.get("" if len(path) == 1 else path[1]) if reads is not None else None
         if block is None or block.function is None:
@@ -102,14 +103,6 @@ def spread_block(ctx: Context, path: list[str], key: str) -> Spread | None:
         evidence = f"wenet/dataset/dataset.py:{block.line} of the {checkout.label()} spreads {path[1]} into {block.function}()"
         return Spread(block.function, block.strict, block.line, block.guard, release, evidence)
     return _from_table(ctx, path[1], key) if len(path) == 2 else None
-
-
-def entry_script(ctx: Context) -> str:
-    """The training script the recipe runs, relative to the wenet package (`bin/train.py`,
-    `bin/train_deprecated.py`)."""
-    from recipelint.toolkits.wenet.frontend import entry_of
-
-    return entry_of(ctx.recipe)
 
 
 def _from_table(ctx: Context, block: str, key: str) -> Spread | None:
