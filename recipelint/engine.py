@@ -56,6 +56,9 @@ class Result:
 
     judged: list[Judged] = field(default_factory=list)  # which machine each recipe was judged against, and why
     sources: FileCache | None = field(default=None, repr=False)  # the run's file cache: reporters quote lines from it
+    named: list[str] = field(default_factory=list)  # the paths (and `--command`) the run was given, as given
+    known: int = 0  # findings a baseline or `--diff REV` knew: not shown (baseline) or shown as infos (diff)
+    known_as: str = ""  # what became of them, for the summary
 
 
 def run_rules(
@@ -257,7 +260,7 @@ def check(
     deps.new_run()
     files = files or FileCache()
     resolver = resolver or Resolver()
-    result = Result(sources=files)
+    result = Result(sources=files, named=[str(path) for path in paths] + (["the --command line"] if command is not None else []))
     keep = keep_recipes or observe is not None
     if keep or select is not None:
         jobs, cache = 1, None
@@ -295,8 +298,13 @@ def check(
     unique = {(d.code, d.span, d.message): d for d in result.diagnostics}
     judged_with(list(unique.values()), targets)
     result.diagnostics = sorted(unique.values(), key=lambda d: d.sort_key)
-    result.failing = sum(1 for d in result.diagnostics if d.severity >= settings_for(resolver, d.span.path).fail_on)
+    result.failing = sum(1 for d in result.diagnostics if fails(resolver, d))
     return result
+
+
+def fails(resolver: Resolver, diagnostic: Diagnostic) -> bool:
+    """Whether a finding fails the run: at or above its file's fail-on severity."""
+    return diagnostic.severity >= settings_for(resolver, diagnostic.span.path).fail_on
 
 
 Work = tuple[Target, "Settings | SourceError"]
