@@ -422,24 +422,37 @@ def _gather(
             result.diagnostics.extend(kept)
             if observe is not None and item.ctx is not None:
                 observe(item.ctx, kept)
-    result.diagnostics.extend(apply(_not_the_node(result.judged, rules), resolver, suppressions))
+    derived = _skipped_rules(result.judged, rules)
+    result.diagnostics.extend(apply(_not_the_node(result.judged, derived), resolver, suppressions))
     if inline_ignores:
-        result.diagnostics.extend(suppression_findings(suppressions, resolver))
+        result.diagnostics.extend(suppression_findings(suppressions, resolver, {rule.code for rule in derived}))
     return first
 
 
-def _not_the_node(judged: list[Judged], rules: Callable[[str], list[Rule]]) -> list[Diagnostic]:
+def _unjudged(judged: list[Judged]) -> list[Judged]:
+    """The recipes judged against no machine: this host is not their node."""
+    return [j for j in judged if j.kind == "none" or j.stated is not None]
+
+
+def _skipped_rules(judged: list[Judged], rules: Callable[[str], list[Rule]]) -> list[Rule]:
+    """The hardware-derived rules (those declaring FACTS) that judged nothing because this host
+    is not the node, by code."""
+    skipped = _unjudged(judged)
+    if not skipped:
+        return []
+    toolkits = sorted({j.toolkit for j in skipped})
+    stated = set(skipped[0].stated or ())  # a job file's allocation: its rules judged what it states
+    found = {r.code: r for t in toolkits for r in rules(t) if r.hardware_derived and not set(r.facts) <= stated}
+    return sorted(found.values(), key=lambda r: r.code)
+
+
+def _not_the_node(judged: list[Judged], derived: list[Rule]) -> list[Diagnostic]:
     """RL004 once per run: the first recipe this host was not the training node for, and the
-    hardware-derived rules (those declaring FACTS) that therefore judged nothing."""
-    skipped = [j for j in judged if j.kind == "none" or j.stated is not None]
+    rules that therefore judged nothing."""
+    skipped = _unjudged(judged)
     if not skipped:
         return []
     from recipelint.hardware.report import not_the_node_finding
 
-    toolkits = sorted({j.toolkit for j in skipped})
-    stated = set(skipped[0].stated or ())  # a job file's allocation: its rules judged what it states
-    derived = sorted(
-        {r.code: r for t in toolkits for r in rules(t) if r.hardware_derived and not set(r.facts) <= stated}.values(), key=lambda r: r.code
-    )
     finding = not_the_node_finding(skipped[0], [(r.code, r.facts) for r in derived])
     return [finding] if finding is not None else []
