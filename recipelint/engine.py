@@ -6,7 +6,7 @@ result (settings and suppressions applied by recipelint.suppression).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable
 from contextlib import nullcontext
 from functools import partial
 from pathlib import Path
@@ -278,10 +278,9 @@ def check(
         work = _settle(targets, resolver, model_params)
 
         ready = [(target, settings) for target, settings in work if not isinstance(settings, SourceError)]
-        outcomes = _outcomes(job, ready, jobs)
+        outcomes = _outcomes(job, ready, jobs, progress)
         try:
-            counted = outcomes if progress is None else _counted(outcomes, len(ready), progress)
-            first = _gather(result, work, counted, resolver, inline_ignores, observe, cache, job.rules)
+            first = _gather(result, work, outcomes, resolver, inline_ignores, observe, cache, job.rules)
         finally:
             outcomes.close()  # a pool's workers stop now, not when the generator is collected
         if first is not None and hardware is None:
@@ -355,26 +354,31 @@ def _prepare(job: Job, items: list[tuple[Target, Settings]]) -> None:
             pass  # each recipe reports it
 
 
-def _outcomes(job: Job, ready: list[tuple[Target, Settings]], jobs: int) -> Generator[Outcome, None, None]:
+def _outcomes(
+    job: Job, ready: list[tuple[Target, Settings]], jobs: int, progress: Callable[[int, int], None] | None = None
+) -> Generator[Outcome, None, None]:
     """Each target's outcome, in order: from the cache when it holds one, else checked (the
-    checks on several CPUs when they pay; cache hits never count as work)."""
+    checks on several CPUs when they pay; cache hits never count as work). `progress(done,
+    total)` counts the targets as they finish, in whichever process (cache hits first)."""
     from recipelint import parallel
 
     known = [job.cache.lookup(job, target, settings) for target, settings in ready] if job.cache is not None else [None] * len(ready)
     todo = [item for item, hit in zip(ready, known, strict=True) if hit is None]
-    checked = parallel.run(_check_work, job, todo, jobs, partial(_prepare, job))
+    tick = None
+    if progress is not None:
+        done = [len(ready) - len(todo)]
+        progress(done[0], len(ready))
+
+        def tick(count: int) -> None:
+            done[0] += count
+            progress(done[0], len(ready))
+
+    checked = parallel.run(_check_work, job, todo, jobs, partial(_prepare, job), tick)
     try:
         for hit in known:
             yield hit if hit is not None else next(checked)
     finally:
         checked.close()  # helpers stop now, not when the generator is collected
-
-
-def _counted(outcomes: Iterable[Outcome], total: int, progress: Callable[[int, int], None]) -> Iterator[Outcome]:
-    progress(0, total)
-    for done, outcome in enumerate(outcomes, 1):
-        progress(done, total)
-        yield outcome
 
 
 def _check_work(job: Job, item: tuple[Target, Settings]) -> Outcome:
