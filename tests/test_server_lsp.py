@@ -168,10 +168,18 @@ def test_hover_shows_where_a_value_came_from_and_the_suggestion(example: Path) -
         await session.open(run_sh)
         on_value = await session.hover(run_sh, line, len("num_workers="))
         on_comment = await session.hover(run_sh, 0, 3)
+        flag = next(i for i, text in enumerate(lines) if "--num_workers" in text)
+        on_name = await session.hover(run_sh, line, 2)  # `num_workers` of the assignment
+        on_flag = await session.hover(run_sh, flag, lines[flag].index("--num_workers") + 3)
         await session.stop()
+        names.extend((on_name, on_flag))
         return on_value, on_comment
 
+    names: list[types.Hover | None] = []
     on_value, on_comment = run(go)
+    for hover in names:  # the setting's name answers as its value does (issue 45)
+        assert hover is not None and isinstance(hover.contents, types.MarkupContent)
+        assert "**num_workers** = `4`" in hover.contents.value
     assert on_value is not None and isinstance(on_value.contents, types.MarkupContent)
     text = on_value.contents.value
     assert "**num_workers** = `4`" in text
