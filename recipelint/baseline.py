@@ -39,7 +39,7 @@ def write_baseline(path: Path, result: Result) -> int:
     files = result.sources or FileCache()
     entries = [
         {"fingerprint": fingerprint, "code": d.code, "path": relative_path(d.span.path), "setting": d.setting}
-        for d, fingerprint in zip(result.diagnostics, fingerprints(result.diagnostics, files))
+        for d, fingerprint in zip(result.diagnostics, fingerprints(result.diagnostics, files), strict=True)
     ]
     entries.sort(key=lambda entry: (str(entry["path"]), str(entry["code"]), str(entry["fingerprint"])))
     text = json.dumps({"tool": "recipelint", "version": FORMAT_VERSION, "findings": entries}, indent=1) + "\n"
@@ -65,12 +65,14 @@ def read_baseline(path: Path) -> Counter[str]:
     return Counter(entry["fingerprint"] for entry in findings if isinstance(entry, dict) and isinstance(entry.get("fingerprint"), str))
 
 
-def split_known(diagnostics: list[Diagnostic], files: FileCache, known: Counter[str], root: Path | None = None) -> tuple[list[Diagnostic], list[Diagnostic]]:
+def split_known(
+    diagnostics: list[Diagnostic], files: FileCache, known: Counter[str], root: Path | None = None
+) -> tuple[list[Diagnostic], list[Diagnostic]]:
     """(new, known): each finding matched at most once against the known fingerprints."""
     left = known.copy()
     new: list[Diagnostic] = []
     old: list[Diagnostic] = []
-    for diagnostic, fingerprint in zip(diagnostics, fingerprints(diagnostics, files, root)):
+    for diagnostic, fingerprint in zip(diagnostics, fingerprints(diagnostics, files, root), strict=True):
         if left[fingerprint] > 0:
             left[fingerprint] -= 1
             old.append(diagnostic)
@@ -126,7 +128,9 @@ def tree_at(top: Path, rev: str) -> Iterator[Path]:
         archive = Path(folder) / "tree.tar"
         try:
             with archive.open("wb") as out:
-                done = subprocess.run(["git", "archive", "--format=tar", rev], cwd=top, stdout=out, stderr=subprocess.PIPE, timeout=300, check=False)
+                done = subprocess.run(
+                    ["git", "archive", "--format=tar", rev], cwd=top, stdout=out, stderr=subprocess.PIPE, timeout=300, check=False
+                )
         except (OSError, subprocess.TimeoutExpired) as error:
             raise SourceError(top, f"--diff needs git: {error}") from None
         if done.returncode != 0:

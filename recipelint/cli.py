@@ -148,7 +148,9 @@ def check(
     ] = None,
     diff: Annotated[
         Optional[str],
-        typer.Option("--diff", metavar="REV", help="Fail only on findings the tree at git revision REV did not have; those it had are infos."),
+        typer.Option(
+            "--diff", metavar="REV", help="Fail only on findings the tree at git revision REV did not have; those it had are infos."
+        ),
     ] = None,
 ) -> None:
     """Check recipes and print what is wrong, why, and the suggested values. `-` reads one from stdin."""
@@ -513,7 +515,9 @@ def server(
     try:
         import pygls  # noqa: F401 - the optional extra: say how to get it, not a traceback
     except ImportError:
-        _fail("the language server needs pygls: pip install 'recipelint[server]'")
+        _fail(
+            "the language server needs pygls: install recipelint with its server extra (pip install '/path/to/recipelint[server]' from a checkout or a wheel, or pip install 'pygls>=2.1,<3')"
+        )
     from recipelint.server.app import main as serve
     from recipelint.server.app import server as language_server
 

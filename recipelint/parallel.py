@@ -178,9 +178,7 @@ def _take(queue: int) -> Generator[int, None, None]:
         yield int.from_bytes(record, "little")
 
 
-def _helper(
-    function: Callable[[Any, T], R], context: Any, items: list[T], spans: list[range], queue: int, write: int, ticked: int
-) -> None:
+def _helper(function: Callable[[Any, T], R], context: Any, items: list[T], spans: list[range], queue: int, write: int, ticked: int) -> None:
     """In the forked helper: check blocks from the queue, a byte on the ticks pipe per item, send
     the results pickled, exit without cleanup (the parent's buffers and exit handlers are the parent's)."""
     import pickle

@@ -68,7 +68,11 @@ def suppression_findings(
     for path, items in suppressions.items():
         settings = settings_for(resolver, path)
         unjudged = _not_run(items, settings, skipped)
-        for rule, extra in ((suppression_unused, (codes, unjudged)), (suppression_unknown_code, (codes,)), (suppression_without_reason, ())):
+        for rule, extra in (
+            (suppression_unused, (codes, unjudged)),
+            (suppression_unknown_code, (codes,)),
+            (suppression_without_reason, ()),
+        ):
             if not settings.enabled(rule.CODE):
                 continue
             severity = settings.severity.get(rule.CODE, rule.SEVERITY)

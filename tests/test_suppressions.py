@@ -96,7 +96,9 @@ def test_a_suppression_of_a_rule_the_run_did_not_run_is_not_called_unused(tmp_pa
     commented = run_sh.read_bytes()
     (skipped,) = [d for d in _found(recipe) if d.code == "RL002"]
     assert skipped.severity.name == "INFO" and skipped.fix is None
-    assert skipped.message == "suppression not judged in this run: RL102 was skipped (no profile: this host is not the training node, RL004)"
+    assert (
+        skipped.message == "suppression not judged in this run: RL102 was skipped (no profile: this host is not the training node, RL004)"
+    )
     cli("fix", "--write", "--unsafe-fixes", str(recipe), cwd=tmp_path)
     assert run_sh.read_bytes() == commented
     profile = str(DATA / "profiles" / "a100-8x-96cpu-ib.yaml")

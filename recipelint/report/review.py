@@ -79,7 +79,7 @@ def render_rdjsonl(result: Result) -> str:
 def render_gitlab(result: Result) -> str:
     files = result.sources or FileCache()
     issues: list[dict[str, Any]] = []
-    for d, fingerprint in zip(result.diagnostics, fingerprints(result.diagnostics, files)):
+    for d, fingerprint in zip(result.diagnostics, fingerprints(result.diagnostics, files), strict=True):
         issues.append(
             {
                 "type": "issue",
@@ -138,7 +138,9 @@ def render_junit(result: Result) -> str:
     if not cases:
         cases.append('    <testcase classname="recipelint" name="recipelint check"/>')
     head = f'  <testsuite name="recipelint" tests="{len(cases)}" failures="{failures}" errors="{len(result.errors)}">'
-    return "\n".join(['<?xml version="1.0" encoding="UTF-8"?>', '<testsuites name="recipelint">', head, *cases, "  </testsuite>", "</testsuites>"])
+    return "\n".join(
+        ['<?xml version="1.0" encoding="UTF-8"?>', '<testsuites name="recipelint">', head, *cases, "  </testsuite>", "</testsuites>"]
+    )
 
 
 def suggestions(original: dict[Path, bytes], changed: dict[Path, bytes]) -> list[dict[str, Any]]:

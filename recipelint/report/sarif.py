@@ -57,7 +57,13 @@ def _error_results(errors: list[SourceError], index: int) -> list[dict[str, Any]
         if region:
             location["region"] = region
         results.append(
-            {"ruleId": FILE_ERROR, "ruleIndex": index, "level": "error", "message": {"text": error.reason}, "locations": [{"physicalLocation": location}]}
+            {
+                "ruleId": FILE_ERROR,
+                "ruleIndex": index,
+                "level": "error",
+                "message": {"text": error.reason},
+                "locations": [{"physicalLocation": location}],
+            }
         )
     return results
 
@@ -106,7 +112,7 @@ def document(
     descriptors.append(FILE_ERROR_RULE)
     results: list[dict[str, Any]] = []
     prints = fingerprints(diagnostics, files or FileCache())
-    for d, fingerprint in zip(diagnostics, prints):
+    for d, fingerprint in zip(diagnostics, prints, strict=True):
         result: dict[str, Any] = {
             "ruleId": d.code,
             "ruleIndex": index[d.code],

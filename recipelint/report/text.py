@@ -104,9 +104,7 @@ def render_quiet(result: Result, concise: bool) -> str:
 def error_lines(errors: list[SourceError]) -> str:
     """Each file that could not be read as a line of the concise report, as a finding is
     written (`path:line:col: file-error [error] reason`), so tools that read it see the file."""
-    return "".join(
-        printable(f"{shown(e.path)}:{max(e.line, 1)}:{max(e.column, 1)}: file-error [error] {e.reason}") + "\n" for e in errors
-    )
+    return "".join(printable(f"{shown(e.path)}:{max(e.line, 1)}:{max(e.column, 1)}: file-error [error] {e.reason}") + "\n" for e in errors)
 
 
 def _report(result: Result, concise: bool) -> str:

@@ -52,7 +52,7 @@ def _flag_word(recipe: Recipe, setting: Setting) -> Span | None:
     if setting.flag is not None or setting.word is None or recipe.launch is None:
         return setting.flag
     words = recipe.launch.command.words
-    for flag, value in zip(words, words[1:]):
+    for flag, value in zip(words, words[1:], strict=False):
         if value is setting.word:
             return flag.span
     return None
