@@ -146,3 +146,27 @@ def test_review_formats_carry_findings_and_fixes(tmp_path: Path) -> None:
     results = sarif["runs"][0]["results"]
     assert all("recipelint/v1" in r["partialFingerprints"] for r in results)
     assert any("fixes" in r for r in results)
+
+
+def test_a_changed_config_is_not_blocked_by_old_findings_of_its_launch(tmp_path: Path) -> None:
+    """What pre-commit passes when only the DeepSpeed JSON changed: the launch that names it has
+    five old warnings. Alone they block the commit; with `--diff HEAD` they are context (infos)
+    and the run passes, until the change itself introduces a finding."""
+    repo = _repository(tmp_path)
+    ds = repo / "conf" / "ds_stage2.json"
+    ds.write_text(ds.read_text().replace('"hysteresis": 2', '"hysteresis": 3'))
+    plain = cli("check", "--isolated", "--no-cache", "--hardware", PROFILE, "--format", "concise", "conf/ds_stage2.json", cwd=repo)
+    assert plain.returncode == 1 and "RL201" in plain.stdout
+    diff = cli(
+        "check", "--isolated", "--no-cache", "--hardware", PROFILE, "--format", "concise", "--diff", "HEAD", "conf/ds_stage2.json", cwd=repo
+    )
+    assert diff.returncode == 0, diff.stdout
+    assert "RL201 [info]" in diff.stdout and "there at HEAD too" in diff.stdout
+    # a change that breaks the JSON's batch arithmetic fails, and only that is a warning or error
+    ds.write_text(ds.read_text().replace('"gradient_accumulation_steps": 4', '"gradient_accumulation_steps": 4, "train_batch_size": 7'))
+    broken = cli(
+        "check", "--isolated", "--no-cache", "--hardware", PROFILE, "--format", "concise", "--diff", "HEAD", "conf/ds_stage2.json", cwd=repo
+    )
+    assert broken.returncode == 1
+    failing = [line for line in broken.stdout.splitlines() if "[error]" in line or "[warning]" in line]
+    assert failing and all("ds_stage2.json" in line for line in failing), failing
