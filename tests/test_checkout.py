@@ -693,17 +693,16 @@ def test_example_bz2_shards_with_a_customised_processor() -> None:
 def test_example_aishell_on_8_2080ti_hanging_in_stage_4() -> None:
     diagnostics = check_example("wenet-aishell-2080ti-hang", "hardware-2080ti-node.yaml")
     rows = [(d.code, d.span.path.name, d.span.line, d.setting) for d in diagnostics]
+    # no RL902: the one fix it lacks (#2316) is in the tar reading, and this recipe's data is raw
     assert rows == [
-        ("RL902", "run.sh", 162, "checkout"),
         ("RL103", "run.sh", 173, "prefetch"),
         ("RL901", "run.sh", 173, "wenet-recipe-prefetch-500"),
         ("RL901", "executor.py", 81, "wenet-step-save-default"),
     ]
-    step = diagnostics[3]
+    step = diagnostics[2]
     assert "fixed upstream by #2286 (https://github.com/wenet-e2e/wenet/pull/2286), first in v3.0.0" in step.message
     assert "recipe: 8 ranks (1 node(s) x 8 ranks per node); no save_interval in the train YAML" in step.evidence
     assert any(e.startswith("reported: 8 x 2080 Ti") for e in step.evidence)
-    assert diagnostics[0].message.endswith("#2316 (v3.0.1); v3.0.1 has all of them") and diagnostics[0].severity is Severity.INFO
 
 
 def test_one_info_per_file_of_launches(tmp_path: Path) -> None:

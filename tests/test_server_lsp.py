@@ -346,7 +346,8 @@ def test_related_information_points_at_the_config_values_and_the_launch(tmp_path
     assert ("train_conformer.yaml", batch_line, "dataset_conf.batch_conf.batch_size: 16") in related[("run.sh", "RL103")]
     launch = next(i for i, line in enumerate(run_sh.read_text().splitlines(), 1) if line.lstrip().startswith("torchrun"))
     assert ("run.sh", launch, "the launch that reads this file") in related[("executor.py", "RL901")]
-    assert related[("run.sh", "RL902")] == [], "a word of the message that is a key, without its value, is no citation"
+    # RL902 said no YAML key (its only case here went with issue 45: the recipe's data is raw, the fix it lacked is in the tar reading)
+    assert ("run.sh", "RL902") not in related
 
 
 @pytest.mark.parametrize("debounce", [None, 150])
