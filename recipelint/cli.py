@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional
 
@@ -13,7 +12,6 @@ import typer
 if TYPE_CHECKING:
     from recipelint.engine import Result
     from recipelint.fix import FixOutcome
-    from recipelint.hardware.profile import Hardware
     from recipelint.parse.files import SourceError
 
 from recipelint.checkcmd import Color, Format, echo, fail, hardware_loader, print_errors, report_crash, resolver
@@ -465,24 +463,25 @@ def tune(
     if measure and hardware is None:
         _fail("--measure writes its results into a profile: pass --hardware node.yaml (made by `recipelint probe --output`)")
     given = _hardware(hardware)
-    loader: Callable[[], Hardware]
-    if given is None:
-        from recipelint.hardware.probe import probe as run_probe
-
-        probed = run_probe()
-        loader = lambda: probed  # noqa: E731
-    else:
-        loader = given
-    found, errors = tuning.recipes(targets, loader, resolver)
+    found, errors = tuning.recipes(targets, given, resolver)
     for line in errors:
         echo(line, err=True)
     if measure:
-        assert hardware is not None
-        _measure(tuning, found, loader, resolver, hardware, checkout, batches, time_limit)
-        remeasured = _hardware(hardware)
-        assert remeasured is not None
-        loader = remeasured
+        assert hardware is not None and given is not None
+        _measure(tuning, found, given, resolver, hardware, checkout, batches, time_limit)
+        given = _hardware(hardware)
+    from recipelint.hardware.machines import Machines
+
+    machines = Machines(given)
     for recipe in found:
+        loader, refused = tuning.judged_machine(machines, recipe, resolver)
+        if refused is not None:
+            where = recipe.script.source.path if recipe.script else recipe.root
+            echo(
+                f"{where}: not tuned: {refused}; on the training node run `recipelint probe --output node.yaml`, "
+                "then pass --hardware node.yaml (or set hardware in recipelint.toml)"
+            )
+            continue
         echo("\n".join(tuning.describe(tuning.context(recipe, loader, resolver))))
     raise typer.Exit(2 if errors else 0)
 
