@@ -1,0 +1,91 @@
+"""Claims per command: each launch of a script or README is offered to every toolkit and read by
+the one whose evidence claims it, so a second kind of launch in one file is a recipe of its own
+(issue 37). The files are real, or built from the closest real files where their SOURCE.md says so."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from recipelint import engine
+from recipelint.parse.files import FileCache
+from recipelint.settings import Resolver
+from recipelint.toolkits import Offer, Target, claimants, configs_named, load_target, read_script
+from tests.helpers import DATA, UPSTREAM, describe, item
+
+WENET_THEN_DS = DATA / "field" / "wenet-run-then-deepspeed"
+FORK = UPSTREAM / "wenet-fork-sed"
+FORK_RUN = FORK / "examples" / "stutter_event" / "s0" / "run.sh"
+
+
+def _check(paths: list[Path]) -> engine.Result:
+    return engine.check(paths, None, FileCache(), resolver=Resolver(isolated=True))
+
+
+def _findings(result: engine.Result) -> list[tuple[str, str, int]]:
+    return sorted((d.code, d.span.path.name, d.span.line) for d in result.diagnostics)
+
+
+def test_a_wenet_run_script_with_a_later_deepspeed_stage_reads_both_launches() -> None:
+    """WeNet's aishell run.sh with a stage 10 that starts `deepspeed ... --deepspeed_config
+    ds_config.json`: the train.py launch is WeNet's, the deepspeed launch DeepSpeed's, and the
+    JSON's batch-triple error (RL415) is found, as `--command` finds it for that line alone.
+    Before, the script was WeNet's whole and RL415 appeared nowhere."""
+    run = WENET_THEN_DS / "run.sh"
+    recipes = load_target(Target("script", run), FileCache())
+    assert [(r.toolkit, r.launch.command.span.line if r.launch else 0) for r in recipes] == [("wenet", 160), ("deepspeed", 317)]
+    folder = _check([WENET_THEN_DS])
+    alone = _check([run])
+    assert ("RL415", "ds_config.json", 2) in _findings(folder)
+    assert _findings(alone) == _findings(folder)
+    line = "deepspeed --num_gpus 7 train.py --deepspeed_config " + str(WENET_THEN_DS / "ds_config.json")
+    command = engine.check([], None, FileCache(), resolver=Resolver(isolated=True), command=line)
+    [triple] = [d for d in command.diagnostics if d.code == "RL415"]
+    [same] = [d for d in folder.diagnostics if d.code == "RL415"]
+    assert (triple.message, triple.span.path.resolve(), triple.span.start) == (same.message, same.span.path.resolve(), same.span.start)
+
+
+def test_the_configs_a_script_names_are_those_its_claimed_launches_read() -> None:
+    """The YAML of the WeNet launch and the JSON of the deepspeed launch are read with their
+    launches, not a second time alone."""
+    named = {path.name for path in configs_named(WENET_THEN_DS / "run.sh", FileCache())}
+    assert {"train_conformer.yaml", "ds_config.json"} <= named
+
+
+def test_show_lists_each_launch_with_its_toolkit_and_the_evidence_of_its_claim() -> None:
+    descriptions, _ = describe([WENET_THEN_DS / "run.sh"])
+    assert [(d.toolkit, d.line) for d in descriptions] == [("wenet", 160), ("deepspeed", 317)]
+    wenet, deepspeed = (item(d, "launch", "claimed by") for d in descriptions)
+    assert (wenet.value, wenet.source) == ("wenet (0.9)", "runs wenet/bin/train.py")
+    assert (deepspeed.value, deepspeed.source) == ("deepspeed (0.4)", "deepspeed runs train.py with --deepspeed_config ds_config.json")
+
+
+def test_a_forks_own_trainer_that_imports_wenets_training_code_is_wenets() -> None:
+    """ronggong/wenet's stutter_event recipe runs `torchrun ... wenet/bin/train_sed.py`, which
+    imports wenet.utils.executor: WeNet claims it (it was a plain torchrun launch, no WeNet rule
+    on it), reads its flags from train_sed.py of the fork beside it, and the YAML with it."""
+    files = FileCache()
+    target = Target("script", FORK_RUN)
+    script = read_script(target, files)
+    assert script is not None
+    [launch] = [c for c in script.commands if any((w.value or "").endswith("train_sed.py") for w in c.words)]
+    claims = claimants(launch, Offer(target, script, files))
+    assert [(toolkit.name, claim.confidence) for claim, toolkit in claims] == [("wenet", 0.9), ("deepspeed", 0.4)]
+    assert claims[0][0].evidence == "runs wenet/bin/train_sed.py, which imports wenet.utils.executor (WeNet's trainer)"
+    descriptions, result = describe([FORK_RUN])
+    [described] = descriptions
+    assert described.toolkit == "wenet" and described.line == 90
+    flags = item(described, "code", "train_sed.py flags")
+    assert flags.value == "28 flags" and "wenet/bin/train_sed.py" in flags.source
+    codes = {d.code for d in result.diagnostics}
+    assert "RL601" not in codes  # --ddp.init_method and the rest are train_sed.py's own flags
+    assert not result.errors
+
+
+def test_a_fork_trainer_that_imports_no_wenet_code_stays_a_plain_launch(tmp_path: Path) -> None:
+    """The evidence is the import: a wenet/bin/train_x.py that does not import WeNet's training
+    code is not claimed by WeNet (a plain torchrun launch, as before)."""
+    (tmp_path / "wenet" / "bin").mkdir(parents=True)
+    (tmp_path / "wenet" / "bin" / "train_x.py").write_text("import torch\n")
+    (tmp_path / "run.sh").write_text("torchrun --nproc_per_node 2 wenet/bin/train_x.py --config c.yaml\n")
+    [recipe] = load_target(Target("script", tmp_path / "run.sh"), FileCache())
+    assert recipe.toolkit == "torch"
