@@ -433,8 +433,8 @@ def tune(
         loader = lambda: probed  # noqa: E731
     else:
         loader = given
-    found, errors = tuning.recipes(targets, loader, resolver)
-    for line in errors:
+    found, errors, skipped = tuning.recipes(targets, loader, resolver)
+    for line in [*errors, *skipped]:
         echo(line, err=True)
     if measure:
         assert hardware is not None

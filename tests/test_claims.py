@@ -9,7 +9,7 @@ from pathlib import Path
 from recipelint import engine
 from recipelint.parse.files import FileCache
 from recipelint.settings import Resolver
-from recipelint.toolkits import Offer, Target, claimants, configs_named, load_target, read_script
+from recipelint.toolkits import Offer, Target, Toolkit, claimants, configs_named, load_target, read_script
 from tests.helpers import DATA, UPSTREAM, describe, item
 
 WENET_THEN_DS = DATA / "field" / "wenet-run-then-deepspeed"
@@ -89,3 +89,67 @@ def test_a_fork_trainer_that_imports_no_wenet_code_stays_a_plain_launch(tmp_path
     (tmp_path / "run.sh").write_text("torchrun --nproc_per_node 2 wenet/bin/train_x.py --config c.yaml\n")
     [recipe] = load_target(Target("script", tmp_path / "run.sh"), FileCache())
     assert recipe.toolkit == "torch"
+
+
+def test_a_toolkit_added_from_outside_reads_its_launch_and_deepspeed_keeps_its_own(tmp_path: Path) -> None:
+    """A torchtune toolkit, registered with one line (tests/tunetool.py: no core module edited),
+    reads the `tune run` launch of a script that also starts a deepspeed launch: both are recipes,
+    its finding (TOY002) and DeepSpeed's RL415 both appear, and the YAML its launch names is read
+    with the launch, not alone. Unregistered, the tune launch is the unjudged toolkit's (RL013)."""
+    from recipelint.toolkits import registered
+    from tests import tunetool
+
+    (tmp_path / "ds_config.json").write_text((WENET_THEN_DS / "ds_config.json").read_text())
+    (tmp_path / "8B_lora.yaml").write_text("batch_size: 2\n")
+    (tmp_path / "train.sh").write_text(
+        "tune run lora_finetune_distributed --config 8B_lora.yaml\ndeepspeed --num_gpus 7 train.py --deepspeed_config ds_config.json\n"
+    )
+    without = _check([tmp_path])
+    assert [r.toolkit for r in without.recipes] == ["unjudged", "deepspeed"]
+    assert {"RL013", "RL415"} <= {d.code for d in without.diagnostics}
+    with registered(tunetool.Torchtune()):
+        result = _check([tmp_path])
+        named = {p.name for p in configs_named(tmp_path / "train.sh", FileCache())}
+    assert [r.toolkit for r in result.recipes] == ["torchtune", "deepspeed"]
+    assert ("TOY002", "train.sh", 1) in _findings(result) and ("RL415", "ds_config.json", 2) in _findings(result)
+    assert "RL013" not in {d.code for d in result.diagnostics}
+    assert named == {"8B_lora.yaml", "ds_config.json"}
+
+
+class Typo(Toolkit):
+    """A toolkit that claims nothing and brings a rule whose TOOLKITS misspells `deepspeed`."""
+
+    name = "typo"
+    suffixes: tuple[str, ...] = ()
+    rules: tuple[str, ...] = ("tests.typorule",)
+    preload: tuple[str, ...] = ()
+
+
+def test_a_misspelt_toolkit_in_a_rules_toolkits_fails_when_the_rules_load() -> None:
+    """Recipe kinds are what registered toolkits build (Toolkit.name and Toolkit.kinds): a rule
+    limited to a kind nobody builds would never run, so loading the rules refuses it."""
+    import pytest
+
+    from recipelint.rules import all_rules, rules_for
+    from recipelint.toolkits import kinds, registered
+
+    assert {"wenet", "deepspeed", "torch", "xtuner", "xtuner-v1", "slurm", "kube", "unjudged"} <= set(kinds())
+    assert all_rules()  # the shipped rules name only kinds that exist
+    with (
+        registered(Typo()),
+        pytest.raises(RuntimeError, match="tests.typorule: TOOLKITS names 'deepsped', which no registered toolkit builds"),
+    ):
+        rules_for(None)
+    assert "TOY901" not in all_rules()
+
+
+def test_tune_says_in_one_line_what_it_does_not_plan() -> None:
+    """`tune` plans WeNet's loader; the deepspeed launch of the same script is said, not skipped silently."""
+    from recipelint import tune
+    from recipelint.hardware.profile import load_profile
+    from tests.helpers import A100
+
+    profile = load_profile(A100)
+    found, errors, skipped = tune.recipes([WENET_THEN_DS], lambda: profile, Resolver(isolated=True))
+    assert [r.toolkit for r in found] == ["wenet"] and errors == []
+    assert skipped == [f"tune: 1 deepspeed recipe(s) ({WENET_THEN_DS / 'run.sh'}:317) not planned: the deepspeed toolkit offers no tune"]

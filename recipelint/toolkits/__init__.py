@@ -89,6 +89,9 @@ class Toolkit(Protocol):
     # The recipe kinds its front end builds, beside `name` ("torch" for DeepSpeed's plain
     # launches): the names a rule's TOOLKITS may use.
     kinds: tuple[str, ...] = ()
+    # The commands it serves beyond check, fix and show ("tune": a loader plan of its recipes);
+    # a command asked of recipes of a toolkit that does not offer it says so in one line.
+    offers: tuple[str, ...] = ()
 
     def claims(self, target: Target, script: ShellScript | None) -> float:
         """How sure the toolkit is that the whole file is its own: 0 never, 1 certain. A config's
@@ -145,8 +148,15 @@ def suffixes() -> dict[str, Toolkit]:
 
 
 def kinds() -> dict[str, Toolkit]:
-    """Every recipe kind a registered toolkit builds, and which toolkit builds it."""
+    """Every recipe kind a registered toolkit builds, and which toolkit builds it: the names a
+    rule's TOOLKITS may use (recipelint.rules refuses another when the rules load)."""
     return {kind: toolkit for toolkit in REGISTRY for kind in (toolkit.name, *toolkit.kinds)}
+
+
+def offering(command: str, kind: str) -> bool:
+    """Whether the toolkit that builds recipes of `kind` offers `command` (see Toolkit.offers)."""
+    toolkit = kinds().get(kind)
+    return toolkit is not None and command in toolkit.offers
 
 
 def ranked(target: Target, script: ShellScript | None) -> list[Toolkit]:

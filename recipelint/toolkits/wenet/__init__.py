@@ -58,6 +58,7 @@ class WeNet(Toolkit):
     suffixes: tuple[str, ...] = ()
     rules: tuple[str, ...] = ("recipelint.toolkits.wenet.rules",)
     preload: tuple[str, ...] = ("recipelint.toolkits.wenet.frontend",)
+    offers: tuple[str, ...] = ("tune",)  # the loader plan of its recipes (recipelint.tune)
 
     def claims(self, target: Target, script: ShellScript | None) -> float:
         return 1.0 if target.kind == "yaml" and has_evidence(target) else 0.0
