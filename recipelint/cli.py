@@ -16,7 +16,8 @@ if TYPE_CHECKING:
     from recipelint.hardware.profile import Hardware
     from recipelint.parse.files import SourceError
 
-from recipelint.checkcmd import Color, Format, echo, fail, hardware_loader, print_errors, report_crash, resolver
+from recipelint.checkcmd import Color, Format, hardware_loader, resolver
+from recipelint.console import echo, fail, print_errors, report_crash
 
 app = typer.Typer(
     add_completion=True,
