@@ -172,7 +172,6 @@ def run_check(
     stdin_filename: Optional[Path] = None,
 ) -> int:
     """Check recipes and print the report; the exit code."""
-    from recipelint import engine
     from recipelint.parse.files import FileCache
 
     files = FileCache()
@@ -184,31 +183,71 @@ def run_check(
         from recipelint.addignore import add_ignores
 
         return add_ignores(targets, hardware_loader(hardware), settings, command=command, model_params=model_params)
-    fmt = output_format or Format("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
-    if statistics and fmt.value in ("sarif", "github"):
-        fail(f"--statistics applies to the text, concise and json formats, not to {fmt.value}, whose readers take one result per finding")
+    fmt = _format(output_format, statistics)
     preflight(settings, targets)
     progress = _progress(quiet or silent)
     try:
-        result = engine.check(
-            targets,
-            hardware_loader(hardware),
-            files,
-            resolver=settings,
-            inline_ignores=not no_inline_ignores,
-            model_params=model_params,
-            command=command,
-            keep_recipes=False,
-            jobs=1 if files.overlay else _jobs(settings, jobs),
-            cache=None if no_cache or files.overlay else _cache(settings),
-            progress=progress,
-        )
+        result = _engine_check(settings, targets, files, hardware, no_inline_ignores, model_params, command, jobs, no_cache, progress)
     finally:
         if progress is not None:
             progress.clear()
-    config_errors(settings, result.errors if result.judged else [*result.errors, *unused_profiles(settings)])
     level = 2 if silent else min(quiet, 2)
-    _print_report(result, fmt.value, output_file, statistics, level, color)
+    _report(settings, result, targets, level, fmt.value, output_file, statistics, color)
+    if result.errors:
+        return 2
+    return 0 if exit_zero or not result.failing else 1
+
+
+def _engine_check(
+    settings: Resolver,
+    targets: list[Path],
+    files: FileCache,
+    hardware: Optional[Path],
+    no_inline_ignores: bool,
+    model_params: Optional[float],
+    command: Optional[str],
+    jobs: Optional[int],
+    no_cache: bool,
+    progress: Progress | None,
+) -> engine.Result:
+    from recipelint import engine
+
+    return engine.check(
+        targets,
+        hardware_loader(hardware),
+        files,
+        resolver=settings,
+        inline_ignores=not no_inline_ignores,
+        model_params=model_params,
+        command=command,
+        keep_recipes=False,
+        jobs=1 if files.overlay else _jobs(settings, jobs),
+        cache=None if no_cache or files.overlay else _cache(settings),
+        progress=progress,
+    )
+
+
+def _format(output_format: Optional[Format], statistics: bool) -> Format:
+    """The report's format: GitHub's annotations in a GitHub Actions run unless one is asked for."""
+    fmt = output_format or Format("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
+    if statistics and fmt.value in ("sarif", "github"):
+        fail(f"--statistics applies to the text, concise and json formats, not to {fmt.value}, whose readers take one result per finding")
+    return fmt
+
+
+def _report(
+    settings: Resolver,
+    result: engine.Result,
+    targets: list[Path],
+    level: int,
+    fmt: str,
+    output_file: Optional[Path],
+    statistics: bool,
+    color: Optional[Color],
+) -> None:
+    """The configuration's errors, the report, and a word when nothing was a recipe."""
+    config_errors(settings, result.errors if result.judged else [*result.errors, *unused_profiles(settings)])
+    _print_report(result, fmt, output_file, statistics, level, color)
     if not result.parsed and not result.errors and level == 0:
         # as ruff's "No Python files found": a clean report of nothing is not an all clear
         named = ", ".join(str(path) for path in targets) if targets else "the command line"
@@ -216,9 +255,6 @@ def run_check(
             f"recipelint: no recipes found in {named} (no launch, WeNet/DeepSpeed/Accelerate config or XTuner config recipelint reads)",
             err=True,
         )
-    if result.errors:
-        return 2
-    return 0 if exit_zero or not result.failing else 1
 
 
 def _show_settings(settings: Resolver, targets: list[Path]) -> int:

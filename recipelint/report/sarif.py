@@ -55,28 +55,7 @@ def document(diagnostics: list[Diagnostic], more_rules: Mapping[str, Any] | None
                 "properties": {"fixable": rule.fixable, "source": rule.source},
             }
         )
-    results: list[dict[str, Any]] = []
-    for d in diagnostics:
-        result: dict[str, Any] = {
-            "ruleId": d.code,
-            "ruleIndex": index[d.code],
-            "level": LEVEL[d.severity],
-            "message": {"text": d.message},
-            "locations": [{"physicalLocation": {"artifactLocation": _location(d.span.path), "region": _region(d.span)}}],
-        }
-        if d.fix is not None:
-            changes: dict[Path, list[dict[str, Any]]] = {}
-            for edit in d.fix.edits:
-                changes.setdefault(edit.span.path, []).append(
-                    {"deletedRegion": _region(edit.span), "insertedContent": {"text": edit.content}}
-                )
-            result["fixes"] = [
-                {
-                    "description": {"text": f"{d.fix.title} ({d.fix.applicability.value})"},
-                    "artifactChanges": [{"artifactLocation": _location(p), "replacements": r} for p, r in changes.items()],
-                }
-            ]
-        results.append(result)
+    results = [_result(d, index[d.code]) for d in diagnostics]
     log = {
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
@@ -96,6 +75,28 @@ def document(diagnostics: list[Diagnostic], more_rules: Mapping[str, Any] | None
         ],
     }
     return json.dumps(log, indent=2)
+
+
+def _result(d: Diagnostic, rule_index: int) -> dict[str, Any]:
+    """One finding as a SARIF result, its fix as artifact changes."""
+    result: dict[str, Any] = {
+        "ruleId": d.code,
+        "ruleIndex": rule_index,
+        "level": LEVEL[d.severity],
+        "message": {"text": d.message},
+        "locations": [{"physicalLocation": {"artifactLocation": _location(d.span.path), "region": _region(d.span)}}],
+    }
+    if d.fix is not None:
+        changes: dict[Path, list[dict[str, Any]]] = {}
+        for edit in d.fix.edits:
+            changes.setdefault(edit.span.path, []).append({"deletedRegion": _region(edit.span), "insertedContent": {"text": edit.content}})
+        result["fixes"] = [
+            {
+                "description": {"text": f"{d.fix.title} ({d.fix.applicability.value})"},
+                "artifactChanges": [{"artifactLocation": _location(p), "replacements": r} for p, r in changes.items()],
+            }
+        ]
+    return result
 
 
 def render(result: Result) -> str:
