@@ -153,3 +153,39 @@ def test_tune_says_in_one_line_what_it_does_not_plan() -> None:
     found, errors, skipped = tune.recipes([WENET_THEN_DS], lambda: profile, Resolver(isolated=True))
     assert [r.toolkit for r in found] == ["wenet"] and errors == []
     assert skipped == [f"tune: 1 deepspeed recipe(s) ({WENET_THEN_DS / 'run.sh'}:317) not planned: the deepspeed toolkit offers no tune"]
+
+
+MINICPM_README = UPSTREAM / "deepspeed" / "MiniCPM" / "minicpm_sala" / "finetune" / "README.md"
+
+
+def test_a_readme_with_fences_of_two_toolkits_reads_every_launch() -> None:
+    """OpenBMB/MiniCPM's minicpm_sala/finetune/README.md has a `deepspeed ... finetune.py
+    --deepspeed configs/ds_config_zero3.json` fence, two `accelerate launch` ones, and two
+    `llamafactory-cli train` fences: the DeepSpeed launches keep their findings (RL010) and the
+    LLaMA-Factory launches, lost before (the README was DeepSpeed's whole), are each said (RL013)."""
+    recipes = load_target(Target("markdown", MINICPM_README), FileCache())
+    assert [(r.toolkit, r.launch.command.span.line if r.launch else None) for r in recipes] == [
+        ("deepspeed", 72),
+        ("torch", 106),
+        ("unjudged", None),
+        ("torch", 256),
+        ("unjudged", None),
+    ]
+    result = _check([MINICPM_README])
+    assert [(code, line) for code, _, line in _findings(result)] == [
+        ("RL004", 256),
+        ("RL010", 92),
+        ("RL010", 257),
+        ("RL013", 250),
+        ("RL013", 263),
+    ]
+    descriptions, _ = describe([MINICPM_README])
+    claims = [(d.toolkit, item(d, "launch", "claimed by").source) for d in descriptions]
+    unjudged = "starts LLaMA-Factory (`llamafactory-cli train`), a trainer recipelint does not judge"
+    assert claims == [
+        ("deepspeed", "deepspeed runs finetune.py with --deepspeed configs/ds_config_zero3.json"),
+        ("torch", "accelerate runs finetune.py"),
+        ("unjudged", unjudged),
+        ("torch", "accelerate runs src/train.py"),
+        ("unjudged", unjudged),
+    ]
