@@ -5,6 +5,7 @@ the one whose evidence claims it, so a second kind of launch in one file is a re
 from __future__ import annotations
 
 from pathlib import Path
+from typing import cast
 
 from recipelint import engine
 from recipelint.parse.files import FileCache
@@ -189,3 +190,27 @@ def test_a_readme_with_fences_of_two_toolkits_reads_every_launch() -> None:
         ("torch", "accelerate runs src/train.py"),
         ("unjudged", unjudged),
     ]
+
+
+def test_contributings_toolkit_template_runs_as_written() -> None:
+    """The `Megatron` template of CONTRIBUTING.md's "Add a toolkit", executed as written: it
+    claims a Megatron launch over DeepSpeed's plain reading of it (0.45 > 0.4), and no other."""
+    import re
+
+    from recipelint.parse.shell import parse_shell
+    from recipelint.parse.span import SourceText
+    from recipelint.toolkits import registered
+    from tests.helpers import REPO
+
+    text = (REPO / "CONTRIBUTING.md").read_text()
+    [template] = [block for block in re.findall(r"```python\n(.*?)```", text, re.S) if "class Megatron(Toolkit)" in block]
+    namespace: dict[str, object] = {"__name__": "megatron_template"}
+    exec(compile("\n".join(line[3:] for line in template.splitlines()), "CONTRIBUTING.md", "exec"), namespace)
+    assert Toolkit in type(namespace["MEGATRON"]).__mro__
+    megatron = cast(Toolkit, namespace["MEGATRON"])
+    run = Path("run.sh")
+    script = parse_shell(SourceText(run, b"deepspeed pretrain_gpt.py --deepspeed_config ds.json\ntorchrun train.py\n"))
+    target = Target("script", run)
+    with registered(megatron):
+        names = [[t.name for _, t in claimants(c, Offer(target, script, FileCache()))] for c in script.commands]
+    assert names == [["megatron", "deepspeed"], ["deepspeed"]]
