@@ -179,27 +179,19 @@ class FlowReader(SourceReader):
         value_node = node.child_by_field_name("value")
         if name_node is None:
             return
-        name = self.text(name_node)
+        element = name_node if name_node.type == "subscript" and name_node.named_child_count else None
+        name = self.text(element.named_children[0] if element is not None else name_node)
         if value_node is not None and not tail and POSITIONAL.match(self.text(value_node)):
             self.argument(name, node, self.text(value_node))
             return
         if value_node is not None and self.refused(name, node, value_node):
             return
-        if value_node is None:
-            empty = self.source.span(node.end_byte, node.end_byte)
-            word = Word("", empty, "", None, empty)
-        elif tail:
-            word = self.joined_word([value_node, *tail])
-        else:
-            word = self.word(value_node)
-            default = self.default_of(value_node)
-            if default is not None:
-                word.edit_span = self.span(default)
-        if any(c.type == "+=" for c in node.children):
-            old, why = self.lookup(name)
-            word.value = None if old is None or word.value is None else old + word.value
-            word.reason = word.reason or why
-            word.edit_span = None
+        appended = any(c.type == "+=" for c in node.children)
+        word = self.assigned_word(name, node, value_node, tail, appended and element is None)
+        items = self.assigned_items(name, element, value_node, word, appended)
+        if items is not None:  # `$X` of an array is its element 0
+            first = items.get("0")
+            word.value, word.reason = (first.value, first.reason) if first is not None else ("", None)
         if self.recording and value_node is not None:  # `out=$(accelerate launch ...)` still runs its command
             for inner in substitution_nodes(value_node):
                 self.isolated(inner)
@@ -213,9 +205,48 @@ class FlowReader(SourceReader):
         if self.recording:
             self.assignments.append(assignment)
         self.assigned += 1
-        appended = any(c.type == "+=" for c in node.children)
-        fields = self.fields(value_node) if value_node is not None and not tail and not appended else None
-        self.env.vars[name] = Binding(word.value, assignment, _assignment_reason(name, word, self.line(node)), exported, fields)
+        plain = value_node is not None and not tail and not appended and items is None
+        fields = self.fields(value_node) if plain and value_node is not None else None
+        reason = _assignment_reason(name, word, self.line(node))
+        self.env.vars[name] = Binding(word.value, assignment, reason, exported, fields, items=items)
+
+    def assigned_word(self, name: str, node: Node, value_node: Node | None, tail: list[Node] | None, appended: bool) -> Word:
+        """The word an assignment gives its variable; `X+=v` appends to the value before."""
+        if value_node is None:
+            empty = self.source.span(node.end_byte, node.end_byte)
+            return Word("", empty, "", None, empty)
+        if tail:
+            word = self.joined_word([value_node, *tail])
+        else:
+            word = self.word(value_node)
+            default = self.default_of(value_node)
+            if default is not None:
+                word.edit_span = self.span(default)
+        if appended and value_node.type != "array":
+            old, why = self.lookup(name)
+            word.value = None if old is None or word.value is None else old + word.value
+            word.reason = word.reason or why
+            word.edit_span = None
+        return word
+
+    def assigned_items(
+        self, name: str, element: Node | None, value_node: Node | None, word: Word, appended: bool
+    ) -> dict[str, Word] | None:
+        """An array's elements after `X=(...)`, `X+=(...)` or `X[i]=v`; None for a plain assignment."""
+        if value_node is None or (element is None and value_node.type != "array"):
+            return None
+        before = self.env.vars.get(name)
+        old = dict(before.items) if before is not None and before.items is not None else {}
+        if before is not None and before.items is None and before.value is not None:
+            old = {"0": Word(name, word.span, before.value)}
+        if element is not None:
+            key, _ = self.evaluate(element.named_children[1]) if element.named_child_count > 1 else (None, None)
+            old[str(int(key)) if key is not None and key.isdigit() else key or "?"] = replace(word)
+            return old
+        if not appended:
+            return self.array_items(value_node)
+        start = max((int(k) + 1 for k in old if k.isdigit()), default=0)
+        return old | self.array_items(value_node, start)
 
     def refused(self, name: str, node: Node, value_node: Node) -> bool:
         """Whether bash refuses the assignment for a bad substitution in its value (the variable
@@ -262,8 +293,7 @@ class FlowReader(SourceReader):
                 words.append(self.joined_word(run))
                 continue
             word_node = unwrap(run[0])
-            fields = self.split_use(word_node)
-            words.extend(fields if fields is not None else [self.word(word_node)])
+            words.extend(self.expand_word(word_node))
         inline = self.inline_c(words, env)
         if inline is not None:
             words, env = inline
@@ -282,7 +312,7 @@ def _assignment_reason(name: str, word: Word, line: int) -> str | None:
     if word.ref is not None and word.binding is not None and word.reason:
         return f"{name} comes from {word.ref} (line {line}); {word.reason}"
     text = word.text if len(word.text) <= 60 else word.text[:57] + "..."
-    if word.reason and "runs at run time" in word.reason:
+    if word.reason and "runs at run time" in word.reason and text.lstrip('"').startswith(("$(", "`")):
         code = text if text.startswith("`") else f"`{text}`"
         return f"{name} is set by {code} at run time (line {line})"
     return f"{name} = {text} (line {line}); {word.reason or 'decided at run time'}"
@@ -305,9 +335,13 @@ def _merge_binding(name: str, items: list[Binding | None], where: str) -> Bindin
     exported = any(item is not None and item.exported for item in items)
     if all(item is first for item in items) and first is not None:
         return first
-    if first is not None and first.value is not None and all(item is not None and item.value == first.value for item in items):
+    if (
+        first is not None
+        and first.value is not None
+        and all(item is not None and (item.value, item.items) == (first.value, first.items) for item in items)
+    ):
         origin = first.origin if all(item is not None and item.origin is first.origin for item in items) else None
-        return Binding(first.value, origin, None, exported, first.fields if origin is not None else None)
+        return Binding(first.value, origin, None, exported, first.fields if origin is not None else None, items=first.items)
     alternatives = list(dict.fromkeys(_describe(item) for item in items))
     reason = f"{name} differs between the branches of {where}: {' or '.join(alternatives)}"
     return Binding(None, None, reason, exported, branches=tuple(items), where=where)

@@ -61,6 +61,9 @@ class Binding:
     # branching statement, so a use can say which value comes from where.
     branches: tuple[Binding | None, ...] | None = None
     where: str = ""
+    # An array's elements by index (`"0"`, `"1"`, ...) or key (`declare -A`), in order; `value` is
+    # element 0, as `$X` gives. None: a plain variable.
+    items: dict[str, Word] | None = None
 
 
 @dataclass

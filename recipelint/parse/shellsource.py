@@ -16,6 +16,7 @@ from recipelint.parse.shellnodes import parser, unwrap_string
 from recipelint.parse.shellrecords import OPTION_PARSERS, Binding, Command, Sourced, Word, unknown_path
 from recipelint.parse.shellwords import WordReader
 from recipelint.parse.span import SourceText, Span
+from recipelint.parse.where import repo_root
 from recipelint.records import replace
 
 if TYPE_CHECKING:
@@ -28,6 +29,7 @@ _EXPANSION = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9
 # `cd "$(dirname "${BASH_SOURCE[0]}")/../sft/"` (01-ai/Yi's finetune scripts): the script's own
 # folder, whatever folder it was started from, then a path the script spells (quotes removed).
 _OWN_FOLDER = re.compile(r"^(?:\$\(\s*dirname\s+(?P<a>[^()`]+)\s*\)|`\s*dirname\s+(?P<b>[^()`]+)`)(?P<rest>/[^$`']*)?$")
+_DOUBLE_QUOTED_ESCAPE = re.compile(r'\\([$`"\\\n])')
 _OWN_PATH = ("$0", "${0}", "$BASH_SOURCE", "${BASH_SOURCE}", "${BASH_SOURCE[0]}")
 
 
@@ -100,7 +102,9 @@ class SourceReader(WordReader):
         if depth > 3:
             return None
         if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
-            text = text[1:-1]
+            # inside double quotes `\$(hostname -s)` is `$(hostname -s)` for the shell that reads the
+            # string again (srun bash -c "$LAUNCHER"): the escapes are taken off, the substitution stays
+            text = _DOUBLE_QUOTED_ESCAPE.sub(_unescaped, text[1:-1]) if text[0] == '"' else text[1:-1]
 
         def value(match: re.Match[str]) -> str:
             name = match.group(1) or match.group(2)
@@ -216,9 +220,9 @@ class SourceReader(WordReader):
                 if name in self.env.vars:  # parse_options.sh rejects an option no variable declares
                     self.env.vars[name] = Binding(binding.value, None, binding.reason, self.env.vars[name].exported)
             return
-        path, why = self.sourced_path(target)
+        path, where = self.sourced_path(target)
         if path is None:
-            self.sourced.append(Sourced(written, span, False, f"not read: {why}"))
+            self.sourced.append(Sourced(written, span, False, f"not read: {where}"))
             return
         try:
             text = self.read(path) if self.read is not None else None
@@ -232,7 +236,7 @@ class SourceReader(WordReader):
         child.walk(parser().parse(text.data).root_node)
         self.env = child.env
         self.env.dead = False  # a sourced helper's `return` (or `exit` under `|| exit`) is not this script's end
-        self.sourced.append(Sourced(written, span, True, f"read for its assignments ({child.assigned} values)"))
+        self.sourced.append(Sourced(written, span, True, f"read for its assignments ({child.assigned} values){where}"))
         self.sourced.extend(child.sourced)
 
     def sourced_path(self, target: Word) -> tuple[Path | None, str]:
@@ -244,11 +248,20 @@ class SourceReader(WordReader):
             return None, "an absolute path on the training machine"
         if self.depth >= MAX_SOURCE_DEPTH:
             return None, "sourced files nested too deeply"
-        if self.env.cwd is None:
+        # bash reads a relative path from the current folder: the script's own (after its `cd`s),
+        # or the repository root a launch is commonly run from (`bash scripts/train.sh`)
+        root = repo_root(self.source.path.parent.absolute())
+        tried = [self.source.path.parent / self.env.cwd] if self.env.cwd is not None else []
+        tried += [root] if root is not None and root != self.source.path.parent.absolute() else []
+        for folder, path in ((folder, folder / target.value) for folder in tried):
+            if path in self.seen or path.absolute() in (p.absolute() for p in self.seen):
+                return None, "it sources itself"
+            if path.is_file():
+                return path, "" if folder is not root else " (found from the repository root, the folder the script is run from)"
+        if not tried:
             return None, "the script's current folder is unknown here"
-        path = self.source.path.parent / (self.env.cwd or ".") / target.value
-        if path in self.seen:
-            return None, "it sources itself"
-        if not path.is_file():
-            return None, f"no such file {path}"
-        return path, ""
+        return None, f"no such file {tried[0] / target.value}" + (f" nor {root / target.value}" if len(tried) > 1 and root else "")
+
+
+def _unescaped(match: re.Match[str]) -> str:
+    return "" if match.group(1) == "\n" else match.group(1)

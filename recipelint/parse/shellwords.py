@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from recipelint.parse.shellnodes import argument_nodes, flatten, plain_variable, unescape
+from recipelint.parse.shellnodes import argument_nodes, flatten, plain_variable, unescape, unwrap_string
 from recipelint.parse.shellrecords import Assignment, Binding, Command, Env, Failed, Override, Reader, Sourced, Value, Word, Written, short
 from recipelint.parse.shellvalue import arithmetic, pure_pipeline
 from recipelint.parse.span import SourceText, Span
@@ -91,6 +91,98 @@ class WordReader:
         word = Word(self.text(node), self.span(node), value, ref, edit_span, conditional, reason=reason, binding=binding)
         word.option = self.option_of([node])
         return word
+
+    def expand_word(self, node: Node) -> list[Word]:
+        """The words one argument becomes: an array's elements (`"${ARGS[@]}"`), an unquoted
+        value split on blanks, or the word itself."""
+        found = self.array_use(node)
+        if found is None:
+            found = self.split_use(node)
+        return found if found is not None else [self.word(node)]
+
+    def subscript(self, node: Node) -> tuple[str, Node] | None:
+        """(the array, the index node) of `${X[i]}`, `${X[@]}`, `${#X[@]}`; None for anything else."""
+        sub = next((c for c in node.named_children if c.type == "subscript"), None) if node.type == "expansion" else None
+        if sub is None or sub.named_child_count < 2:
+            return None
+        return self.text(sub.named_children[0]), sub.named_children[1]
+
+    def array_use(self, node: Node) -> list[Word] | None:
+        """`"${X[@]}"`: each element one word; `"${X[*]}"`: one word, the elements joined by a
+        blank; unquoted, each element split on blanks. None when the node is not such a use or X
+        holds no known elements (then the word's value says why)."""
+        inner = unwrap_string(node)
+        quoted = inner is not node
+        sub = self.subscript(inner) if len(inner.children) == 3 else None  # `${`, the subscript, `}`
+        if sub is None or self.text(sub[1]) not in ("@", "*"):
+            return None
+        binding = self.env.vars.get(sub[0])
+        if binding is None or binding.items is None:
+            return None
+        items = list(binding.items.values())
+        if quoted and self.text(sub[1]) == "*":
+            value, reason = _joined(items)
+            return [Word(self.text(node), self.span(node), value, reason=reason)]
+        if quoted:
+            return [replace(item) for item in items]
+        return [piece for item in items for piece in (_split(item.value, item.span) or [replace(item)])]
+
+    def element(self, node: Node, name: str, index: Node) -> Value:
+        """`${X[i]}`, `${X[@]}` inside a longer word (the elements joined by blanks), `${#X[@]}`."""
+        binding = self.env.vars.get(name)
+        if binding is None:
+            return self.lookup(name)
+        if binding.value is None and binding.items is None:
+            return None, binding.reason
+        items = binding.items if binding.items is not None else {"0": Word(name, self.span(node), binding.value)}
+        every = self.text(index) in ("@", "*")
+        if any(c.type == "#" for c in node.children):
+            return (str(len(items)), None) if every else (None, f"`{short(self.text(node))}` is computed at run time")
+        if every:
+            return _joined(list(items.values()))
+        key, why = self.evaluate(index)
+        if key is None:
+            return None, why
+        key = str(int(key)) if key.lstrip("-").isdigit() else key
+        found = items.get(key)
+        if found is None:
+            return "", None  # bash: an unset element is empty
+        return found.value, None if found.value is not None else f"{name}[{key}]: {found.reason}"
+
+    def array_items(self, node: Node, start: int = 0) -> dict[str, Word]:
+        """The elements of `(a "b c" ${Y[@]} [k]=v)`, by index or key."""
+        items: dict[str, Word] = {}
+        index = start
+        for child in node.named_children:
+            if child.type == "comment":
+                continue
+            keyed = self.keyed_element(child)
+            if keyed is not None:
+                items[keyed[0]] = keyed[1]
+                index = int(keyed[0]) + 1 if keyed[0].isdigit() else index
+                continue
+            for word in self.expand_word(child):
+                items[str(index)] = word
+                index += 1
+        return items
+
+    def keyed_element(self, node: Node) -> tuple[str, Word] | None:
+        """`[key]=value` inside `( ... )`: the key and the value's word."""
+        parts = node.children if node.type == "concatenation" else []
+        close = next((i for i, c in enumerate(parts) if c.type == "word" and self.text(c) == "]"), None)
+        if not parts or self.text(parts[0]) != "[" or close is None or close + 1 >= len(parts):
+            return None
+        equals = parts[close + 1]
+        if not self.text(equals).startswith("="):
+            return None
+        key, _ = self.evaluate_parts(list(parts[1:close]))
+        start = equals.start_byte + 1
+        pieces: list[Node | str] = [self.data[start : equals.end_byte].decode("utf-8", "replace"), *parts[close + 2 :]]
+        value, reason = self.evaluate_parts(pieces)
+        span = self.source.span(start, node.end_byte)
+        literal = close + 2 == len(parts)
+        text = self.data[start : node.end_byte].decode("utf-8", "replace")
+        return (key or "?"), Word(text, span, value, None, span if literal else None, reason=reason)
 
     def plain_binding(self, node: Node) -> Binding | None:
         """The binding of the variable an expansion node is exactly, if any."""
@@ -311,6 +403,9 @@ class WordReader:
         return None, f"`{short(self.text(node))}` is computed at run time"
 
     def expansion(self, node: Node) -> Value:
+        sub = self.subscript(node)
+        if sub is not None:
+            return self.element(node, *sub)
         name = self.expansion_name(node)
         if name is None:
             return None, f"`{short(self.text(node))}` is computed at run time"
@@ -346,6 +441,14 @@ class WordReader:
         if why is not None and stages and stages[0] and stages[0][0] == "echo":
             return None, why
         return None, f"`{text}` runs at run time (line {self.line(node)})"
+
+
+def _joined(items: list[Word]) -> Value:
+    """Elements joined by a blank (`${X[*]}`, or `${X[@]}` inside a longer word)."""
+    unknown = next((item for item in items if item.value is None), None)
+    if unknown is not None:
+        return None, unknown.reason
+    return " ".join(item.value or "" for item in items), None
 
 
 def _split(value: str | None, span: Span) -> list[Word] | None:

@@ -1,0 +1,129 @@
+"""Bash arrays, strings a later `bash -c` reads again, and files sourced from the folder a launch
+runs in, as bash has them: synthetic shapes for each form, and unmodified upstream scripts that
+hold them (tests/data/upstream/shell/*/SOURCE.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from recipelint.parse.files import FileCache
+from recipelint.parse.shell import ShellScript, Word, parse_shell
+from recipelint.parse.span import SourceText
+from tests.helpers import UPSTREAM, describe, item
+
+SHELL = UPSTREAM / "shell"
+
+
+def _parse(text: str) -> ShellScript:
+    return parse_shell(SourceText(Path("job.sh"), text.encode()))
+
+
+def _values(words: list[Word]) -> list[str | None]:
+    return [word.value for word in words]
+
+
+def test_indexed_and_associative_arrays_expand_as_bash_expands_them() -> None:
+    script = _parse(
+        "G=8\n"
+        'declare -a ARGS=(--nproc_per_node=$G "--nnodes" 2)\n'
+        'TRAIN=(train.py "--a b")\n'
+        "TRAIN+=(--x 1)\n"
+        "TRAIN[9]=last\n"
+        'declare -A M=([k]=v [j]="w x")\n'
+        'torchrun "${ARGS[@]}" "${TRAIN[@]}" ${#TRAIN[@]} "${TRAIN[1]}" "${M[j]}" ${M[j]} "${TRAIN[*]}" $TRAIN\n'
+    )
+    assert _values(script.commands[-1].words) == [
+        "torchrun",
+        "--nproc_per_node=8",
+        "--nnodes",
+        "2",
+        "train.py",
+        "--a b",  # quoted: one element, one word
+        "--x",
+        "1",
+        "last",
+        "5",
+        "--a b",
+        "w x",
+        "w",  # unquoted: split on blanks
+        "x",
+        "train.py --a b --x 1 last",
+        "train.py",  # $X is element 0
+    ]
+    first = script.commands[-1].words[1]
+    assert first.option is not None and first.option[1].value == "8"
+
+
+def test_an_array_element_points_at_where_the_array_writes_it() -> None:
+    """A fix of `--nproc_per_node` edits the element inside `ARGS=(...)`, not the use."""
+    text = "ARGS=(--nproc_per_node 4 --nnodes 1)\ntorchrun ${ARGS[@]} train.py\n"
+    words = _parse(text).commands[-1].words
+    assert words[2].value == "4" and words[2].edit_span is not None
+    assert text.encode()[words[2].edit_span.start : words[2].edit_span.end] == b"4"
+    assert words[2].span.line == 1
+
+
+def test_an_array_a_branch_sets_two_ways_is_unknown_with_both() -> None:
+    script = _parse('if [ -n "$X" ]; then A=(--nnodes 2); else A=(--nnodes 4); fi\ntorchrun "${A[@]}" train.py\n')
+    word = script.commands[-1].words[1]
+    assert word.value is None and word.reason is not None and "differs between the branches" in word.reason
+
+
+def test_an_unset_array_is_said_to_be_unset() -> None:
+    word = _parse('torchrun "${NOPE[@]}" train.py\n').commands[-1].words[1]
+    assert word.value is None and word.reason == "NOPE is not set in the script"
+
+
+def test_an_escaped_substitution_is_read_by_the_shell_bash_c_starts() -> None:
+    """`--role \\$(hostname -s):` inside LAUNCHER="...": the inner shell runs hostname; the words
+    after it (`--tee 3`, the training script) are still read."""
+    script = _parse(
+        "MASTER_ADDR=$(scontrol show hostnames $SLURM_JOB_NODELIST | head -n 1)\n"
+        'export LAUNCHER="python -u -m torch.distributed.run \\\n'
+        "    --nproc_per_node 8 \\\n"
+        "    --rdzv_endpoint $MASTER_ADDR:6000 \\\n"
+        "    --role \\$(hostname -s): \\\n"
+        '    --tee 3 "\n'
+        'srun bash -c "$LAUNCHER train.py --deepspeed ds.json"\n'
+    )
+    words = script.commands[-1].words
+    texts = [w.text for w in words]
+    assert texts[texts.index("--role") + 1] == "$(hostname -s):"
+    assert _values(words)[-5:] == ["--tee", "3", "train.py", "--deepspeed", "ds.json"]
+
+
+def test_a_sourced_file_is_found_from_the_repository_root(tmp_path: Path) -> None:
+    """`source scripts/setups/train.sh` in scripts/run.sh, run as `bash scripts/run.sh` from the
+    repository's top: bash finds it there, not beside the script."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "scripts" / "setups").mkdir(parents=True)
+    (tmp_path / "scripts" / "setups" / "train.sh").write_text("GPUS=4\n")
+    run = tmp_path / "scripts" / "run.sh"
+    run.write_text("source scripts/setups/train.sh\ntorchrun --nproc_per_node $GPUS train.py\n")
+    files = FileCache()
+    script = parse_shell(files.read(run), files.read)
+    assert script.commands[-1].words[2].value == "4"
+    assert script.sourced[0].read and "repository root" in script.sourced[0].note
+
+
+def test_megatron_arrays_carry_the_launch() -> None:
+    """NVIDIA/Megatron-LM's gpt3 175B example: every torchrun option is in DISTRIBUTED_ARGS=(...),
+    used unquoted; it was read as 1 rank at 127.0.0.1:29500 (defaults), it is 8 ranks on 1 node
+    at localhost:6000, each from its line."""
+    script = SHELL / "Megatron-LM" / "examples" / "gpt3" / "train_gpt3_175b_distributed.sh"
+    (recipe,), _ = describe([script])
+    assert item(recipe, "launch", "ranks per node").value == "8"
+    assert "GPUS_PER_NODE at line 7" in item(recipe, "launch", "ranks per node").source
+    assert item(recipe, "launch", "nodes").value == "1"
+    assert item(recipe, "launch", "rendezvous").value == "localhost:6000"
+
+
+def test_open_r1_array_element_is_unknown_with_its_reason() -> None:
+    """huggingface/open-r1's slurm/train.slurm: MASTER_ADDR=${NODELIST[0]} of an array filled by
+    `$(scontrol ...)`: the run time decides it, and says so (it was `computed at run time` of the
+    expansion as a whole); the launch under `srun ... bash -c` is still read."""
+    script = SHELL / "open-r1" / "slurm" / "train.slurm"
+    (recipe,), _ = describe([script])
+    assert item(recipe, "launch", "launcher").value == "accelerate"
+    rendezvous = item(recipe, "launch", "rendezvous")
+    assert rendezvous.value == "unknown" and "scontrol show hostnames" in rendezvous.source
