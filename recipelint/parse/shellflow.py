@@ -21,7 +21,7 @@ from recipelint.parse.shellnodes import (
     unwrap,
     word_runs,
 )
-from recipelint.parse.shellrecords import Assignment, Binding, Command, Env, Failed, Override, Word, short
+from recipelint.parse.shellrecords import MAX_ITEMS, Assignment, Binding, Command, Env, Failed, Override, Word, short, too_large
 from recipelint.parse.shellsource import SourceReader
 from recipelint.records import replace
 
@@ -189,7 +189,9 @@ class FlowReader(SourceReader):
         appended = any(c.type == "+=" for c in node.children)
         word = self.assigned_word(name, node, value_node, tail, appended and element is None)
         items = self.assigned_items(name, element, value_node, word, appended)
-        if items is not None:  # `$X` of an array is its element 0
+        if items is not None and len(items) > MAX_ITEMS:
+            items, word.value, word.reason = None, None, too_large(self.line(node))
+        elif items is not None:  # `$X` of an array is its element 0
             first = items.get("0")
             word.value, word.reason = (first.value, first.reason) if first is not None else ("", None)
         if self.recording and value_node is not None:  # `out=$(accelerate launch ...)` still runs its command
@@ -226,6 +228,8 @@ class FlowReader(SourceReader):
             old, why = self.lookup(name)
             word.value = None if old is None or word.value is None else old + word.value
             word.reason = word.reason or why
+            if word.value is not None and not self.budget.take(len(word.value)):
+                word.value, word.reason = None, too_large(self.line(node))
             word.edit_span = None
         return word
 
@@ -310,12 +314,18 @@ def _assignment_reason(name: str, word: Word, line: int) -> str | None:
     if word.value is not None:
         return None
     if word.ref is not None and word.binding is not None and word.reason:
-        return f"{name} comes from {word.ref} (line {line}); {word.reason}"
+        return f"{name} comes from {word.ref} (line {line}); {_clip(word.reason)}"
     text = word.text if len(word.text) <= 60 else word.text[:57] + "..."
     if word.reason and "runs at run time" in word.reason and text.lstrip('"').startswith(("$(", "`")):
         code = text if text.startswith("`") else f"`{text}`"
         return f"{name} is set by {code} at run time (line {line})"
-    return f"{name} = {text} (line {line}); {word.reason or 'decided at run time'}"
+    return f"{name} = {text} (line {line}); {_clip(word.reason or 'decided at run time')}"
+
+
+def _clip(reason: str, limit: int = 320) -> str:
+    """A reason that quotes another, kept to its start and its end (where the chain begins): a
+    chain of `b=$a; a=$b$b` would otherwise grow with every line."""
+    return reason if len(reason) <= limit else f"{reason[: limit // 2]} ... {reason[-limit // 2 :]}"
 
 
 def _describe(binding: Binding | None) -> str:
@@ -324,7 +334,7 @@ def _describe(binding: Binding | None) -> str:
     origin = binding.origin
     where = f" (line {origin.span.line})" if origin is not None else ""
     if binding.value is not None:
-        return f'"{binding.value}"{where}'
+        return f'"{short(binding.value, 80)}"{where}'
     if origin is not None:
         return f"`{short(origin.value.text, 50)}`{where}"
     return "unknown"

@@ -15,6 +15,13 @@ from recipelint.records import dataclass, field
 # variable assigned above; it changes no value the script itself gives.
 OPTION_PARSERS = frozenset({"parse_options.sh"})
 Reader = Callable[[Path], SourceText]
+# Bounds on what the reader builds, so a script that doubles a value in a loop of assignments
+# (`a="$a$a"` 64 times: 2**65 bytes) is read in bounded time and memory: a value, an array, a
+# word list past these is "unknown: too large to evaluate", and the recipe is still read. A real
+# launch's longest value (Megatron's argument strings) is a few KiB; 64 KiB leaves room.
+MAX_VALUE = 65_536  # characters in one value
+MAX_ITEMS = 4_096  # elements of one array, words one value splits into
+MAX_SPENT = 16 * 1024 * 1024  # characters of all the values one script (with what it sources) builds
 Value = tuple[str | None, str | None]  # (value, why it is unknown)
 
 
@@ -181,6 +188,24 @@ class ShellScript:
     def overridable(self) -> Sourced | None:
         """The `. tools/parse_options.sh` line, when the script lets the command line override its variables."""
         return next((s for s in self.sourced if Path(s.path).name in OPTION_PARSERS), None)
+
+
+@dataclass
+class Budget:
+    """Characters of built values, shared by a script and what it sources or reads again."""
+
+    spent: int = 0
+
+    def take(self, size: int) -> bool:
+        """Whether a value of `size` characters may be built (it is counted when it may)."""
+        if size > MAX_VALUE or self.spent + size > MAX_SPENT:
+            return False
+        self.spent += size
+        return True
+
+
+def too_large(line: int) -> str:
+    return f"unknown: too large to evaluate (line {line}; recipelint bounds one value at {MAX_VALUE} characters, an array at {MAX_ITEMS} elements)"
 
 
 @dataclass

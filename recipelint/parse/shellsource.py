@@ -58,7 +58,7 @@ class SourceReader(WordReader):
         if text is None:
             return None
         child = type(self)(SourceText(self.source.path, text.encode()), None, MAX_SOURCE_DEPTH)
-        child.env = self.env.copy()
+        child.env, child.budget = self.env.copy(), self.budget
         for override in self.overrides:  # `X="$2"` in an option loop: the command line decides it
             child.env.vars[override.name] = Binding(None, None, override.note)
         child.walk(parser().parse(text.encode()).root_node)
@@ -119,7 +119,8 @@ class SourceReader(WordReader):
             inner = self.substituted(written, depth + 1)
             return inner if inner is not None else match.group(0)
 
-        return _EXPANSION.sub(value, text)
+        out = _EXPANSION.sub(value, text)
+        return out if self.budget.take(len(out)) else None
 
     def builtin(self, command: Command, node: Node) -> None:
         name = command.name
@@ -232,7 +233,7 @@ class SourceReader(WordReader):
         if text is None:
             return
         child = type(self)(text, self.read, self.depth + 1, self.order if self.order is not None else node.start_byte)
-        child.env, child.exports, child.seen = self.env, self.exports, self.seen | {path}
+        child.env, child.exports, child.seen, child.budget = self.env, self.exports, self.seen | {path}, self.budget
         child.walk(parser().parse(text.data).root_node)
         self.env = child.env
         self.env.dead = False  # a sourced helper's `return` (or `exit` under `|| exit`) is not this script's end

@@ -44,6 +44,8 @@ _PLAIN_VARIABLE = re.compile(r"^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$|^\$([A-Za-z_][A-
 # What stands for a value the run time decides while the JSON is parsed: a number is valid JSON
 # on its own and inside a string; the nodes it lands in are then taken out.
 _STAND_IN = "0"
+# A written DeepSpeed JSON is a few KiB; a heredoc of values the script doubled is not read past this.
+_MAX_WRITTEN = 4 * 1024 * 1024
 
 
 # --- capture (at parse time, with the shell reader's values) -----------------------------------
@@ -262,6 +264,13 @@ def render(written: Written, script: SourceText, template: SourceText | None) ->
         data = (piece.text if piece.text is not None else _STAND_IN).encode()
         segments.append(_Segment(size, data, piece))
         size += len(data)
+        if size > _MAX_WRITTEN:
+            raise SourceError(
+                script.path,
+                f"what {written.command} writes is too large to evaluate (over {_MAX_WRITTEN} bytes)",
+                written.span.line,
+                written.span.column,
+            )
     text = SourceText(script.path, b"".join(s.text for s in segments))
     mapper = _Mapper(segments, sources)
     try:

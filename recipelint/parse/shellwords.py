@@ -12,7 +12,23 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from recipelint.parse.shellnodes import argument_nodes, flatten, plain_variable, unescape, unwrap_string
-from recipelint.parse.shellrecords import Assignment, Binding, Command, Env, Failed, Override, Reader, Sourced, Value, Word, Written, short
+from recipelint.parse.shellrecords import (
+    MAX_ITEMS,
+    Assignment,
+    Binding,
+    Budget,
+    Command,
+    Env,
+    Failed,
+    Override,
+    Reader,
+    Sourced,
+    Value,
+    Word,
+    Written,
+    short,
+    too_large,
+)
 from recipelint.parse.shellvalue import arithmetic, pure_pipeline
 from recipelint.parse.span import SourceText, Span
 from recipelint.records import replace
@@ -48,6 +64,7 @@ class WordReader:
         self.failed: list[Failed] = []
         self.seen: set[Path] = {source.path}
         self.assigned = 0
+        self.budget = Budget()
 
     def text(self, node: Node) -> str:
         return self.data[node.start_byte : node.end_byte].decode("utf-8", "replace")
@@ -164,6 +181,8 @@ class WordReader:
             for word in self.expand_word(child):
                 items[str(index)] = word
                 index += 1
+            if len(items) > MAX_ITEMS:
+                break
         return items
 
     def keyed_element(self, node: Node) -> tuple[str, Word] | None:
@@ -372,6 +391,8 @@ class WordReader:
             if value is None:
                 return None, reason
             out.append(value)
+        if len(out) > 1 and not self.budget.take(sum(map(len, out))):
+            return None, too_large(next((self.line(p) for p in parts if not isinstance(p, str)), 0))
         return "".join(out), None
 
     def evaluate(self, node: Node) -> Value:
@@ -454,9 +475,12 @@ def _joined(items: list[Word]) -> Value:
 def _split(value: str | None, span: Span) -> list[Word] | None:
     """A known value's words after bash splits it, each at `span` (where the expansion is: the
     value came from text that holds no single place for each piece); None when splitting leaves
-    it as it is (no blank in it) or it is unknown. An empty value gives no word."""
+    it as it is (no blank in it) or it is unknown. An empty value gives no word; past MAX_ITEMS
+    words, one word the run time decides."""
     if value is None or value.split() == [value]:
         return None
+    if len(value.split(maxsplit=MAX_ITEMS)) > MAX_ITEMS:
+        return [Word(value[:60], span, None, reason=too_large(span.line))]
     pieces = []
     for piece in value.split():
         word = Word(piece, span, piece, None, None)

@@ -350,14 +350,19 @@ def _branch_flags(binding: Binding | None, depth: int) -> list[tuple[str, Word]]
     return _branch_flags(inner[0], depth - 1) if len(inner) == 1 else None
 
 
-def _mentions(script: ShellScript, name: str, depth: int) -> bool:
+def _mentions(script: ShellScript, name: str, depth: int, seen: dict[str, int] | None = None) -> bool:
+    # each name looked at once per depth: `b=$a; a=$b$b` written 64 times would otherwise be 64**depth walks
+    seen = seen if seen is not None else {}
+    if seen.get(name, -1) >= depth:
+        return False
+    seen[name] = depth
     for assignment in script.assignments:
         if assignment.name != name:
             continue
         text = assignment.value.text
         if _FLAG_TEXT.search(text):
             return True
-        if depth > 0 and any(ref != name and _mentions(script, ref, depth - 1) for ref in _REFERENCE.findall(text)):
+        if depth > 0 and any(ref != name and _mentions(script, ref, depth - 1, seen) for ref in _REFERENCE.findall(text)):
             return True
     return False
 
