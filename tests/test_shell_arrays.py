@@ -127,3 +127,39 @@ def test_open_r1_array_element_is_unknown_with_its_reason() -> None:
     assert item(recipe, "launch", "launcher").value == "accelerate"
     rendezvous = item(recipe, "launch", "rendezvous")
     assert rendezvous.value == "unknown" and "scontrol show hostnames" in rendezvous.source
+
+
+def test_a_function_called_with_arguments_is_read_with_them() -> None:
+    """`train 8 --nnodes 2` runs train's body with $1=8, and "$@" after `shift` is the rest; the
+    launch inside is recorded once (a second call reads it again, records nothing new)."""
+    script = _parse(
+        'train() {\n    local gpus=$1\n    shift\n    torchrun --nproc_per_node $gpus "$@" train.py\n}\ntrain 8 --nnodes 2\ntrain 4\n'
+    )
+    launches = [c for c in script.commands if c.name == "torchrun"]
+    assert len(launches) == 1
+    assert _values(launches[0].words) == ["torchrun", "--nproc_per_node", "8", "--nnodes", "2", "train.py"]
+
+
+def test_a_function_never_called_is_not_read() -> None:
+    script = _parse("train() {\n    torchrun --nproc_per_node 8 train.py\n}\necho no call\n")
+    assert [c.name for c in script.commands] == ["echo"]
+
+
+def test_set_and_shift_move_the_positional_parameters() -> None:
+    script = _parse('set -- 4 --nnodes 2\nn=$1\nshift\ntorchrun --nproc_per_node $n "$@" train.py $#\n')
+    assert _values(script.commands[-1].words) == ["torchrun", "--nproc_per_node", "4", "--nnodes", "2", "train.py", "2"]
+
+
+def test_the_scripts_own_arguments_are_named_unknowns() -> None:
+    word = _parse("torchrun --nproc_per_node $1 train.py\n").commands[-1].words[2]
+    assert word.value is None and word.reason == "$1 is the script's argument: the command line decides it"
+
+
+def test_an_empty_placeholder_an_option_loop_fills_is_no_value() -> None:
+    """huggingface/open-r1's slurm/train.slurm: `MODEL=""` then `--model) MODEL="$2"`: the config
+    path was shown as `recipes///config_.yaml` (the placeholder taken as the value); it is unknown,
+    with the loop and the empty default named."""
+    script = SHELL / "open-r1" / "slurm" / "train.slurm"
+    (recipe,), _ = describe([script])
+    config = item(recipe, "settings", "config")
+    assert config.value == "unknown" and '"" (line 40) or unknown' in config.source

@@ -43,7 +43,11 @@ class FlowReader(SourceReader):
         handler = _HANDLERS.get(node.type)
         if handler is not None:
             handler(self, node)
-        elif node.type != "function_definition":  # bodies run only if called; recipes define helpers there
+        elif node.type == "function_definition":  # a body runs only when called (builtin: call)
+            name, body = node.child_by_field_name("name"), node.child_by_field_name("body")
+            if name is not None and body is not None:
+                self.functions[self.text(name)] = [c for c in body.named_children if c.type != "comment"]
+        else:
             for child in node.children:
                 self.walk(child)
 
@@ -181,7 +185,7 @@ class FlowReader(SourceReader):
             return
         element = name_node if name_node.type == "subscript" and name_node.named_child_count else None
         name = self.text(element.named_children[0] if element is not None else name_node)
-        if value_node is not None and not tail and POSITIONAL.match(self.text(value_node)):
+        if value_node is not None and not tail and POSITIONAL.match(self.text(value_node)) and "@" not in self.env.vars:
             self.argument(name, node, self.text(value_node))
             return
         if value_node is not None and self.refused(name, node, value_node):
@@ -267,14 +271,17 @@ class FlowReader(SourceReader):
 
     def argument(self, name: str, node: Node, text: str) -> None:
         """`X=$1`: a value from the script's command line. A default assigned before stays the
-        value recipelint reads (as with Kaldi's parse_options.sh); without one, X is unknown."""
+        value recipelint reads (as with Kaldi's parse_options.sh); without one, or with an empty
+        one (a placeholder the script checks), X is unknown: the command line decides it."""
         line = self.line(node)
         if self.recording:
             self.overrides.append(
                 Override(name, self.span(node), f"{name} may be set from the command line ({text.strip(chr(34))} at line {line})")
             )
-        if name not in self.env.vars:
-            self.env.vars[name] = Binding(None, None, f"{name} is the script's argument {text.strip(chr(34))} (line {line})")
+        before = self.env.vars.get(name)
+        if before is None or before.value == "":  # `MODEL=""` above an option loop is a placeholder, not a value
+            empty = f"; empty at line {before.origin.span.line} until the command line sets it" if before and before.origin else ""
+            self.env.vars[name] = Binding(None, None, f"{name} is the script's argument {text.strip(chr(34))} (line {line}){empty}")
 
     def command(self, node: Node) -> None:
         named = [c for c in node.named_children if c.type not in ("file_redirect", "heredoc_redirect", "herestring_redirect", "comment")]

@@ -190,6 +190,15 @@ class ShellScript:
         return next((s for s in self.sourced if Path(s.path).name in OPTION_PARSERS), None)
 
 
+def positional(words: list[Word], span_of: Word | None = None) -> dict[str, Binding]:
+    """The bindings `$1`..`$N`, `$@` and `$#` take from a call's (or `set --`'s) words."""
+    out: dict[str, Binding] = {str(i): Binding(w.value, None, w.reason) for i, w in enumerate(words, 1)}
+    first = words[0].value if words else ""
+    out["@"] = Binding(first, None, words[0].reason if words else None, items={str(i): w for i, w in enumerate(words)})
+    out["#"] = Binding(str(len(words)), None)
+    return out
+
+
 @dataclass
 class Budget:
     """Characters of built values, shared by a script and what it sources or reads again."""

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from recipelint.parse.files import SourceError
 from recipelint.parse.shellnodes import parser, unwrap_string
-from recipelint.parse.shellrecords import OPTION_PARSERS, Binding, Command, Sourced, Word, unknown_path
+from recipelint.parse.shellrecords import OPTION_PARSERS, Binding, Command, Sourced, Word, positional, unknown_path
 from recipelint.parse.shellwords import WordReader
 from recipelint.parse.span import SourceText, Span
 from recipelint.parse.where import repo_root
@@ -135,11 +135,52 @@ class SourceReader(WordReader):
             self.clone(args[1:])
         elif name == "popd":
             self.env.cwd = None
+        elif name == "set" and args and args[0].value == "--":
+            self.set_positional(args[1:])
+        elif name == "shift":
+            self.shift(args[0].value if args else "1")
+        elif name in self.functions and name not in self.calling and len(self.calling) < MAX_SOURCE_DEPTH:
+            self.call(name, args)
         elif name == "read":
             line = self.line(node)
             for word in args:
                 if word.value and word.value.isidentifier():
                     self.env.vars[word.value] = Binding(None, None, f"{word.value} is read by `read` at run time (line {line})")
+
+    def set_positional(self, words: list[Word]) -> None:
+        """`set --` or a function call: `$1`.. from the words; a word the run time decides leaves
+        each later one unknown too (its split is unknown)."""
+        for key in [k for k in self.env.vars if k.isdigit() or k in ("@", "#")]:
+            del self.env.vars[key]
+        self.env.vars.update(positional(words))
+
+    def shift(self, count: str | None) -> None:
+        every = self.env.vars.get("@")
+        if every is None or every.items is None or count is None or not count.isdigit():
+            for key in [k for k in self.env.vars if k.isdigit() or k in ("@", "#")]:
+                del self.env.vars[key]  # `$1` is the command line's again: unknown
+            return
+        self.set_positional(list(every.items.values())[int(count) :])
+
+    def call(self, name: str, args: list[Word]) -> None:
+        """A function the script defined, called: its body walked with `$1`.. set from the call
+        (bash's globals stay set after it; a command in it is recorded at its first call only,
+        where the body is written)."""
+        saved = {k: v for k, v in self.env.vars.items() if k.isdigit() or k in ("@", "#")}
+        recording = self.recording
+        self.recording = recording and name not in self.called
+        self.called.add(name)
+        self.calling.append(name)
+        self.set_positional(args)
+        try:
+            self.walk_all(self.functions[name])
+        finally:
+            self.calling.pop()
+            self.recording = recording
+            for key in [k for k in self.env.vars if k.isdigit() or k in ("@", "#")]:
+                del self.env.vars[key]
+            self.env.vars.update(saved)
+            self.env.dead = False  # `return` ends the function, not the script
 
     def redirected(self, node: Node) -> None:
         """A command with redirections: it runs as usual, and the files it writes are noted
@@ -234,6 +275,7 @@ class SourceReader(WordReader):
             return
         child = type(self)(text, self.read, self.depth + 1, self.order if self.order is not None else node.start_byte)
         child.env, child.exports, child.seen, child.budget = self.env, self.exports, self.seen | {path}, self.budget
+        child.functions, child.called = self.functions, self.called
         child.walk(parser().parse(text.data).root_node)
         self.env = child.env
         self.env.dead = False  # a sourced helper's `return` (or `exit` under `|| exit`) is not this script's end

@@ -65,6 +65,10 @@ class WordReader:
         self.seen: set[Path] = {source.path}
         self.assigned = 0
         self.budget = Budget()
+        # functions the script defines (name: body statements), shared with what it sources
+        self.functions: dict[str, list[Node]] = {}
+        self.called: set[str] = set()
+        self.calling: list[str] = []
 
     def text(self, node: Node) -> str:
         return self.data[node.start_byte : node.end_byte].decode("utf-8", "replace")
@@ -131,13 +135,15 @@ class WordReader:
         inner = unwrap_string(node)
         quoted = inner is not node
         sub = self.subscript(inner) if len(inner.children) == 3 else None  # `${`, the subscript, `}`
-        if sub is None or self.text(sub[1]) not in ("@", "*"):
+        if inner.type == "simple_expansion" and self.text(inner) in ("$@", "$*"):
+            sub = ("@", inner)  # the positional parameters, an array bash names @
+        if sub is None or self.text(sub[1])[-1:] not in ("@", "*"):
             return None
         binding = self.env.vars.get(sub[0])
         if binding is None or binding.items is None:
             return None
         items = list(binding.items.values())
-        if quoted and self.text(sub[1]) == "*":
+        if quoted and self.text(sub[1])[-1:] == "*":
             value, reason = _joined(items)
             return [Word(self.text(node), self.span(node), value, reason=reason)]
         if quoted:
@@ -408,10 +414,7 @@ class WordReader:
         if kind == "$":  # a `$` nothing follows is itself
             return "$", None
         if kind == "simple_expansion":
-            variable = self.text(node)[1:]
-            if not variable.isidentifier():
-                return None, f"${variable} is set by the shell at run time"
-            return self.lookup(variable)
+            return self.simple_expansion(self.text(node)[1:])
         if kind == "expansion":
             return self.expansion(node)
         if kind == "command_substitution":
@@ -422,6 +425,15 @@ class WordReader:
                 (value, None) if value is not None else (None, f"`{short(self.text(node))}` is arithmetic on values unknown to the script")
             )
         return None, f"`{short(self.text(node))}` is computed at run time"
+
+    def simple_expansion(self, variable: str) -> Value:
+        if variable in self.env.vars:  # $1, $@, $# of a function call or after `set --`
+            return self.lookup(variable)
+        if variable.isdigit() or variable in ("@", "*", "#"):
+            return None, f"${variable} is the script's argument: the command line decides it"
+        if not variable.isidentifier():
+            return None, f"${variable} is set by the shell at run time"
+        return self.lookup(variable)
 
     def expansion(self, node: Node) -> Value:
         sub = self.subscript(node)
