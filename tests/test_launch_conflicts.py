@@ -73,3 +73,38 @@ def test_rl510_a_port_below_1024_needs_root(tmp_path: Path) -> None:
 def test_rl510_quiet_from_1024(tmp_path: Path) -> None:
     for port in ("1024", "29500", "0"):
         assert _found(tmp_path, "RL510", f"torchrun --nproc_per_node 8 --master_port {port} train.py\n") == [], port
+
+
+def _with_script(tmp_path: Path, train: str, launch: str) -> list[Diagnostic]:
+    (tmp_path / ".git").mkdir(exist_ok=True)
+    (tmp_path / "train.py").write_text(train)
+    script = tmp_path / "run.sh"
+    script.write_text(launch)
+    return [d for d in lint(script) if d.code == "RL509"]
+
+
+HF_SCRIPT = "from transformers import HfArgumentParser, TrainingArguments\nargs = HfArgumentParser(TrainingArguments).parse_args_into_dataclasses()\n"
+LAUNCH = "accelerate launch --config_file zero2.yaml train.py --output_dir out --num_processes 8\n"
+
+
+def test_rl509_a_launcher_option_after_a_strict_script_is_an_error(tmp_path: Path) -> None:
+    (finding,) = _with_script(tmp_path, HF_SCRIPT, LAUNCH)
+    assert finding.severity is Severity.ERROR and finding.setting == "num_processes"
+    assert "Some specified arguments are not used by the HfArgumentParser" in finding.message
+    assert_snapshot("RL509", [finding], tmp_path)
+
+
+def test_rl509_a_warning_when_the_parser_is_not_known(tmp_path: Path) -> None:
+    (finding,) = _with_script(tmp_path, "import fire\nfire.Fire(main)\n", LAUNCH)
+    assert finding.severity is Severity.WARNING and "if train.py rejects arguments it does not define" in finding.message
+
+
+def test_rl509_quiet_before_the_script_when_the_script_takes_it_or_takes_unknowns(tmp_path: Path) -> None:
+    cases = [
+        (HF_SCRIPT, "accelerate launch --num_processes 8 train.py --output_dir out\n"),
+        ("import argparse\np = argparse.ArgumentParser()\np.add_argument('--num_processes')\nargs = p.parse_args()\n", LAUNCH),
+        ("import argparse\nargs, rest = argparse.ArgumentParser().parse_known_args()\n", LAUNCH),
+        (HF_SCRIPT, "accelerate launch train.py --gradient_accumulation_steps 4\n"),
+    ]
+    for train, launch in cases:
+        assert _with_script(tmp_path, train, launch) == [], (train, launch)
