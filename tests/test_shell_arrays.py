@@ -163,3 +163,14 @@ def test_an_empty_placeholder_an_option_loop_fills_is_no_value() -> None:
     (recipe,), _ = describe([script])
     config = item(recipe, "settings", "config")
     assert config.value == "unknown" and '"" (line 40) or unknown' in config.source
+
+
+def test_srun_tasks_meet_where_the_script_exports_not_at_a_default() -> None:
+    """nebius/ml-cookbook's checkpoint_train.sh exports MASTER_ADDR (scontrol) and MASTER_PORT (a
+    free port a Python heredoc picks, on one branch of an if): the rendezvous is unknown with both
+    reasons, where it was srun's default `(first host of SLURM_NODELIST):29500`."""
+    script = SHELL / "ml-cookbook" / "slurm" / "object-storage-checkpointing" / "checkpoint_train.sh"
+    (recipe,), _ = describe([script])
+    rendezvous = item(recipe, "launch", "rendezvous")
+    assert rendezvous.value == "unknown"
+    assert "MASTER_ADDR is set by `$(scontrol" in rendezvous.source and "MASTER_PORT differs between the branches" in rendezvous.source

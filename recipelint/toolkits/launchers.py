@@ -216,8 +216,25 @@ def parse_srun(script: ShellScript, command: Command, index: int, program: int |
         count, node_count = to_int(total.value), to_int(nodes.value) or 1
         per_node = setting_from_word("--ntasks", total, script, at)
         per_node.value = count // node_count if count is not None and nodes.value is not None else None
-    rendezvous = Setting("MASTER_ADDR", "(first host of SLURM_NODELIST):29500", False, words[0].span)
-    return Launch("srun", command, words[index], nodes, per_node, rendezvous, launch_env(script, command))
+    env = launch_env(script, command)
+    return Launch("srun", command, words[index], nodes, per_node, _srun_rendezvous(command, env), env)
+
+
+def _srun_rendezvous(command: Command, env: dict[str, Setting]) -> Setting:
+    """Where srun's tasks meet: the MASTER_ADDR and MASTER_PORT the script exports to them (each
+    task's training code reads them), unknown when the run time decides either; the default
+    (the first host, 29500) only when the script exports neither."""
+    address, port = env.get("MASTER_ADDR"), env.get("MASTER_PORT")
+    if address is None and port is None:
+        return Setting("MASTER_ADDR", "(first host of SLURM_NODELIST):29500", False, command.words[0].span)
+    unknown = [name for name, found in (("MASTER_ADDR", address), ("MASTER_PORT", port)) if found is not None and found.value is None]
+    where = address or port
+    assert where is not None
+    if unknown:
+        reasons = [(command.scope[name].reason if name in command.scope else None) or f"{name} is decided at run time" for name in unknown]
+        return Setting("MASTER_ADDR", None, True, where.span, origin=f"exported by the script: {'; '.join(reasons)}")
+    value = f"{address.value if address else '(first host of SLURM_NODELIST)'}:{port.value if port else 29500}"
+    return Setting("MASTER_ADDR", value, True, where.span, origin="MASTER_ADDR/MASTER_PORT exported by the script")
 
 
 def parse_mpirun(script: ShellScript, command: Command, index: int) -> Launch:
