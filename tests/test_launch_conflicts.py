@@ -108,3 +108,22 @@ def test_rl509_quiet_before_the_script_when_the_script_takes_it_or_takes_unknown
     ]
     for train, launch in cases:
         assert _with_script(tmp_path, train, launch) == [], (train, launch)
+
+
+def test_rl016_an_assignment_bash_runs_as_a_command(tmp_path: Path) -> None:
+    (finding,) = _found(tmp_path, "RL016", "NGPU = 8\ntorchrun --nproc_per_node $NGPU train.py\n")
+    assert finding.severity is Severity.WARNING and finding.setting == "NGPU" and finding.span.line == 1
+    assert "NGPU: command not found" in finding.message and "is empty" in finding.message
+    assert_snapshot("RL016", [finding], tmp_path)
+    (dollar,) = _found(tmp_path, "RL016", "P=1\n$P=29501\ntorchrun --nproc_per_node 8 --master_port $P train.py\n")
+    assert "1=29501: command not found" in dollar.message and "keeps its value from line 1" in dollar.message
+
+
+def test_rl016_quiet_for_a_real_assignment_a_test_or_a_variable_the_launch_does_not_use(tmp_path: Path) -> None:
+    for text in (
+        "NGPU=8\ntorchrun --nproc_per_node $NGPU train.py\n",
+        'NGPU=8\ntest "$NGPU" = 8 && torchrun --nproc_per_node $NGPU train.py\n',
+        "OTHER = 8\ntorchrun --nproc_per_node 8 train.py\n",
+        "torchrun --nproc_per_node 8 train.py\nNGPU = 8\n",
+    ):
+        assert _found(tmp_path, "RL016", text) == [], text

@@ -26,6 +26,7 @@ from recipelint.parse.shellrecords import (
     OPTION_PARSERS,
     Assignment,
     Binding,
+    Broken,
     Command,
     Failed,
     Override,
@@ -44,6 +45,7 @@ __all__ = [
     "OPTION_PARSERS",
     "Assignment",
     "Binding",
+    "Broken",
     "Command",
     "Failed",
     "Override",
@@ -97,4 +99,5 @@ def parse_shell(
         builder.clones,
         builder.templates,
         builder.failed,
+        builder.broken,
     )

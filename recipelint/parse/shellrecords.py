@@ -111,6 +111,18 @@ class Failed:
 
 
 @dataclass
+class Broken:
+    """A line written as an assignment that bash runs as a command instead (`NGPU = 8`: the command
+    NGPU with the arguments `=` and `8`; `$X=8`: a command named after X's value), so the variable
+    is not assigned: bash says "command not found" and goes on."""
+
+    name: str  # the variable the line meant to set
+    span: Span  # the line's command
+    line: int
+    said: str  # bash's error, as it prints it
+
+
+@dataclass
 class Override:
     """A variable the script's command line may set (`X=$1` in an option loop)."""
 
@@ -173,6 +185,7 @@ class ShellScript:
     # What the script writes from its own text (heredocs, sed-filled templates), by the written path.
     templates: dict[str, Written] = field(default_factory=dict)
     failed: list[Failed] = field(default_factory=list)  # assignments bash refuses
+    broken: list[Broken] = field(default_factory=list)  # lines bash reads as a command, not the assignment they look like
 
     def assignment(self, name: str, before: int | None = None) -> Assignment | None:
         """The assignment of `name` in this file in force at byte `before` (the last one above it)."""

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from recipelint.parse.files import SourceError
 from recipelint.parse.shellnodes import parser, unwrap_string
-from recipelint.parse.shellrecords import OPTION_PARSERS, Binding, Command, Sourced, Word, positional, unknown_path
+from recipelint.parse.shellrecords import OPTION_PARSERS, Binding, Broken, Command, Sourced, Word, positional, unknown_path
 from recipelint.parse.shellwords import WordReader
 from recipelint.parse.span import SourceText, Span
 from recipelint.parse.where import repo_root
@@ -29,6 +29,10 @@ _EXPANSION = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9
 # `cd "$(dirname "${BASH_SOURCE[0]}")/../sft/"` (01-ai/Yi's finetune scripts): the script's own
 # folder, whatever folder it was started from, then a path the script spells (quotes removed).
 _OWN_FOLDER = re.compile(r"^(?:\$\(\s*dirname\s+(?P<a>[^()`]+)\s*\)|`\s*dirname\s+(?P<b>[^()`]+)`)(?P<rest>/[^$`']*)?$")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# Commands that take `=` as an argument (`test "$a" = b` is `[ ... ]`; these are spelled plainly).
+_TAKES_EQUALS = frozenset({"test", "echo", "printf", "expr", "let", "alias", "awk", "sed"})
+_DOLLAR_ASSIGNMENT = re.compile(r"^\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))=")
 _DOUBLE_QUOTED_ESCAPE = re.compile(r'\\([$`"\\\n])')
 _OWN_PATH = ("$0", "${0}", "$BASH_SOURCE", "${BASH_SOURCE}", "${BASH_SOURCE[0]}")
 
@@ -125,6 +129,7 @@ class SourceReader(WordReader):
     def builtin(self, command: Command, node: Node) -> None:
         name = command.name
         args = command.words[1:]
+        self.not_an_assignment(command)
         if name in ("exit", "return"):
             self.env.dead = True
         elif name in (".", "source") and args:
@@ -146,6 +151,20 @@ class SourceReader(WordReader):
             for word in args:
                 if word.value and word.value.isidentifier():
                     self.env.vars[word.value] = Binding(None, None, f"{word.value} is read by `read` at run time (line {line})")
+
+    def not_an_assignment(self, command: Command) -> None:
+        """`NGPU = 8` (blanks around `=`) or `$X=8` (a `$` before the name): bash runs a command
+        and assigns nothing; recorded for the rule that follows the variable to a launch."""
+        words = command.words
+        spaced = len(words) > 1 and _NAME.fullmatch(words[0].text) is not None and words[1].text.startswith("=")
+        spaced = spaced and words[0].text not in _TAKES_EQUALS
+        dollar = _DOLLAR_ASSIGNMENT.match(words[0].text) if words else None
+        if not self.recording or not (spaced or dollar):
+            return
+        name = words[0].text if spaced else dollar.group(1) or dollar.group(2) if dollar else ""
+        program = words[0].text if spaced else words[0].value or words[0].text
+        said = f"{program}: command not found"
+        self.broken.append(Broken(name, command.span, command.span.line, said))
 
     def set_positional(self, words: list[Word]) -> None:
         """`set --` or a function call: `$1`.. from the words; a word the run time decides leaves

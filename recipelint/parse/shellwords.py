@@ -16,6 +16,7 @@ from recipelint.parse.shellrecords import (
     MAX_ITEMS,
     Assignment,
     Binding,
+    Broken,
     Budget,
     Command,
     Env,
@@ -62,6 +63,7 @@ class WordReader:
         self.templates: dict[str, Written] = {}
         self.overrides: list[Override] = []
         self.failed: list[Failed] = []
+        self.broken: list[Broken] = []
         self.seen: set[Path] = {source.path}
         self.assigned = 0
         self.budget = Budget()
