@@ -174,3 +174,27 @@ def test_srun_tasks_meet_where_the_script_exports_not_at_a_default() -> None:
     rendezvous = item(recipe, "launch", "rendezvous")
     assert rendezvous.value == "unknown"
     assert "MASTER_ADDR is set by `$(scontrol" in rendezvous.source and "MASTER_PORT differs between the branches" in rendezvous.source
+
+
+def test_launcher_options_an_if_sets_two_ways_are_unknown_or_what_every_branch_gives(tmp_path: Path) -> None:
+    """`DISTRIBUTED_ARGS` set by a multi-node `if` two ways: torchrun was read as 1 rank at
+    127.0.0.1:29500, defaults the file does not imply; --nproc_per_node is 8 on both branches, so 8;
+    --nnodes and the rendezvous differ, so unknown, naming the if and each value's line."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "train.py").write_text("import torch\n")
+    script = tmp_path / "run.sh"
+    script.write_text(
+        "GPUS_PER_NODE=8\n"
+        'if [ "$NNODES" -gt 1 ]; then\n'
+        '  DISTRIBUTED_ARGS="--nproc_per_node $GPUS_PER_NODE --nnodes $NNODES --master_addr $MASTER_ADDR --master_port 6000"\n'
+        "else\n"
+        '  DISTRIBUTED_ARGS="--nproc_per_node $GPUS_PER_NODE --standalone"\n'
+        "fi\n"
+        "torchrun $DISTRIBUTED_ARGS train.py\n"
+    )
+    (recipe,), _ = describe([script])
+    per_node = item(recipe, "launch", "ranks per node")
+    assert per_node.value == "8" and per_node.source.startswith("every branch of the if at line 2")
+    rendezvous = item(recipe, "launch", "rendezvous")
+    assert rendezvous.value == "unknown" and "differs between the branches of the if at line 2" in rendezvous.source
+    assert "from profile" in item(recipe, "launch", "nodes").source  # the file leaves it unknown: the node profile says

@@ -54,6 +54,44 @@ def scan_options(
     return options
 
 
+def hidden_options(words: list[Word], start: int, end: int) -> Word | None:
+    """An unquoted `$ARGS` among a launcher's options whose value only the run time knows (an `if`
+    sets it two ways, a loop, a command): it may hold any option, so one not written elsewhere is
+    unknown, never the launcher's default."""
+    for word in words[start:end]:
+        if word.value is None and word.text.startswith("$") and word.option is None and word.binding is not None:
+            return word
+    return None
+
+
+def unstated(name: str, option: str, default: Any, hidden: Word | None, command: Command) -> Setting:
+    """An option the launch does not write: the launcher's default, or unknown when `$ARGS` may hold it."""
+    if hidden is None:
+        return Setting(name, default, False, command.words[0].span)
+    agreed = _every_branch(hidden, option)
+    if agreed is not None:
+        return Setting(name, to_value(agreed[0]), True, hidden.span, origin=agreed[1])
+    why = hidden.reason or "decided at run time"
+    return Setting(name, None, False, hidden.span, origin=f"unknown: `{hidden.text}` may give --{option}: {why}")
+
+
+def _every_branch(hidden: Word, option: str) -> tuple[str, str] | None:
+    """The value every branch's `$ARGS` gives an option (`--nproc_per_node 8` on both sides of a
+    multi-node `if`), with where it is said; None when a branch lacks it or they differ."""
+    binding = hidden.binding
+    if binding is None or binding.branches is None:
+        return None
+    found: set[str | None] = set()
+    for branch in binding.branches:
+        if branch is None or (branch.fields is None and branch.value is None):
+            return None
+        words = branch.fields if branch.fields is not None else [Word(piece, hidden.span, piece) for piece in (branch.value or "").split()]
+        given = scan_options(words, 0, len(words), _TORCHRUN_SWITCHES).get(option)
+        found.add(given.value if given is not None else None)
+    value = found.pop() if len(found) == 1 else None
+    return (value, f"every branch of {binding.where} gives --{option} {value} in `{hidden.text}`") if value is not None else None
+
+
 def word_text(word: Word) -> str:
     """A word's static value, or its source text when only the run time knows it."""
     return word.value if word.value is not None else word.text
@@ -136,10 +174,12 @@ def parse_torchrun(script: ShellScript, command: Command, index: int) -> Launch:
         launcher = "python" if launcher == Path(first).name else launcher
     at = command.span.start
 
+    hidden = hidden_options(words, 1, index)
+
     def setting(name: str, option: str, default: Any) -> Setting:
         word = options.get(option)
         if word is None:
-            return Setting(name, default, False, command.words[0].span)
+            return unstated(name, option, default, hidden, command)
         return setting_from_word(name, word, script, at)
 
     nnodes = setting("nnodes", "nnodes", 1)
@@ -152,8 +192,10 @@ def parse_torchrun(script: ShellScript, command: Command, index: int) -> Launch:
     elif launcher == "python":
         per_node = python_loop_ranks(script, command)
     else:
-        per_node = Setting("nproc_per_node", 1, False, command.words[0].span)
-    if "rdzv_endpoint" in options:
+        per_node = unstated("nproc_per_node", "nproc_per_node", 1, hidden, command)
+    if hidden is not None and not {"rdzv_endpoint", "master_addr", "master_port"} & set(options):
+        rendezvous = unstated("master_addr", "master_addr", None, hidden, command)
+    elif "rdzv_endpoint" in options:
         rendezvous = setting("rdzv_endpoint", "rdzv_endpoint", None)
     else:
         address = options.get("master_addr")

@@ -11,8 +11,10 @@ An unquoted expansion of an unset variable is no word at all: bash runs `train.p
 --tensorboard_dir runs`, and argparse stops at start-up with "argument --model_dir: expected one
 argument" (HfArgumentParser and TrlParser are argparse). A lower-case name is the script's own
 (bash's convention: the environment's names are upper case), so the launch fails: an error. An
-upper-case name may come from the environment the script is started in: a warning that says so.
-Names a scheduler or the system sets (SLURM_*, HOME, ...) are not reported.
+upper-case name may come from the environment the script is started in (`NODE_RANK` given on
+each node): it is reported, as a warning that says so, only where the script sets a variable of
+a close name (`MODEL` for `$MODEL_PATH`: a slip, not the environment's). Names a scheduler, a
+launcher or the system sets (SLURM_*, RANK, MASTER_ADDR, HOME, ...) are not reported.
 
 ## Example
 ```sh
@@ -47,7 +49,8 @@ SOURCE = (
 )
 # Names the environment of a job sets (schedulers, MPI, the login shell): never the script's slip.
 _ENVIRONMENT = re.compile(
-    r"^(SLURM|PBS|LSB|OMPI|PMI|PMIX|MV2|KUBERNETES|MLP|ARNOLD|CUDA|NVIDIA|HOST|HOME|USER|PATH|PWD|TMPDIR|LOGNAME|SHELL)"
+    r"^(SLURM|PBS|LSB|OMPI|PMI|PMIX|MV2|KUBERNETES|MLP|ARNOLD|CUDA|NVIDIA|HOST|HOME|USER|PATH|PWD|TMPDIR|LOGNAME|SHELL"
+    r"|RANK|LOCAL_RANK|NODE_RANK|GROUP_RANK|WORLD_SIZE|MASTER_|NNODES|NPROC)"
 )
 
 
@@ -71,8 +74,10 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
 
 def _finding(ctx: Context, word: Word, name: str, flag: str, following: Word | None, command: Command) -> Diagnostic | None:
     local = name != name.upper()
+    close = _close(name, command)
+    if not local and not close:
+        return None  # an upper-case name the script never mentions is the environment's to give (NODE_RANK per node)
     takes = f"bash passes `{flag} {following.value}`" if following is not None else f"bash passes {flag} last, with nothing after it"
-    close = difflib.get_close_matches(name, sorted(command.scope), n=1, cutoff=0.6)
     similar = (
         f"; the script sets {close[0]}" + (f" (line {origin.span.line})" if (origin := command.scope[close[0]].origin) is not None else "")
         if close
@@ -91,6 +96,14 @@ def _finding(ctx: Context, word: Word, name: str, flag: str, following: Word | N
         setting=name,
         evidence=[f"{flag} {word.text} at line {word.span.line}"],
     )
+
+
+def _close(name: str, command: Command) -> list[str]:
+    """A variable the script sets whose name is this one's with a part more or less (MODEL for
+    MODEL_PATH) or a letter off (DATA_DIR for DATA_DIRS)."""
+    names = sorted(n for n in command.scope if n != name and n.isidentifier())
+    parts = [n for n in names if name.startswith(n + "_") or n.startswith(name + "_") or name.endswith("_" + n) or n.endswith("_" + name)]
+    return parts[:1] or difflib.get_close_matches(name, names, n=1, cutoff=0.8)
 
 
 def _unset_use(word: Word, command: Command, text: str) -> str | None:
