@@ -37,6 +37,8 @@ def test_rl015_quiet_when_set_quoted_last_before_a_value_or_set_by_a_function(tm
         'torchrun --nproc_per_node 8 train.py --model_dir "$dir" --tensorboard_dir runs\n',
         "torchrun --nproc_per_node 8 train.py --model_dir $dir runs\n",
         "torchrun --nproc_per_node 8 train.py --nodes $SLURM_NNODES --x 1\n",
+        "torchrun --nproc_per_node 8 --rdzv_id $RANDOM --rdzv_backend c10d train.py\n",  # bash sets RANDOM
+        "torchrun --nproc_per_node 8 train.py --node_rank $NODE_RANK --x 1\n",  # given per node
         "setup() { dir=out; }\nsetup\ntorchrun --nproc_per_node 8 train.py --model_dir $dir --tensorboard_dir runs\n",
     ):
         assert _found(tmp_path, "RL015", text) == [], text

@@ -38,6 +38,33 @@ if TYPE_CHECKING:
     from tree_sitter import Node
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# Variables bash itself gives a value (https://www.gnu.org/software/bash/manual/html_node/Bash-Variables.html):
+# never "not set in the script".
+_BASH_SETS = frozenset(
+    {
+        "RANDOM",
+        "SRANDOM",
+        "SECONDS",
+        "LINENO",
+        "BASHPID",
+        "PPID",
+        "UID",
+        "EUID",
+        "HOSTNAME",
+        "HOSTTYPE",
+        "OSTYPE",
+        "MACHTYPE",
+        "EPOCHSECONDS",
+        "EPOCHREALTIME",
+        "BASH_VERSION",
+        "PWD",
+        "OLDPWD",
+        "SHLVL",
+        "GROUPS",
+        "BASH_SOURCE",
+        "FUNCNAME",
+    }
+)
 
 
 class WordReader:
@@ -84,6 +111,8 @@ class WordReader:
     # --- values -----------------------------------------------------------------------
     def lookup(self, name: str) -> Value:
         binding = self.env.vars.get(name)
+        if binding is None and name in _BASH_SETS:
+            return None, f"{name} is set by bash at run time"
         if binding is None:
             return None, f"{name} is not set in the script"
         return binding.value, binding.reason
