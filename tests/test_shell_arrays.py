@@ -198,3 +198,23 @@ def test_launcher_options_an_if_sets_two_ways_are_unknown_or_what_every_branch_g
     rendezvous = item(recipe, "launch", "rendezvous")
     assert rendezvous.value == "unknown" and "differs between the branches of the if at line 2" in rendezvous.source
     assert "from profile" in item(recipe, "launch", "nodes").source  # the file leaves it unknown: the node profile says
+
+
+def test_a_training_script_an_if_sets_is_a_launch_with_both_values(tmp_path: Path) -> None:
+    """`export TRAIN_SCRIPT=./train.py` inside an if, then `: "${TRAIN_SCRIPT:=../src/train.py}"`:
+    the job was "no recipes found"; `:=` assigns on the branch that left it unset, the launch is
+    read, and the script word names both values with their lines."""
+    (tmp_path / ".git").mkdir()
+    script = tmp_path / "job.sh"
+    script.write_text(
+        "#!/bin/bash\n#SBATCH --nodes=4\n#SBATCH --gres=gpu:8\n"
+        'if [ -n "$CONTAINER_IMAGE" ]; then\n  export TRAIN_SCRIPT=./train.py\nfi\n'
+        ': "${TRAIN_SCRIPT:=../src/train.py}"\n'
+        "srun torchrun --nproc_per_node 8 --nnodes 4 ${TRAIN_SCRIPT} --lr 1\n"
+    )
+    files = FileCache()
+    word = parse_shell(files.read(script), files.read).commands[-1].words[6]
+    assert word.value is None and word.reason is not None
+    assert '"./train.py" (line 5) or "../src/train.py"' in word.reason and "the if at line 4" in word.reason
+    (recipe,), _ = describe([script])
+    assert item(recipe, "launch", "ranks per node").value == "8" and item(recipe, "launch", "nodes").value == "4"

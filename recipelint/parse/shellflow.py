@@ -21,7 +21,19 @@ from recipelint.parse.shellnodes import (
     unwrap,
     word_runs,
 )
-from recipelint.parse.shellrecords import MAX_ITEMS, Assignment, Binding, Command, Env, Failed, Override, Word, short, too_large
+from recipelint.parse.shellrecords import (
+    MAX_ITEMS,
+    Assignment,
+    Binding,
+    Command,
+    Env,
+    Failed,
+    Override,
+    Word,
+    merge_binding,
+    short,
+    too_large,
+)
 from recipelint.parse.shellsource import SourceReader
 from recipelint.records import replace
 
@@ -74,7 +86,7 @@ class FlowReader(SourceReader):
         out = Env({}, cwds.pop() if len(cwds) == 1 else None)
         for name in dict.fromkeys(n for env in live for n in env.vars):
             items = [env.vars.get(name) for env in live]
-            out.vars[name] = _merge_binding(name, items, where)
+            out.vars[name] = merge_binding(name, items, where)
         return out
 
     def if_statement(self, node: Node) -> None:
@@ -333,35 +345,6 @@ def _clip(reason: str, limit: int = 320) -> str:
     """A reason that quotes another, kept to its start and its end (where the chain begins): a
     chain of `b=$a; a=$b$b` would otherwise grow with every line."""
     return reason if len(reason) <= limit else f"{reason[: limit // 2]} ... {reason[-limit // 2 :]}"
-
-
-def _describe(binding: Binding | None) -> str:
-    if binding is None:
-        return "unset"
-    origin = binding.origin
-    where = f" (line {origin.span.line})" if origin is not None else ""
-    if binding.value is not None:
-        return f'"{short(binding.value, 80)}"{where}'
-    if origin is not None:
-        return f"`{short(origin.value.text, 50)}`{where}"
-    return "unknown"
-
-
-def _merge_binding(name: str, items: list[Binding | None], where: str) -> Binding:
-    first = items[0]
-    exported = any(item is not None and item.exported for item in items)
-    if all(item is first for item in items) and first is not None:
-        return first
-    if (
-        first is not None
-        and first.value is not None
-        and all(item is not None and (item.value, item.items) == (first.value, first.items) for item in items)
-    ):
-        origin = first.origin if all(item is not None and item.origin is first.origin for item in items) else None
-        return Binding(first.value, origin, None, exported, first.fields if origin is not None else None, items=first.items)
-    alternatives = list(dict.fromkeys(_describe(item) for item in items))
-    reason = f"{name} differs between the branches of {where}: {' or '.join(alternatives)}"
-    return Binding(None, None, reason, exported, branches=tuple(items), where=where)
 
 
 _HANDLERS: dict[str, Callable[[FlowReader, Node], None]] = {

@@ -251,3 +251,32 @@ def unknown_path(origin: Assignment) -> str:
     """The key of a file whose name only the run time knows, written and read through the same
     assignment (`config_json="ds_config_gpt_${NAME}.json"`): the variable and where it is set."""
     return f"${{{origin.name}}}@{origin.order}"
+
+
+def describe_binding(binding: Binding | None) -> str:
+    if binding is None:
+        return "unset"
+    origin = binding.origin
+    where = f" (line {origin.span.line})" if origin is not None else ""
+    if binding.value is not None:
+        return f'"{short(binding.value, 80)}"{where}'
+    if origin is not None:
+        return f"`{short(origin.value.text, 50)}`{where}"
+    return "unknown"
+
+
+def merge_binding(name: str, items: list[Binding | None], where: str) -> Binding:
+    first = items[0]
+    exported = any(item is not None and item.exported for item in items)
+    if all(item is first for item in items) and first is not None:
+        return first
+    if (
+        first is not None
+        and first.value is not None
+        and all(item is not None and (item.value, item.items) == (first.value, first.items) for item in items)
+    ):
+        origin = first.origin if all(item is not None and item.origin is first.origin for item in items) else None
+        return Binding(first.value, origin, None, exported, first.fields if origin is not None else None, items=first.items)
+    alternatives = list(dict.fromkeys(describe_binding(item) for item in items))
+    reason = f"{name} differs between the branches of {where}: {' or '.join(alternatives)}"
+    return Binding(None, None, reason, exported, branches=tuple(items), where=where)

@@ -27,6 +27,7 @@ from recipelint.parse.shellrecords import (
     Value,
     Word,
     Written,
+    merge_binding,
     short,
     too_large,
 )
@@ -479,13 +480,30 @@ class WordReader:
         if default is not None:
             empty_too = ":-" in operators or ":=" in operators
             if name not in self.env.vars or (empty_too and current == ""):
-                return self.evaluate(default)
+                value, why = self.evaluate(default)
+                if ":=" in operators or "=" in operators:  # `${X:=d}` also assigns X
+                    self.env.vars[name] = Binding(value, None, why or None)
+                return value, why
+            binding = self.env.vars[name]
+            if binding.branches is not None and (":=" in operators or "=" in operators):
+                return self.assign_default(name, binding, default, empty_too)
             return current, reason
         if ":+" in operators or "+" in operators:
             return None, f"`{short(self.text(node))}` is present or absent at run time"
         if len(node.children) > 3:  # ${#x}, ${x/a/b}, ${x%y}: not worth modelling
             return None, f"`{short(self.text(node))}` transforms {name} at run time"
         return current, reason
+
+    def assign_default(self, name: str, binding: Binding, default: Node, empty_too: bool) -> Value:
+        """`${X:=d}` where X differs between branches: d on each branch that leaves X unset (or
+        empty), the branch's own value elsewhere; X holds the merge."""
+        value, why = self.evaluate(default)
+        filled = Binding(value, None, why, binding.exported)
+        assert binding.branches is not None
+        items: list[Binding | None] = [b if b is not None and not (empty_too and b.value == "") else filled for b in binding.branches]
+        merged = merge_binding(name, items, binding.where)
+        self.env.vars[name] = merged
+        return merged.value, merged.reason
 
     def substitution(self, node: Node) -> Value:
         """`$(...)` and backticks: a few pure text filters are modelled, the rest is run time."""

@@ -92,6 +92,16 @@ def _every_branch(hidden: Word, option: str) -> tuple[str, str] | None:
     return (value, f"every branch of {binding.where} gives --{option} {value} in `{hidden.text}`") if value is not None else None
 
 
+def branch_values(word: Word) -> list[str] | None:
+    """The values a `$var` word has on the branches that set it (`./train.py` or `../src/train.py`),
+    when every branch gives one; None otherwise."""
+    binding = word.binding
+    if word.value is not None or binding is None or binding.branches is None:
+        return None
+    values = [branch.value if branch is not None else None for branch in binding.branches]
+    return [v for v in values if v is not None] if None not in values else None
+
+
 def word_text(word: Word) -> str:
     """A word's static value, or its source text when only the run time knows it."""
     return word.value if word.value is not None else word.text

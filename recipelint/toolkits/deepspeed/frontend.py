@@ -32,6 +32,7 @@ from recipelint.toolkits import Target
 from recipelint.toolkits.accelerate import config_file_setting, deepspeed_file, is_config, options, options_start, parse_accelerate
 from recipelint.toolkits.launchers import (
     DISTRIBUTED_MODULES,
+    branch_values,
     distributed_module,
     launch_env,
     parse_deepspeed_launcher,
@@ -114,7 +115,7 @@ def program(words: list[Word]) -> tuple[int, int] | None:
     if word_text(words[launcher]).endswith(".py"):
         return launcher, launcher
     for index in range(launcher + 1, len(words)):
-        if word_text(words[index]).endswith(".py"):
+        if word_text(words[index]).endswith(".py") or all(v.endswith(".py") for v in branch_values(words[index]) or ["-"]):
             return launcher, index
     unknown = words[launcher].value is None
     for index in range(launcher + 1, len(words) - 1):
