@@ -335,7 +335,7 @@ def _assignment_reason(name: str, word: Word, line: int) -> str | None:
     if word.ref is not None and word.binding is not None and word.reason:
         return f"{name} comes from {word.ref} (line {line}); {_clip(word.reason)}"
     text = word.text if len(word.text) <= 60 else word.text[:57] + "..."
-    if word.reason and "runs at run time" in word.reason and text.lstrip('"').startswith(("$(", "`")):
+    if word.reason and "runs at run time" in word.reason and ("$(" in word.text or "`" in word.text):
         code = text if text.startswith("`") else f"`{text}`"
         return f"{name} is set by {code} at run time (line {line})"
     return f"{name} = {text} (line {line}); {_clip(word.reason or 'decided at run time')}"

@@ -16,7 +16,7 @@ from recipelint.parse.shellnodes import parser, unwrap_string
 from recipelint.parse.shellrecords import OPTION_PARSERS, Binding, Broken, Command, Sourced, Word, positional, unknown_path
 from recipelint.parse.shellwords import WordReader
 from recipelint.parse.span import SourceText, Span
-from recipelint.parse.where import repo_root
+from recipelint.parse.where import repo_root, shown
 from recipelint.records import replace
 
 if TYPE_CHECKING:
@@ -322,7 +322,8 @@ class SourceReader(WordReader):
                 return path, "" if folder is not root else " (found from the repository root, the folder the script is run from)"
         if not tried:
             return None, "the script's current folder is unknown here"
-        return None, f"no such file {tried[0] / target.value}" + (f" nor {root / target.value}" if len(tried) > 1 and root else "")
+        elsewhere = f" nor {shown(root / target.value)} (at the repository root)" if len(tried) > 1 and root is not None else ""
+        return None, f"no such file {tried[0] / target.value}{elsewhere}"
 
 
 def _unescaped(match: re.Match[str]) -> str:
