@@ -41,7 +41,7 @@ def test_a_bomb_is_read_in_bounded_time_and_memory(name: str) -> None:
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    assert time.perf_counter() - start < 10
+    assert time.perf_counter() - start < 20  # each takes under 1 s alone; the bound leaves room for a loaded CI machine
     assert peak < PEAK_BYTES
     launch = script.commands[-1]
     assert launch.words[0].value == "torchrun"

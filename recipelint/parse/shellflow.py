@@ -23,6 +23,7 @@ from recipelint.parse.shellnodes import (
 )
 from recipelint.parse.shellrecords import (
     MAX_ITEMS,
+    TOO_LARGE,
     Assignment,
     Binding,
     Command,
@@ -205,7 +206,9 @@ class FlowReader(SourceReader):
         appended = any(c.type == "+=" for c in node.children)
         word = self.assigned_word(name, node, value_node, tail, appended and element is None)
         items = self.assigned_items(name, element, value_node, word, appended)
-        if items is not None and len(items) > MAX_ITEMS:
+        # an element from an array already too large leaves this one's length unknown too (else it
+        # would start doubling again from its two unknown elements)
+        if items is not None and (len(items) > MAX_ITEMS or any(TOO_LARGE in (w.reason or "") for w in items.values())):
             items, word.value, word.reason = None, None, too_large(self.line(node))
         elif items is not None:  # `$X` of an array is its element 0
             first = items.get("0")

@@ -226,8 +226,11 @@ class Budget:
         return True
 
 
+TOO_LARGE = "too large to evaluate"
+
+
 def too_large(line: int) -> str:
-    return f"unknown: too large to evaluate (line {line}; recipelint bounds one value at {MAX_VALUE} characters, an array at {MAX_ITEMS} elements)"
+    return f"unknown: {TOO_LARGE} (line {line}; recipelint bounds one value at {MAX_VALUE} characters, an array at {MAX_ITEMS} elements)"
 
 
 @dataclass
