@@ -1,0 +1,112 @@
+"""Cluster jobs as their operators run them (recipelint.toolkits.kube.operators): multi-document
+manifests read document by document, the training operator's elastic and non-elastic env,
+MPIJob, Volcano, Trainer v2 and JobSet pods, and RL555 for a file with no workload."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from recipelint import engine
+from recipelint.parse.files import FileCache
+from recipelint.report import show
+from recipelint.settings import Resolver
+from tests.helpers import assert_snapshot, clone
+
+AWSOME = "kube/awsome-distributed-training"
+
+
+def _check(paths: list[Path]) -> tuple[list[show.Description], engine.Result]:
+    found: list[show.Description] = []
+    result = engine.check(
+        paths, None, FileCache(), resolver=Resolver(isolated=True), observe=lambda ctx, kept: found.append(show.describe(ctx, kept))
+    )
+    return found, result
+
+
+def _rows(description: show.Description, title: str) -> dict[str, tuple[str, str]]:
+    return {item.label: (str(item.value), item.source) for s in description.sections if s.title == title for item in s.items}
+
+
+def _judged(result: engine.Result) -> list[str]:
+    return [d.code for d in result.diagnostics if d.code != "RL004"]
+
+
+def test_a_service_a_deployment_and_an_elastic_job_in_one_file(tmp_path: Path) -> None:
+    """awsome-distributed-training's 1-imagenet-gpu-team-a.yaml: the etcd Service and Deployment
+    are skipped, the PyTorchJob read; its etcd rendezvous is the operator's PET_RDZV_ENDPOINT,
+    not torchrun's localhost default (RL501 was an error here), its nodes the Worker replicas."""
+    path = clone(AWSOME, tmp_path) / "1.architectures/7.sagemaker-hyperpod-eks/task-governance/1-imagenet-gpu-team-a.yaml"
+    [described], result = _check([path])
+    assert not result.errors
+    launch, run = _rows(described, "launch"), _rows(described, "run")
+    assert launch["rendezvous"][0] == "etcd-gpu:2379"
+    assert "rdzvHost etcd-gpu, rdzvPort 2379" in launch["rendezvous"][1] and "elastic.go" in launch["rendezvous"][1]
+    assert run["job nodes"][0] == "3" and "minReplicas 1, maxReplicas 36" in run["job nodes"][1]
+    assert run["job GPUs per node"][0] == "1"
+    assert _judged(result) == []
+
+
+def test_an_etcd_rendezvous_is_no_local_rendezvous(tmp_path: Path) -> None:
+    """nsight/EKS/fsdp.yaml: `torchrun --nnodes 2` with no rendezvous flag in an elastic job with
+    `rdzvHost: etcd`: the nodes meet at etcd:2379 (was RL501: '2 nodes but the rendezvous is
+    127.0.0.1:29500')."""
+    [described], result = _check([clone(AWSOME, tmp_path) / "4.validation_and_observability/5.nsight/EKS/fsdp.yaml"])
+    assert _rows(described, "launch")["rendezvous"][0] == "etcd:2379"
+    assert "RL501" not in _judged(result) and _judged(result) == []
+
+
+def test_without_rdzvhost_the_endpoint_is_the_first_worker(tmp_path: Path) -> None:
+    """llama3_1_8b-fsdp.yaml: `rdzvBackend: c10d`, no rdzvHost or rdzvPort: the operator sets
+    PET_RDZV_ENDPOINT to `<job>-worker-0` and the default pytorchjob-port; its Worker replicas
+    `$NUM_NODES` are a template's, said so, not counted as 1."""
+    [described], result = _check([clone(AWSOME, tmp_path) / "3.test_cases/pytorch/FSDP/kubernetes/llama3_1_8b-fsdp.yaml"])
+    launch, run = _rows(described, "launch"), _rows(described, "run")
+    assert launch["rendezvous"][0] == "llama3-1-8b-fsdp-worker-0:23456"
+    assert "no rdzvHost: the job's first worker llama3-1-8b-fsdp-worker-0" in launch["rendezvous"][1]
+    assert run["job nodes"] == (
+        "not stated",
+        "spec.pytorchReplicaSpecs.Worker.replicas: $NUM_NODES: not a number (a template filled in before the job is applied)",
+    )
+    assert _judged(result) == []
+
+
+def test_an_mpijob_is_its_workers(tmp_path: Path) -> None:
+    """nccl-tests-gb200.yaml: a ComputeDomain and an MPIJob; the job is 18 Workers of 4 slots
+    (the hostfile mpi-operator writes) and 4 GPUs each; its Launcher runs a benchmark binary,
+    no training launch."""
+    [described], result = _check([clone(AWSOME, tmp_path) / "micro-benchmarks/nccl-tests/kubernetes/nccl-tests-gb200.yaml"])
+    run = _rows(described, "run")
+    assert run["job nodes"][0] == "18" and run["job tasks per node"][0] == "4"
+    assert "slotsPerWorker: 4" in run["job tasks per node"][1] and run["job GPUs per node"][0] == "4"
+    assert not result.errors and _judged(result) == []
+
+
+def test_a_file_with_no_workload_is_said_when_named_alone(tmp_path: Path) -> None:
+    root = clone(AWSOME, tmp_path)
+    path = root / "3.test_cases/megatron/nemo1.0/EKS/fsx/fsx-pv.yaml"
+    _, result = _check([path])
+    assert [d.code for d in result.diagnostics] == ["RL555"] and not result.errors
+    assert_snapshot("RL555", result.diagnostics, tmp_path)
+    _, folder = _check([path.parent])  # found by a folder walk: no word
+    assert [d.code for d in folder.diagnostics] == [] and not folder.errors
+
+
+def test_a_helm_template_is_no_error(tmp_path: Path) -> None:
+    path = tmp_path / "job.yaml"
+    path.write_text("{{ $c := .Values.c }}\napiVersion: kubeflow.org/v2beta1\nkind: MPIJob\nspec:\n  slotsPerWorker: {{ $c.n }}\n")
+    _, alone = _check([path])
+    assert [d.code for d in alone.diagnostics] == ["RL555"] and not alone.errors
+    _, folder = _check([tmp_path])
+    assert not folder.errors and folder.diagnostics == []
+
+
+def test_a_multi_document_yaml_of_no_kind_is_valid(tmp_path: Path) -> None:
+    """A `---` stream recipelint reads nothing of is no bad input when named (was exit 2:
+    'invalid YAML: but found another document'); a broken one still is."""
+    path = tmp_path / "two.yaml"
+    path.write_text("a: 1\n---\nb: 2\n")
+    _, result = _check([path])
+    assert not result.errors
+    path.write_text("a: 1\n---\nb: [2\n")
+    _, result = _check([path])
+    assert len(result.errors) == 1 and "invalid YAML" in str(result.errors[0])
