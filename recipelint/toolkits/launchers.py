@@ -114,6 +114,40 @@ def launch_env(script: ShellScript, command: Command) -> dict[str, Setting]:
 
 # The modules `python -m` runs as torchrun: an elastic agent that starts the ranks itself.
 DISTRIBUTED_MODULES = ("torch.distributed.run", "torch.distributed.launch")
+# Inference servers: they start their own tensor-parallel workers and meet at an address of their
+# own flags (SGLang's --dist-init-addr, vLLM's Ray cluster), no torch.distributed launch of a
+# training script. By `python -m MODULE` (sgl-project/sglang python/sglang/launch_server.py,
+# vllm-project/vllm vllm/entrypoints/openai/api_server.py) and by console command
+# (`vllm serve`, Hugging Face TGI's `text-generation-launcher`, Triton's `tritonserver`).
+SERVER_MODULES = {
+    "sglang.launch_server": "SGLang",
+    "sglang_router.launch_server": "SGLang",
+    "vllm.entrypoints.openai.api_server": "vLLM",
+    "vllm.entrypoints.api_server": "vLLM",
+    "vllm.entrypoints.cli.main": "vLLM",
+}
+SERVER_COMMANDS = {
+    ("vllm", "serve"): "vLLM",
+    ("sglang", "serve"): "SGLang",
+    ("text-generation-launcher", ""): "TGI",
+    ("tritonserver", ""): "Triton",
+}
+
+
+def server(words: list[Word]) -> str | None:
+    """`SGLang (python -m sglang.launch_server)` when the command starts an inference server
+    (after any srun/mpirun/env prefix); else None."""
+    texts = [posixpath.basename(word_text(w)) for w in words]
+    for index, text in enumerate(texts):
+        following = texts[index + 1] if index + 1 < len(texts) else ""
+        for (program, sub), name in SERVER_COMMANDS.items():
+            if text == program and (not sub or following == sub):
+                return f"{name} (`{program}{' ' + sub if sub else ''}`)"
+        if text in ("-m", "--module") and index > 0 and texts[index - 1].startswith("python"):
+            module = word_text(words[index + 1]) if index + 1 < len(words) else ""
+            if module in SERVER_MODULES:
+                return f"{SERVER_MODULES[module]} (`python -m {module}`)"
+    return None
 
 
 def distributed_module(words: list[Word], start: int, stop: int) -> str | None:

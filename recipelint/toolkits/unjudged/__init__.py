@@ -1,6 +1,8 @@
 """Trainers recipelint does not judge (LLaMA-Factory's `llamafactory-cli train`, Axolotl,
 torchtune's `tune run`, ms-swift's `swift sft`): each launch of one is a recipe of its own, so
 that `check` says the launch was seen and not judged (RL013) instead of "No problems found".
+Inference servers (SGLang, vLLM, TGI, Triton; toolkits/launchers.py `server`) alike: no training
+launch, no rendezvous of torch's, said as such (RL556), under Slurm or in a pod too.
 
 A script or README that also launches something another toolkit reads is that toolkit's: this
 one claims a target last, and only when it holds such a launch.
@@ -37,6 +39,18 @@ _CLI = {
 _MODULES = {"axolotl.cli.train": "Axolotl", "llamafactory.launcher": "LLaMA-Factory", "swift.cli.sft": "ms-swift"}
 
 
+def started(command: Command) -> tuple[str, bool] | None:
+    """What the command starts that recipelint does not judge: a trainer (`llamafactory-cli
+    train`), or an inference server (True: SGLang, vLLM, TGI, Triton), with how it is started."""
+    from recipelint.toolkits.launchers import server
+
+    found = trainer(command)
+    if found is not None:
+        return found, False
+    serving = server(command.words)
+    return (serving, True) if serving is not None else None
+
+
 def trainer(command: Command) -> str | None:
     """`llamafactory-cli train` (the trainer and how it is started) when the command launches a
     trainer recipelint does not judge; else None."""
@@ -62,7 +76,7 @@ class Unjudged:
     def claims(self, target: Target, script: ShellScript | None) -> float:
         if target.kind not in SHELL_KINDS or script is None:
             return 0.0
-        return CLAIM if any(trainer(command) for command in script.commands) else 0.0
+        return CLAIM if any(started(command) for command in script.commands) else 0.0
 
     def load(self, target: Target, files: FileCache, script: ShellScript | None) -> list[Recipe]:
         from recipelint.toolkits.unjudged.frontend import load_launches
