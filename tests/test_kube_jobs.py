@@ -110,3 +110,90 @@ def test_a_multi_document_yaml_of_no_kind_is_valid(tmp_path: Path) -> None:
     path.write_text("a: 1\n---\nb: [2\n")
     _, result = _check([path])
     assert len(result.errors) == 1 and "invalid YAML" in str(result.errors[0])
+
+
+def test_a_volcano_pytorch_job(tmp_path: Path) -> None:
+    """nebius/ml-cookbook's finetuning-job-4.yaml: master 1 + worker 3 tasks (one pod spec through
+    a YAML anchor) are 4 nodes, as `torchrun --nnodes=4` says; its
+    `--rdzv_endpoint=${MASTER_ADDR}:${MASTER_PORT}` is what the pytorch plugin sets."""
+    root = clone("kube/ml-cookbook", tmp_path) / "volcano"
+    [described], result = _check([root / "llama-cookbook-finetuning/finetuning-job-4.yaml"])
+    launch, run = _rows(described, "launch"), _rows(described, "run")
+    assert launch["rendezvous"][0] == "pytorch-job-master-0.pytorch-job:29500" and "pytorch.go" in launch["rendezvous"][1]
+    assert run["job nodes"][0] == "4" and run["job nodes"][1].startswith("master replicas 1 + worker replicas 3")
+    assert launch["nodes"][0] == "4" and run["job GPUs per node"][0] == "8" and run["job /dev/shm (GiB)"][0] == "1500"
+    assert _judged(result) == [] and not result.errors
+    _, queue = _check([root / "queue2.yaml"])
+    assert [d.code for d in queue.diagnostics] == ["RL555"]
+
+
+def test_an_mpijob_launcher_runs_its_ranks_on_the_workers(tmp_path: Path) -> None:
+    """kubeflow/mpi-operator's horovod tensorflow-mnist.yaml: `mpirun -np 2` over 2 Workers of
+    1 slot is one rank a Worker (was 2 ranks per node on 2 nodes, a world of 4), judged
+    against a Worker's pod (2 CPUs, 4Gi), not the Launcher's."""
+    path = clone("kube/mpi-operator", tmp_path) / "examples/v2beta1/horovod/tensorflow-mnist.yaml"
+    [described], result = _check([path])
+    launch, run = _rows(described, "launch"), _rows(described, "run")
+    assert (launch["nodes"][0], launch["ranks per node"][0], launch["world size"][0]) == ("2", "1", "2")
+    assert "-np 2 over the hostfile's spec.slotsPerWorker: 1" in launch["ranks per node"][1]
+    assert run["job CPUs per node"][0] == "2" and run["job memory per node (GiB)"][0] == "4"
+    assert _judged(result) == [] and not result.errors
+
+
+RUNTIME = """apiVersion: trainer.kubeflow.org/v1alpha1
+kind: ClusterTrainingRuntime
+metadata:
+  name: torch-distributed
+spec:
+  mlPolicy:
+    numNodes: 1
+    torch:
+      numProcPerNode: auto
+  template:
+    spec:
+      replicatedJobs:
+        - name: trainer-node
+          template:
+            spec:
+              template:
+                spec:
+                  containers:
+                    - name: trainer
+                      image: pytorch/pytorch:2.5.0-cuda12.4-cudnn9-runtime
+                      command: [/bin/bash, -c, "echo runtime"]
+"""
+TRAINJOB = """apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata:
+  name: ddp
+spec:
+  runtimeRef:
+    name: torch-distributed
+  trainer:
+    numNodes: 3
+    numProcPerNode: 4
+    command: [torchrun, train.py]
+    resourcesPerNode:
+      limits:
+        nvidia.com/gpu: 4
+        cpu: 32
+"""
+
+
+def test_a_trainjob_merged_with_its_runtime(tmp_path: Path) -> None:
+    """Trainer v2 (kubeflow/trainer@a55f03a8 builder.go, torch.go): the TrainJob's command and
+    resourcesPerNode replace the runtime's trainer container's; numNodes and numProcPerNode
+    reach torchrun as PET_NNODES and PET_NPROC_PER_NODE, the first trainer node as
+    PET_MASTER_ADDR. The runtime is found in a file beside the job. Written here: no
+    third-party TrainJob with its runtime and a license was found."""
+    (tmp_path / "runtime.yaml").write_text(RUNTIME)
+    (tmp_path / "job.yaml").write_text(TRAINJOB)
+    [described], result = _check([tmp_path / "job.yaml"])
+    launch, run = _rows(described, "launch"), _rows(described, "run")
+    assert (launch["nodes"][0], launch["ranks per node"][0]) == ("3", "4")
+    assert "PET_NNODES=3" in launch["nodes"][1] and "torch.go" in launch["nodes"][1]
+    assert launch["rendezvous"][0] == "ddp-trainer-node-0-0.ddp:29500"
+    assert run["job nodes"][0] == "3" and run["job GPUs per node"][0] == "4" and run["job CPUs per node"][0] == "32"
+    (tmp_path / "job.yaml").write_text(TRAINJOB.replace("    numProcPerNode: 4\n", "").replace("nvidia.com/gpu: 4", "nvidia.com/gpu: 2"))
+    [described], _ = _check([tmp_path / "job.yaml"])
+    assert _rows(described, "launch")["ranks per node"][0] == "2"  # "auto": one a GPU of the pod (torchrun's nproc_per_node auto)

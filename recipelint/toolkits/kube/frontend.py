@@ -74,7 +74,7 @@ def _workload_recipes(me: Toolkit, target: Target, files: FileCache, document: D
             found = _container_recipes(me, target, files, group, container)
             for recipe in found:
                 recipe.allocation = allocation(root, groups, group, container)
-                apply_operator(recipe, root, groups, runtime)
+                apply_operator(recipe, root, groups, runtime, shell=is_shell(container))
                 _resolve(recipe)
             recipes.extend(found)
         if recipes:
@@ -130,6 +130,12 @@ def _container_recipes(me: Toolkit, target: Target, files: FileCache, group: Pod
         if recipe.launch is not None:
             recipe.launch.env = {**env, **recipe.launch.env}
     return recipes
+
+
+def is_shell(container: Node) -> bool:
+    """Whether the container runs `bash -c SCRIPT` (its `$VAR`s are the shell's)."""
+    texts = [str(n.value) for key in ("command", "args") for n in _items(container.get(key))][:2]
+    return len(texts) == 2 and texts[0] in SHELLS and texts[1] in ("-c", "-lc", "-ec")
 
 
 def container_script(files: FileCache, container: Node) -> ShellScript | None:

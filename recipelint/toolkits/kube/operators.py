@@ -33,12 +33,22 @@ from recipelint.model import Launch, Recipe, Setting
 from recipelint.parse.span import Span
 from recipelint.parse.tree import Node
 from recipelint.records import dataclass, replace
-from recipelint.toolkits.kube.manifest import TRAINER, TRAINER_JOB, TRAINING_OPERATOR, VOLCANO, PodGroup, elastic_nnodes, workload
+from recipelint.toolkits.kube.manifest import (
+    MPI_OPERATOR,
+    TRAINER,
+    TRAINER_JOB,
+    TRAINING_OPERATOR,
+    VOLCANO,
+    PodGroup,
+    elastic_nnodes,
+    workload,
+)
 
 DEFAULT_PORT = 23456  # training-operator pytorch_types.go PyTorchJobDefaultPort; Volcano's DefaultPort
 TRAINER_PORT = 29500  # kubeflow/trainer pkg/constants/constants.go ContainerTrainerPort
 TORCHRUN = ("torchrun", "torch.distributed.launch")
 _REF = re.compile(r"\$\(([A-Za-z_][A-Za-z0-9_]*)\)")
+_SHELL_REF = re.compile(r"\$\(([A-Za-z_][A-Za-z0-9_]*)\)|\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
 _ENVVAR = f"{TRAINING_OPERATOR} pkg/controller.v1/pytorch/envvar.go"
 _ELASTIC = f"{TRAINING_OPERATOR} pkg/controller.v1/pytorch/elastic.go"
 _MASTER = f"{TRAINING_OPERATOR} pkg/controller.v1/pytorch/master.go"
@@ -179,32 +189,54 @@ def _trainjob(root: Node, groups: list[PodGroup], runtime: Node | None) -> dict[
     return env
 
 
-def apply_operator(recipe: Recipe, root: Node, groups: list[PodGroup], runtime: Node | None) -> None:
+def apply_operator(recipe: Recipe, root: Node, groups: list[PodGroup], runtime: Node | None, shell: bool = False) -> None:
     """The operator's env joins the launch's (over a same-named entry of the container's), its
-    `$(VAR)` references are expanded, and torchrun takes its PET_* defaults."""
+    `$(VAR)` references are expanded (`shell`: a `bash -c` script, whose `$VAR` bash takes from
+    that env too), and torchrun takes its PET_* defaults."""
     launch = recipe.launch
     env = operator_env(root, groups, runtime)
     if launch is None:
         return
+    if workload(root) == "MPIJob" and launch.launcher == "mpirun":
+        _hostfile(launch, recipe)
     for name, item in env.items():
         launch.env[name] = Setting(name, item.value, False, item.span, origin=item.how)
-    _expand(launch)
+    _expand(launch, _SHELL_REF if shell else _REF)
     if launch.launcher in TORCHRUN:
         _pet(launch, env)
 
 
-def _expand(launch: Launch) -> None:
+def _hostfile(launch: Launch, recipe: Recipe) -> None:
+    """`mpirun -np T` without `-npernode` in an MPIJob's Launcher: Open MPI fills the hostfile
+    the operator writes (each Worker with slotsPerWorker slots, mpi_job_controller.go) slot by
+    slot, so a node runs up to its slots and the ranks spread over ceil(T / slots) Workers."""
+    slots = recipe.allocation.get("tasks_per_node") if recipe.allocation is not None else None
+    total = launch.nproc_per_node.as_int() if launch.nproc_per_node.name == "-np" else None
+    if slots is None or total is None or slots.value < 1:
+        return
+    per_node = min(total, slots.value)
+    how = f"-np {total} over the hostfile's {slots.said} ({MPI_OPERATOR} pkg/controller/mpi_job_controller.go)"
+    launch.nproc_per_node = replace(launch.nproc_per_node, value=per_node, origin=f"{per_node} of {how}")
+    nodes = -(-total // slots.value)
+    launch.nnodes = replace(launch.nnodes, value=nodes, given=True, span=launch.nproc_per_node.span, origin=f"{nodes} Worker(s): {how}")
+
+
+def _expand(launch: Launch, refs: re.Pattern[str]) -> None:
     """`--nnodes=$(WORLD_SIZE)`: Kubernetes replaces `$(NAME)` in command and args with the
-    container's env (kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container)."""
+    container's env (kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container);
+    in a `bash -c` script, `${MASTER_ADDR}` is bash's, from the same env. Only a value the
+    launch's own reading left open is filled."""
     known = {name: str(s.value) for name, s in launch.env.items() if s.value is not None}
     for field_name in ("nnodes", "nproc_per_node", "rendezvous"):
         setting: Setting = getattr(launch, field_name)
         text = setting.word.text.strip("'\"") if setting.word is not None else setting.value if isinstance(setting.value, str) else None
-        names = _REF.findall(text) if text else []
-        if not names or any(n not in known for n in names) or text is None:
+        if text is None or setting.value is not None and not _REF.search(text):
             continue
-        value = _REF.sub(lambda m: known[m.group(1)], text)
-        how = ", ".join(f"$({n}) = {known[n]}: {launch.env[n].origin or 'the container env'}" for n in dict.fromkeys(names))
+        names = ["".join(groups) for groups in refs.findall(text)]
+        if not names or any(n not in known for n in names):
+            continue
+        value = refs.sub(lambda m: known["".join(g or "" for g in m.groups())], text)
+        how = ", ".join(f"{n} = {known[n]}: {launch.env[n].origin or 'the container env'}" for n in dict.fromkeys(names))
         setattr(launch, field_name, replace(setting, value=int(value) if value.isdigit() else value, origin=how))
 
 
