@@ -72,13 +72,13 @@ def test_without_rdzvhost_the_endpoint_is_the_first_worker(tmp_path: Path) -> No
 
 def test_an_mpijob_is_its_workers(tmp_path: Path) -> None:
     """nccl-tests-gb200.yaml: a ComputeDomain and an MPIJob; the job is 18 Workers of 4 slots
-    (the hostfile mpi-operator writes) and 4 GPUs each; its Launcher runs a benchmark binary,
-    no training launch."""
+    (the hostfile mpi-operator writes) and 4 GPUs each, shown; its Launcher runs a benchmark
+    binary, no training launch (RL555 when the file is named)."""
     [described], result = _check([clone(AWSOME, tmp_path) / "micro-benchmarks/nccl-tests/kubernetes/nccl-tests-gb200.yaml"])
     run = _rows(described, "run")
     assert run["job nodes"][0] == "18" and run["job tasks per node"][0] == "4"
     assert "slotsPerWorker: 4" in run["job tasks per node"][1] and run["job GPUs per node"][0] == "4"
-    assert not result.errors and _judged(result) == []
+    assert not result.errors and _judged(result) == ["RL555"]  # a benchmark binary, named alone: no training launch
 
 
 def test_a_file_with_no_workload_is_said_when_named_alone(tmp_path: Path) -> None:
@@ -197,3 +197,24 @@ def test_a_trainjob_merged_with_its_runtime(tmp_path: Path) -> None:
     (tmp_path / "job.yaml").write_text(TRAINJOB.replace("    numProcPerNode: 4\n", "").replace("nvidia.com/gpu: 4", "nvidia.com/gpu: 2"))
     [described], _ = _check([tmp_path / "job.yaml"])
     assert _rows(described, "launch")["ranks per node"][0] == "2"  # "auto": one a GPU of the pod (torchrun's nproc_per_node auto)
+
+
+def test_pods_that_each_run_a_training_of_their_own(tmp_path: Path) -> None:
+    """aws-do-eks's volcano/vcjob.yaml: 2 pods, no pytorch plugin, a torchrun with no --nnodes
+    in each: RL964 (warning), not RL501 (the launch is one node a pod, its localhost rendezvous
+    is right for that). The elastic PyTorchJob beside it with the same launch is quiet."""
+    root = clone("kube/aws-do-eks", tmp_path) / "Container-Root/eks/deployment/distributed-training/pytorch"
+    _, result = _check([root / "volcano/vcjob.yaml"])
+    assert _judged(result) == ["RL964"] and result.diagnostics[-1].severity.name == "WARNING"
+    assert_snapshot("RL964", result.diagnostics, tmp_path)
+    [described], elastic = _check([root / "pytorchjob/imagenet/imagenet-gpu.yaml"])
+    assert _rows(described, "launch")["nodes"][0] == "2 to 36 (elastic)" and _judged(elastic) == []
+
+
+def test_torchrun_waiting_for_more_nodes_than_pods(tmp_path: Path) -> None:
+    path = tmp_path / "job.yaml"
+    job = (clone("kube/ml-cookbook", tmp_path) / "volcano/llama-cookbook-finetuning/finetuning-job-2.yaml").read_text()
+    path.write_text(job.replace("--nnodes=2", "--nnodes=3"))
+    _, result = _check([path])
+    [finding] = [d for d in result.diagnostics if d.code == "RL964"]
+    assert finding.severity.name == "ERROR" and finding.message.startswith("torchrun waits for 3 nodes but the job starts 2 pod(s)")

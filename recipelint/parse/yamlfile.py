@@ -142,7 +142,7 @@ def parse_yaml(source: SourceText) -> Document:
 
 
 # A line that starts a new document (`---`, alone or before content) or ends one (`...`).
-_SEPARATOR = re.compile(r"^(?:---|\.\.\.)(?:[ \t]|$)", re.MULTILINE)
+_SEPARATOR = re.compile(r"^(?:---|\.\.\.)(?:[ \t\r]|$)", re.MULTILINE)
 
 
 def parse_documents(source: SourceText) -> list[Document]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from recipelint.model import Launch, Recipe, Setting
+from recipelint.model import Launch, Payload, Recipe, Setting
 from recipelint.parse.files import FileCache, SourceError
 from recipelint.parse.shell import Command, ShellScript, Word, parse_shell
 from recipelint.parse.span import SourceText, Span
@@ -80,14 +80,26 @@ def _workload_recipes(me: Toolkit, target: Target, files: FileCache, document: D
         if recipes:
             break  # the Master's launch stands for the Worker's (the same template, as a rule)
     if not recipes and groups:
-        # a manifest whose image runs its own entrypoint: its allocation still shows, no trainer reads it
-        recipe = Recipe(root=target.root, toolkit="kube", explicit=target.explicit, payload=document)
-        group = groups[0]
-        if group.containers:
-            recipe.allocation = allocation(root, groups, group, group.containers[0])
-        recipe.note("launch", "command", "the image's own entrypoint", "no command in the manifest: nothing to read")
-        recipes.append(recipe)
+        recipes.append(_unread(target, document, groups))
     return recipes
+
+
+def _unread(target: Target, document: Document, groups: list[PodGroup]) -> Recipe:
+    """A workload with no launch recipelint reads: its allocation still shows. The image's own
+    entrypoint (no `command`) may be a trainer; a command that is no launch (a copy script, a
+    benchmark binary) is no training document, said as such when the file is named (RL555)."""
+    root, group = document.root, groups[0]
+    command = next((c.get("command") for g in groups for c in g.containers if c.get("command") is not None), None)
+    kind = str(root.scalar("kind"))
+    payload: Payload = Objects(document.source, [kind]) if command is not None and target.explicit else document
+    recipe = Recipe(root=target.root, toolkit="kube", explicit=target.explicit, payload=payload)
+    if group.containers:
+        recipe.allocation = allocation(root, groups, group, group.containers[0])
+    if command is None:
+        recipe.note("launch", "command", "the image's own entrypoint", "no command in the manifest: nothing to read")
+    else:
+        recipe.note("launch", "command", f"line {command.span.line}", "no training launch recipelint reads")
+    return recipe
 
 
 def find_runtime(job: Node, documents: list[Document], path: Path, files: FileCache) -> Node | None:
@@ -227,11 +239,12 @@ def _plain(target: Target, script: ShellScript) -> list[Recipe]:
 
 
 def _resolve(recipe: Recipe) -> None:
-    """A launch that leaves its node count to the job (the operator's PET_NNODES, a plain python
-    per pod) takes the pods' count."""
+    """A plain `python train.py` per pod leaves its node count to the job: one rank a pod. A
+    torchrun without --nnodes takes it from the operator's PET_NNODES only (operators.py); where
+    no operator sets one (a Volcano or batch Job, a JobSet) each pod's torchrun is one node."""
     launch, job = recipe.launch, recipe.allocation
     nodes = job.get("nodes") if job is not None else None
     if launch is None or nodes is None or launch.nnodes.given:
         return
-    if launch.launcher in ("python", "torchrun"):
+    if launch.launcher == "python":
         launch.nnodes = replace(launch.nnodes, value=nodes.value, origin=f"the job's pods: {nodes.source()}")

@@ -204,6 +204,10 @@ def apply_operator(recipe: Recipe, root: Node, groups: list[PodGroup], runtime: 
     _expand(launch, _SHELL_REF if shell else _REF)
     if launch.launcher in TORCHRUN:
         _pet(launch, env)
+        if not launch.nnodes.given:
+            # no --nnodes and no PET_NNODES: torchrun's own default, one node, in every pod
+            how = "torchrun's default --nnodes 1: no --nnodes, and this operator sets no PET_NNODES; each pod meets only itself"
+            launch.nnodes = replace(launch.nnodes, value=1, given=True, span=launch.command.words[0].span, origin=how)
 
 
 def _hostfile(launch: Launch, recipe: Recipe) -> None:

@@ -1,9 +1,11 @@
-"""A Kubernetes file named alone that holds no training workload recipelint reads.
+"""A Kubernetes file named alone that holds no training launch recipelint reads.
 
 ## What it does
 Reports, once, a manifest passed by name (as pre-commit passes changed files) whose documents
-are all objects recipelint does not read as a training job: a Service, a Deployment, a
-ConfigMap, an etcd server, a ClusterTrainingRuntime on its own. It names their kinds. The
+are all objects recipelint does not read as a training job (a Service, a Deployment, a
+ConfigMap, an etcd server, a ClusterTrainingRuntime on its own), or a workload whose command
+is no training launch (a Pod copying files, an MPIJob running an NCCL benchmark binary; its
+allocation still shows in `show`). It names their kinds. The
 workloads read are a PyTorchJob, an MPIJob, a Volcano Job, a Trainer v2 TrainJob, a JobSet, a
 batch Job and a Pod; each document of a `---` stream is read on its own. Found by walking a
 folder, such a file is skipped without a word.
@@ -43,4 +45,4 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
     if isinstance(objects, Objects):
         kinds = ", ".join(objects.kinds) if objects.kinds else "no Kubernetes object"
         span = objects.source.span(0, 0)
-        yield ctx.diagnostic(CODE, SEVERITY, f"no training workload recipelint reads in this file ({kinds}): not judged", span)
+        yield ctx.diagnostic(CODE, SEVERITY, f"no training launch recipelint reads in this file ({kinds}): not judged", span)
