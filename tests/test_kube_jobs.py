@@ -218,3 +218,17 @@ def test_torchrun_waiting_for_more_nodes_than_pods(tmp_path: Path) -> None:
     _, result = _check([path])
     [finding] = [d for d in result.diagnostics if d.code == "RL964"]
     assert finding.severity.name == "ERROR" and finding.message.startswith("torchrun waits for 3 nodes but the job starts 2 pod(s)")
+
+
+def test_an_elastic_job_whose_autoscaler_may_fill_the_rendezvous(tmp_path: Path) -> None:
+    """task-governance/1-imagenet-gpu-team-a.yaml with 2 Worker replicas for its `torchrun
+    --nnodes 3` (as its sibling team-b file has): within minReplicas 1..maxReplicas 36 the
+    autoscaler may add the third pod, so a warning, not an error."""
+    source = clone(AWSOME, tmp_path) / "1.architectures/7.sagemaker-hyperpod-eks/task-governance/1-imagenet-gpu-team-a.yaml"
+    path = tmp_path / "two.yaml"
+    path.write_text(source.read_text().replace("      replicas: 3\n", "      replicas: 2\n"))
+    _, result = _check([path])
+    [finding] = [d for d in result.diagnostics if d.code == "RL964"]
+    assert finding.severity.name == "WARNING" and finding.message.endswith(
+        "the rendezvous fills only if the autoscaler adds pods (elastic 1:36)"
+    )

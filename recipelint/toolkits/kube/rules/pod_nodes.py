@@ -10,7 +10,8 @@ not judged.
 ## Why is this bad
 torchrun starts one agent per pod and waits until `--nnodes` agents have joined its
 rendezvous. More nodes than pods: the agents wait for nodes that never come, and the rendezvous
-times out (an error). Fewer: the pods past it do not join the training as written; with no
+times out (an error; a warning in an elastic PyTorchJob whose autoscaler may add the pods, when
+`--nnodes` is within its minReplicas..maxReplicas). Fewer: the pods past it do not join the training as written; with no
 `--nnodes` and no operator to set PET_NNODES (a Volcano Job without its pytorch plugin, a
 JobSet) every pod runs a one-node training of its own on the same data and outputs (a
 warning).
@@ -33,7 +34,7 @@ from collections.abc import Iterator
 
 from recipelint.context import Context
 from recipelint.diagnostics import Diagnostic, Severity
-from recipelint.model import setting_source
+from recipelint.model import Setting, setting_source
 
 CODE = "RL964"
 NAME = "pod-nodes-launch"
@@ -57,12 +58,16 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
         return
     evidence = [f"torchrun nodes: {setting_source(launch.nnodes)}", f"pods: {pods.source()}"]
     if nodes > pods.value:
-        message = (
-            f"torchrun waits for {nodes} nodes but the job starts {pods.value} pod(s) ({pods.said}): "
-            "the rendezvous never fills and times out"
+        scaled = _scalable(launch.env.get("PET_NNODES"), nodes)
+        fills = (
+            f"the rendezvous fills only if the autoscaler adds pods (elastic {scaled})"
+            if scaled
+            else "the rendezvous never fills and times out"
         )
+        message = f"torchrun waits for {nodes} nodes but the job starts {pods.value} pod(s) ({pods.said}): {fills}"
+        severity = Severity.WARNING if scaled else SEVERITY
         yield ctx.diagnostic(
-            CODE, SEVERITY, message, launch.nnodes.span, setting="nnodes", current=nodes, suggested=pods.value, evidence=evidence
+            CODE, severity, message, launch.nnodes.span, setting="nnodes", current=nodes, suggested=pods.value, evidence=evidence
         )
         return
     alone = " each pod runs a training of its own" if nodes == 1 else f" {pods.value - nodes} pod(s) are not part of it"
@@ -70,3 +75,12 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
     yield ctx.diagnostic(
         CODE, Severity.WARNING, message, launch.nnodes.span, setting="nnodes", current=nodes, suggested=pods.value, evidence=evidence
     )
+
+
+def _scalable(elastic: Setting | None, nodes: int) -> str | None:
+    """`1:36` when an elastic job's pod count may reach `nodes` (minReplicas:maxReplicas, the
+    operator's PET_NNODES): then whether the rendezvous fills depends on the autoscaler."""
+    low, colon, high = str(elastic.value if elastic is not None else "").partition(":")
+    if colon and low.isdigit() and high.isdigit() and int(low) <= nodes <= int(high):
+        return f"{low}:{high}"
+    return None
