@@ -232,3 +232,15 @@ def test_an_elastic_job_whose_autoscaler_may_fill_the_rendezvous(tmp_path: Path)
     assert finding.severity.name == "WARNING" and finding.message.endswith(
         "the rendezvous fills only if the autoscaler adds pods (elastic 1:36)"
     )
+
+
+def test_mpiexec_in_a_volcano_master_task_runs_in_the_worker_pods(tmp_path: Path) -> None:
+    """volcano's MindSpore mindspore-gpu.yaml: `mpiexec -np 2` in the mpimaster task; the job is
+    the 2 mpiworker pods (1 GPU each), not 3 pods with the master's no GPU, and the ranks are not
+    2 a node (was a world of 2 x 2 on 3 nodes' reading)."""
+    path = clone("kube/volcano", tmp_path) / "example/MindSpore-example/mindspore_gpu/mindspore-gpu.yaml"
+    [described], result = _check([path])
+    launch, run = _rows(described, "launch"), _rows(described, "run")
+    assert run["job nodes"][0] == "2" and run["job nodes"][1].startswith("mpiworker replicas 2") and run["job GPUs per node"][0] == "1"
+    assert launch["nodes"][0] == "2" and launch["world size"][0] == "2"
+    assert _judged(result) == [] and not result.errors

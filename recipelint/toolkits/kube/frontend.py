@@ -73,6 +73,9 @@ def _workload_recipes(me: Toolkit, target: Target, files: FileCache, document: D
         for container in group.containers:
             found = _container_recipes(me, target, files, group, container)
             for recipe in found:
+                if recipe.launch is not None and recipe.launch.launcher == "mpirun" and group.ranks_in is None:
+                    # mpirun in a Volcano Job's master task: its ranks run in the other tasks' pods
+                    group.ranks_in = next((g for g in groups if g is not group and g.containers), None)
                 recipe.allocation = allocation(root, groups, group, container)
                 apply_operator(recipe, root, groups, runtime, shell=is_shell(container))
                 _resolve(recipe)

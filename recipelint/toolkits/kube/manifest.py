@@ -198,14 +198,18 @@ def allocation(root: Node, groups: list[PodGroup], group: PodGroup, container: N
     its Workers' pods, where mpirun starts the ranks)."""
     where = root.get("kind") or root
     job = Allocation("Kubernetes", "its pods' replicas, resources and volumes", where.span, starter="pod")
-    _replicas(job, root, groups)
+    _replicas(job, root, [group.ranks_in] if group.ranks_in is not None and workload(root) != "MPIJob" else groups)
     workers = group.ranks_in
-    if workers is not None and workers.containers:
+    if workers is not None and workers.containers and workload(root) == "MPIJob":
         group, container = workers, workers.containers[0]
         slots = root.get("spec.slotsPerWorker")
         count = slots.value if slots is not None and isinstance(slots.value, int) else 1
         said = _said(slots) if slots is not None else f"no slotsPerWorker: 1 ({MPI_OPERATOR} pkg/apis/kubeflow/v2beta1/default.go)"
         job.grants["tasks_per_node"] = Grant(count, f"{said}: the hostfile's slots per Worker", (slots or root).span)
+    elif workers is not None and workers.containers:
+        # mpirun in one task of a Volcano Job starts its ranks in the others' pods, as its --host or hostfile lists them
+        group, container = workers, workers.containers[0]
+        job.unknown["tasks_per_node"] = f"mpirun's ranks in the {workers.role} pods: how many a pod is its hostfile's or --host list's"
     else:
         job.grants["tasks_per_node"] = Grant(1, "one container process per pod", container.span)
     gpus = container.get("resources.limits") or container.get("resources.requests")

@@ -197,8 +197,10 @@ def apply_operator(recipe: Recipe, root: Node, groups: list[PodGroup], runtime: 
     env = operator_env(root, groups, runtime)
     if launch is None:
         return
-    if workload(root) == "MPIJob" and launch.launcher == "mpirun":
+    if launch.launcher == "mpirun" and workload(root) == "MPIJob":
         _hostfile(launch, recipe)
+    elif launch.launcher == "mpirun":
+        _hosts(launch, recipe)
     for name, item in env.items():
         launch.env[name] = Setting(name, item.value, False, item.span, origin=item.how)
     _expand(launch, _SHELL_REF if shell else _REF)
@@ -223,6 +225,22 @@ def _hostfile(launch: Launch, recipe: Recipe) -> None:
     launch.nproc_per_node = replace(launch.nproc_per_node, value=per_node, origin=f"{per_node} of {how}")
     nodes = -(-total // slots.value)
     launch.nnodes = replace(launch.nnodes, value=nodes, given=True, span=launch.nproc_per_node.span, origin=f"{nodes} Worker(s): {how}")
+
+
+def _hosts(launch: Launch, recipe: Recipe) -> None:
+    """mpirun in one pod of a job with others (a Volcano Job's master task): its ranks run in
+    the other pods, as many as its `--host` list or hostfile gives each, which the manifest does
+    not say; the nodes are those pods when `-np` fills them one a pod at least."""
+    pods = recipe.allocation.get("nodes") if recipe.allocation is not None else None
+    total = launch.nproc_per_node.as_int() if launch.nproc_per_node.name == "-np" else None
+    if pods is None or total is None:
+        return
+    how = f"-np {total} over {pods.said}: how many ranks a pod runs is mpirun's --host list or hostfile's"
+    launch.nproc_per_node = replace(launch.nproc_per_node, value=None, origin=how)
+    nodes = min(total, pods.value)
+    launch.nnodes = replace(
+        launch.nnodes, value=nodes, given=True, span=launch.nproc_per_node.span, origin=f"{nodes} pod(s) at most: {how}"
+    )
 
 
 def _expand(launch: Launch, refs: re.Pattern[str]) -> None:
