@@ -29,7 +29,7 @@ def test_vllm_serve_under_sbatch_and_srun(tmp_path: Path) -> None:
     [described], result = _check(root / "sbatch_serve_llm.sh")
     assert [d.code for d in result.diagnostics] == ["RL556"]
     rows = {item.label: item.value for s in described.sections for item in s.items}
-    assert rows["server"] == "vLLM (`vllm serve`)" and rows["job GPUs per node"] == "4" and "rendezvous" not in rows
+    assert rows["server"] == "the vLLM server (`vllm serve`)" and rows["job GPUs per node"] == "4" and "rendezvous" not in rows
     _, folder = _check(root)
     assert_snapshot("RL556", folder.diagnostics, tmp_path)
 

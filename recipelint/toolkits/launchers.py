@@ -120,23 +120,25 @@ DISTRIBUTED_MODULES = ("torch.distributed.run", "torch.distributed.launch")
 # vllm-project/vllm vllm/entrypoints/openai/api_server.py) and by console command
 # (`vllm serve`, Hugging Face TGI's `text-generation-launcher`, Triton's `tritonserver`).
 SERVER_MODULES = {
-    "sglang.launch_server": "SGLang",
-    "sglang_router.launch_server": "SGLang",
-    "vllm.entrypoints.openai.api_server": "vLLM",
-    "vllm.entrypoints.api_server": "vLLM",
-    "vllm.entrypoints.cli.main": "vLLM",
+    "sglang.launch_server": "the SGLang server",
+    "sglang_router.launch_server": "the SGLang router and servers",
+    "sglang.bench_offline_throughput": "SGLang's offline engine (bench_offline_throughput)",
+    "sglang.bench_one_batch": "SGLang's offline engine (bench_one_batch)",
+    "vllm.entrypoints.openai.api_server": "the vLLM server",
+    "vllm.entrypoints.api_server": "the vLLM server",
+    "vllm.entrypoints.cli.main": "the vLLM command line",
 }
 SERVER_COMMANDS = {
-    ("vllm", "serve"): "vLLM",
-    ("sglang", "serve"): "SGLang",
-    ("text-generation-launcher", ""): "TGI",
-    ("tritonserver", ""): "Triton",
+    ("vllm", "serve"): "the vLLM server",
+    ("sglang", "serve"): "the SGLang server",
+    ("text-generation-launcher", ""): "the TGI server",
+    ("tritonserver", ""): "the Triton server",
 }
 
 
 def server(words: list[Word]) -> str | None:
-    """`SGLang (python -m sglang.launch_server)` when the command starts an inference server
-    (after any srun/mpirun/env prefix); else None."""
+    """`the SGLang server (`python -m sglang.launch_server`)` when the command starts an
+    inference server or engine (after any srun/mpirun/env prefix); else None."""
     texts = [posixpath.basename(word_text(w)) for w in words]
     for index, text in enumerate(texts):
         following = texts[index + 1] if index + 1 < len(texts) else ""

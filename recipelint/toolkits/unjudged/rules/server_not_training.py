@@ -1,9 +1,10 @@
 """An inference server's start: recognised, not judged as a training launch.
 
 ## What it does
-Reports each start of an inference server: SGLang (`python -m sglang.launch_server`, `sglang
-serve`), vLLM (`vllm serve`, `python -m vllm.entrypoints.openai.api_server`), Hugging Face
-TGI (`text-generation-launcher`) and Triton (`tritonserver`), in a script, a Slurm batch script
+Reports each start of an inference server or engine: SGLang (`python -m sglang.launch_server`,
+`sglang serve`, its offline engine's `python -m sglang.bench_offline_throughput` and
+`bench_one_batch`), vLLM (`vllm serve`, `python -m vllm.entrypoints.openai.api_server`),
+Hugging Face TGI (`text-generation-launcher`) and Triton (`tritonserver`), in a script, a Slurm batch script
 (also under `srun`), a README's shell blocks or a pod's command. One info per start; no launch,
 ranks or rendezvous are read from it.
 
@@ -48,5 +49,5 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
 
     launch = ctx.recipe.payload
     if isinstance(launch, TrainerLaunch) and launch.server:
-        message = f"start of the inference server {launch.trainer}: not a training launch, not judged as one"
+        message = f"start of {launch.trainer}: inference, not a training launch; not judged as one"
         yield ctx.diagnostic(CODE, SEVERITY, message, launch.command.span)
