@@ -244,3 +244,48 @@ def test_mpiexec_in_a_volcano_master_task_runs_in_the_worker_pods(tmp_path: Path
     assert run["job nodes"][0] == "2" and run["job nodes"][1].startswith("mpiworker replicas 2") and run["job GPUs per node"][0] == "1"
     assert launch["nodes"][0] == "2" and launch["world size"][0] == "2"
     assert _judged(result) == [] and not result.errors
+
+
+PYTORCHJOB = """apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata:
+  name: ddp
+spec:
+  pytorchReplicaSpecs:
+    Master:
+      replicas: 1
+      template:
+        spec:
+          containers:
+            - name: pytorch
+              image: x
+              command: ["torchrun", "--nnodes=$(WORLD_SIZE)", "--node_rank=$(RANK)", "--nproc_per_node=8", "train.py"]
+              resources:
+                limits:
+                  nvidia.com/gpu: 8
+    Worker:
+      replicas: 3
+      template:
+        spec:
+          containers:
+            - name: pytorch
+              image: x
+              resources:
+                limits:
+                  nvidia.com/gpu: 8
+"""
+
+
+def test_world_size_the_operator_sets_is_known(tmp_path: Path) -> None:
+    """`--nnodes=$(WORLD_SIZE)`: Kubernetes expands it from the env the training operator adds,
+    WORLD_SIZE = all replicas x nprocPerNode (1 when unset; envvar.go): 4 nodes, the pods' count."""
+    path = tmp_path / "job.yaml"
+    path.write_text(PYTORCHJOB)
+    [described], result = _check([path])
+    launch = _rows(described, "launch")
+    assert launch["nodes"][0] == "4" and "$(WORLD_SIZE)" not in launch["nodes"][0] and "WORLD_SIZE = 4" in launch["nodes"][1]
+    assert launch["rendezvous"][0] == "ddp-master-0:23456"
+    assert _judged(result) == ["RL961"]  # 8 ranks sharing the default 64 MiB /dev/shm: the manifest has no volume there
+    path.write_text(PYTORCHJOB.replace("spec:\n  pytorchReplicaSpecs", 'spec:\n  nprocPerNode: "8"\n  pytorchReplicaSpecs'))
+    _, result = _check([path])
+    assert [d.code for d in result.diagnostics if d.code == "RL964"] == ["RL964"]  # WORLD_SIZE is 32 ranks, not 4 nodes
