@@ -283,16 +283,7 @@ def check(
             first = _gather(result, work, outcomes, resolver, inline_ignores, observe, cache, job.rules)
         finally:
             outcomes.close()  # a pool's workers stop now, not when the generator is collected
-        if first is not None and hardware is None:
-            result.hardware_loader = job.machines.loader(first)
-        if hardware is not None and result.parsed:  # a bad --hardware profile is an error even when unused
-            result.hardware_loader = job.machines.loader(Settings())
-            if cache is not None:
-                cache.loads(str(getattr(hardware, "path", "")), result.hardware_loader)
-            else:
-                result.hardware_loader()
-        if result.judged and all(j.kind == "none" for j in result.judged):
-            result.hardware_loader = None  # every recipe found this host not its node: no machine to show
+        _machine(result, job, hardware, first, cache)
     result.errors = list({str(error): error for error in result.errors}.values())
     unique = {(d.code, d.span, d.message): d for d in result.diagnostics}
     judged_with(list(unique.values()), targets)
@@ -304,6 +295,22 @@ def check(
 def fails(resolver: Resolver, diagnostic: Diagnostic) -> bool:
     """Whether a finding fails the run: at or above its file's fail-on severity."""
     return diagnostic.severity >= settings_for(resolver, diagnostic.span.path).fail_on
+
+
+def _machine(result: Result, job: Job, hardware: Callable[[], Hardware] | None, first: Settings | None, cache: Any) -> None:
+    """The machine the report shows: the --hardware profile (loaded now when anything was read,
+    so a bad one is an error even when unused), else the first recipe's; none when every recipe
+    found this host not its node."""
+    if first is not None and hardware is None:
+        result.hardware_loader = job.machines.loader(first)
+    if hardware is not None and result.parsed:
+        result.hardware_loader = job.machines.loader(Settings())
+        if cache is not None:
+            cache.loads(str(getattr(hardware, "path", "")), result.hardware_loader)
+        else:
+            result.hardware_loader()
+    if result.judged and all(j.kind == "none" for j in result.judged):
+        result.hardware_loader = None
 
 
 Work = tuple[Target, "Settings | SourceError"]

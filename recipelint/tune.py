@@ -15,14 +15,32 @@ from recipelint.model import Recipe
 from recipelint.settings import Resolver
 
 
-def recipes(paths: list[Path], hardware: Callable[[], Hardware] | None, resolver: Resolver) -> tuple[list[Recipe], list[str]]:
-    """The recipes with a launch and a train YAML under the paths (read only: no rule runs), and read errors."""
+def recipes(paths: list[Path], hardware: Callable[[], Hardware] | None, resolver: Resolver) -> tuple[list[Recipe], list[str], list[str]]:
+    """The recipes with a launch and a train YAML under the paths whose toolkit offers `tune`
+    (read only: no rule runs), the read errors, and one line per toolkit whose recipes were found
+    but offer no tune (instead of printing nothing for them)."""
     from recipelint import engine
+    from recipelint.toolkits import offering
 
     result = engine.check(paths, hardware, select=lambda rule: False, resolver=resolver)
-    # the loader plan models a launch with a train YAML (`Recipe.config`: WeNet's), whoever read it
-    found = [r for r in result.recipes if r.launch is not None and r.config is not None]
-    return found, [str(e) for e in result.errors]
+    found = [r for r in result.recipes if offering("tune", r.toolkit) and r.launch is not None and r.config is not None]
+    said: list[str] = []
+    others: dict[str, list[Recipe]] = {}
+    for recipe in result.recipes:
+        if not offering("tune", recipe.toolkit):
+            others.setdefault(recipe.toolkit, []).append(recipe)
+    for kind, skipped in others.items():
+        said.append(
+            f"tune: {len(skipped)} {kind} recipe(s) ({_where(skipped[0])}{', ...' if len(skipped) > 1 else ''}) not planned: the {kind} toolkit offers no tune"
+        )
+    return found, [str(e) for e in result.errors], said
+
+
+def _where(recipe: Recipe) -> str:
+    if recipe.launch is not None:
+        span = recipe.launch.command.span
+        return f"{span.path}:{span.line}"
+    return str(next(iter(recipe.files), recipe.root))
 
 
 def judged_machine(machines: Machines, recipe: Recipe, resolver: Resolver) -> tuple[Callable[[], Hardware], str | None]:

@@ -110,30 +110,8 @@ def document(
             }
         )
     descriptors.append(FILE_ERROR_RULE)
-    results: list[dict[str, Any]] = []
     prints = fingerprints(diagnostics, files or FileCache())
-    for d, fingerprint in zip(diagnostics, prints, strict=True):
-        result: dict[str, Any] = {
-            "ruleId": d.code,
-            "ruleIndex": index[d.code],
-            "level": LEVEL[d.severity],
-            "message": {"text": d.message},
-            "locations": [{"physicalLocation": {"artifactLocation": _location(d.span.path), "region": _region(d.span)}}],
-            "partialFingerprints": {"recipelint/v1": fingerprint},
-        }
-        if d.fix is not None:
-            changes: dict[Path, list[dict[str, Any]]] = {}
-            for edit in d.fix.edits:
-                changes.setdefault(edit.span.path, []).append(
-                    {"deletedRegion": _region(edit.span), "insertedContent": {"text": edit.content}}
-                )
-            result["fixes"] = [
-                {
-                    "description": {"text": f"{d.fix.title} ({d.fix.applicability.value})"},
-                    "artifactChanges": [{"artifactLocation": _location(p), "replacements": r} for p, r in changes.items()],
-                }
-            ]
-        results.append(result)
+    results = [_result(d, index[d.code], fingerprint) for d, fingerprint in zip(diagnostics, prints, strict=True)]
     results.extend(_error_results(errors, len(descriptors) - 1))
     log = {
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
@@ -154,6 +132,29 @@ def document(
         ],
     }
     return json.dumps(log, indent=2)
+
+
+def _result(d: Diagnostic, rule_index: int, fingerprint: str) -> dict[str, Any]:
+    """One finding as a SARIF result, its fix as artifact changes."""
+    result: dict[str, Any] = {
+        "ruleId": d.code,
+        "ruleIndex": rule_index,
+        "level": LEVEL[d.severity],
+        "message": {"text": d.message},
+        "locations": [{"physicalLocation": {"artifactLocation": _location(d.span.path), "region": _region(d.span)}}],
+        "partialFingerprints": {"recipelint/v1": fingerprint},
+    }
+    if d.fix is not None:
+        changes: dict[Path, list[dict[str, Any]]] = {}
+        for edit in d.fix.edits:
+            changes.setdefault(edit.span.path, []).append({"deletedRegion": _region(edit.span), "insertedContent": {"text": edit.content}})
+        result["fixes"] = [
+            {
+                "description": {"text": f"{d.fix.title} ({d.fix.applicability.value})"},
+                "artifactChanges": [{"artifactLocation": _location(p), "replacements": r} for p, r in changes.items()],
+            }
+        ]
+    return result
 
 
 def render(result: Result) -> str:

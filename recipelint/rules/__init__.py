@@ -101,6 +101,7 @@ def _rule_modules(name: str, family: str, toolkit: str | None) -> Iterator[tuple
         yield module, family, module
         return
     limited = getattr(module, "TOOLKITS", None)
+    _known_kinds(limited, name)
     if toolkit is not None and limited is not None and toolkit not in limited:
         return
     for sub, is_package in submodules(module.__path__):
@@ -110,6 +111,17 @@ def _rule_modules(name: str, family: str, toolkit: str | None) -> Iterator[tuple
             yield from _rule_modules(f"{name}.{sub}", sub, toolkit)
         else:
             yield importlib.import_module(f"{name}.{sub}"), family, module
+
+
+def _known_kinds(names: tuple[str, ...] | None, where: str) -> None:
+    """A TOOLKITS naming a recipe kind no registered toolkit builds fails when the rules load: a
+    typo would switch the rule off unnoticed."""
+    from recipelint.toolkits import kinds
+
+    known = kinds()
+    for kind in names or ():
+        if kind not in known:
+            raise RuntimeError(f"{where}: TOOLKITS names {kind!r}, which no registered toolkit builds (known: {', '.join(sorted(known))})")
 
 
 def _sources() -> Iterator[tuple[str, str]]:
@@ -142,6 +154,7 @@ def rules_for(toolkit: str | None) -> dict[str, Rule]:
         for name, family in _sources():
             for module, module_family, package in _rule_modules(name, family, toolkit):
                 rule = _from_module(module, module_family, package)
+                _known_kinds(rule.toolkits, module.__name__)
                 if rule.code in found:
                     raise RuntimeError(f"rule code {rule.code} is defined twice")
                 if toolkit is None or rule.applies_to(toolkit):

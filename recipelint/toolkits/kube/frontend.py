@@ -16,7 +16,7 @@ from recipelint.parse.span import SourceText, Span
 from recipelint.parse.tree import Document, Node
 from recipelint.parse.yamlfile import parse_documents
 from recipelint.records import dataclass, replace
-from recipelint.toolkits import Target, ranked
+from recipelint.toolkits import Target, script_recipes
 from recipelint.toolkits.kube.manifest import PodGroup, allocation, is_manifest, names_workload, pod_groups, workload
 from recipelint.toolkits.kube.operators import apply_operator
 
@@ -132,14 +132,7 @@ def _container_recipes(me: Toolkit, target: Target, files: FileCache, group: Pod
     script = container_script(files, container)
     if script is None:
         return []
-    inner = replace(target, kind="script")
-    for toolkit in ranked(inner, script):
-        if toolkit is not me:
-            recipes = toolkit.load(inner, files, script)
-            if recipes:
-                break
-    else:
-        recipes = _plain(target, script)
+    recipes = script_recipes(replace(target, kind="script"), files, script, me) or _plain(target, script)
     env = _env(files, container)
     for recipe in recipes:
         if recipe.launch is not None:

@@ -23,11 +23,11 @@ class TrainerLaunch:
     server: bool = False  # an inference server, not a trainer (RL556, not RL013)
 
 
-def load_launches(script: ShellScript, target: Target) -> list[Recipe]:
+def load_launches(script: ShellScript, target: Target, commands: list[Command] | None = None) -> list[Recipe]:
     from recipelint.toolkits.unjudged import UNJUDGED, started
 
     recipes = []
-    for command in script.commands:
+    for command in script.commands if commands is None else commands:
         found = started(command)
         if found is not None:
             what, serving = found
