@@ -276,9 +276,9 @@ def _unclaimed(target: Target, files: FileCache) -> None:
     source = files.read(target.path)
     try:
         if target.explicit and target.kind == "yaml":
-            from recipelint.parse.yamlfile import parse_yaml
+            from recipelint.parse.yamlfile import parse_documents
 
-            parse_yaml(source)
+            parse_documents(source)  # a `---` stream of documents is valid YAML
         elif target.explicit and target.kind == "json":
             from recipelint.parse.jsonfile import parse_json
 

@@ -162,6 +162,42 @@ def launch_env(script: ShellScript, command: Command) -> dict[str, Setting]:
 
 # The modules `python -m` runs as torchrun: an elastic agent that starts the ranks itself.
 DISTRIBUTED_MODULES = ("torch.distributed.run", "torch.distributed.launch")
+# Inference servers: they start their own tensor-parallel workers and meet at an address of their
+# own flags (SGLang's --dist-init-addr, vLLM's Ray cluster), no torch.distributed launch of a
+# training script. By `python -m MODULE` (sgl-project/sglang python/sglang/launch_server.py,
+# vllm-project/vllm vllm/entrypoints/openai/api_server.py) and by console command
+# (`vllm serve`, Hugging Face TGI's `text-generation-launcher`, Triton's `tritonserver`).
+SERVER_MODULES = {
+    "sglang.launch_server": "the SGLang server",
+    "sglang_router.launch_server": "the SGLang router and servers",
+    "sglang.bench_offline_throughput": "SGLang's offline engine (bench_offline_throughput)",
+    "sglang.bench_one_batch": "SGLang's offline engine (bench_one_batch)",
+    "vllm.entrypoints.openai.api_server": "the vLLM server",
+    "vllm.entrypoints.api_server": "the vLLM server",
+    "vllm.entrypoints.cli.main": "the vLLM command line",
+}
+SERVER_COMMANDS = {
+    ("vllm", "serve"): "the vLLM server",
+    ("sglang", "serve"): "the SGLang server",
+    ("text-generation-launcher", ""): "the TGI server",
+    ("tritonserver", ""): "the Triton server",
+}
+
+
+def server(words: list[Word]) -> str | None:
+    """`the SGLang server (`python -m sglang.launch_server`)` when the command starts an
+    inference server or engine (after any srun/mpirun/env prefix); else None."""
+    texts = [posixpath.basename(word_text(w)) for w in words]
+    for index, text in enumerate(texts):
+        following = texts[index + 1] if index + 1 < len(texts) else ""
+        for (program, sub), name in SERVER_COMMANDS.items():
+            if text == program and (not sub or following == sub):
+                return f"{name} (`{program}{' ' + sub if sub else ''}`)"
+        if text in ("-m", "--module") and index > 0 and texts[index - 1].startswith("python"):
+            module = word_text(words[index + 1]) if index + 1 < len(words) else ""
+            if module in SERVER_MODULES:
+                return f"{SERVER_MODULES[module]} (`python -m {module}`)"
+    return None
 
 
 def distributed_module(words: list[Word], start: int, stop: int) -> str | None:

@@ -40,6 +40,7 @@ from recipelint.toolkits.launchers import (
     parse_srun,
     parse_torchrun,
     scan_options,
+    server,
     set_places,
     setting_from_word,
     word_text,
@@ -108,9 +109,10 @@ def _no_launcher_on_any_branch(word: Word) -> bool:
 
 
 def program(words: list[Word]) -> tuple[int, int] | None:
-    """(index of the launcher, index of the training script: a *.py, or the module after -m)."""
+    """(index of the launcher, index of the training script: a *.py, or the module after -m);
+    None for an inference server's start (toolkits/unjudged says it)."""
     launcher = _launcher(words) if words else None
-    if launcher is None:
+    if launcher is None or server(words) is not None:
         return None
     if word_text(words[launcher]).endswith(".py"):
         return launcher, launcher
