@@ -46,6 +46,7 @@ HOOK_TYPES = {"yaml", "json", "shell", "markdown"}  # .pre-commit-hooks.yaml: ty
 NODE = "gpus: 4\ngpu_model: V100-SXM2-32GB\ngpu_memory_gib: 32\ncpus: 32\nmemory_gib: 256\nshm_gib: 64\nnodes: 4\n"
 GRADLEW = '#!/bin/sh\n# Gradle start up script\nAPP_HOME=$(cd "$(dirname "$0")" && pwd -P)\nexec java -jar "$APP_HOME/gradle/wrapper.jar" "$@"\n'
 README = "# Recipe {i}\n\n```sh\nbash run.sh --stage 4 --stop_stage 4\n```\n"
+FAILURES: dict[int, list[str]] = {}  # an exit code pre-commit fails on: the first lines that say why
 LOCAL = "#!/bin/bash\n# data preparation of set {i}\nset -e\nfor part in train dev; do\n  mkdir -p data/$part\ndone\n"
 
 
@@ -58,7 +59,15 @@ class Timed:
     def run(self, timeout: float) -> tuple[float, int]:
         if self.before is not None:
             self.before()
-        process = subprocess.Popen(self.argv, cwd=self.cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=self.env)
+        with tempfile.TemporaryFile() as errors:
+            process = subprocess.Popen(self.argv, cwd=self.cwd, stdout=errors, stderr=subprocess.STDOUT, env=self.env)
+            seconds, code = self._wait(process, timeout)
+            if code not in (0, 1, -9) and self.argv[0].endswith("recipelint"):
+                errors.seek(0)
+                FAILURES.setdefault(code, [line for line in errors.read().decode(errors="replace").splitlines() if ": " in line][:3])
+        return seconds, code
+
+    def _wait(self, process: subprocess.Popen[bytes], timeout: float) -> tuple[float, int]:
         deadline = time.monotonic() + timeout
         while True:
             pid, status, usage = os.wait4(process.pid, os.WNOHANG)
@@ -193,6 +202,7 @@ def bench_repository(title: str, root: Path, reps: int, timeout: float, changed:
                 handle.write(f"# edit {next(counter)}\n")
 
         warm[f"(c) check {changed} (edited), cache of earlier runs"] = Timed(recipelint(changed), root, edit, env)
+        Timed(recipelint(changed), root, edit, env).run(timeout)  # the commit before this one
         warm[f"(c) check --no-cache {changed} (edited)"] = Timed(recipelint("--no-cache", changed), root, edit)
     results.update(measure(warm, reps, timeout))
     shown(title, len(git(root, "ls-files").splitlines()), len(files), results, timeout)
@@ -205,6 +215,9 @@ def shown(title: str, tracked: int, passed: int, results: dict[str, tuple[float,
         cpu = f"> {timeout:.0f} s" if seconds == float("inf") else f"{seconds:.3f} s"
         ratio = "" if seconds == float("inf") or every in (0, float("inf")) else f"{seconds / every:.2f}"
         print(f"| {name} | {cpu} | {ratio} | {','.join(str(c) for c in sorted(codes))} |")
+    for code, lines in FAILURES.items():
+        print(f"\nexit {code}: " + " / ".join(lines))
+    FAILURES.clear()
     print(flush=True)
 
 

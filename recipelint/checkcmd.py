@@ -254,6 +254,10 @@ def run_check(
             f"recipelint: no recipes found in {named} (no launch, WeNet/DeepSpeed/Accelerate config or XTuner config recipelint reads)",
             err=True,
         )
+        from recipelint.parse.files import printable
+
+        for path, why in result.skipped[:10]:
+            echo(printable(f"recipelint: skipped {path}: {why}"), err=True)
     if result.errors:
         return 2
     return 0 if exit_zero or not result.failing else 1
