@@ -367,7 +367,9 @@ def _discover_folder(
         candidate = Path(parent, name)
         if claimed and _key(candidate, folders) in claimed or name in _TOOL_FILES:
             continue
-        if kind != "python" or _mmengine_config(candidate):
+        if kind == "markdown" and (why := _not_text(candidate)) is not None:
+            files.skipped.append((candidate, why))
+        elif kind != "python" or _mmengine_config(candidate):
             add(kind, candidate)
 
 
