@@ -6,8 +6,9 @@
 
 Repositories, each a git repository with one commit:
 - generated: N WeNet-like recipes (`examples/setNNNN/s0/`: run.sh, path.sh, conf/train.yaml,
-  conf/ds_stage2.json, data lists, a local/ shell script, a README), a `gradlew` shebang
-  script and a hardware profile named by recipelint.toml, at every size of `--sizes`;
+  conf/ds_stage2.json, data lists, a local/ shell script, a README), the `wenet/` package they
+  run, a `gradlew` shebang script and a hardware profile named by recipelint.toml, at every
+  size of `--sizes`;
 - the project's own test trees (tests/data/<tree>) copied as they are.
 
 Per repository, in one run (medians of `--reps` alternating rounds, CPU time of the child:
@@ -125,6 +126,9 @@ def generate(root: Path, recipes: int) -> Path:
         (recipe / "data" / "dev" / "data.list").write_text(data)
         (recipe / "local" / "prepare_data.sh").write_text(LOCAL.format(i=i))
         (recipe.parent / "README.md").write_text(README.format(i=i))
+    (root / "wenet" / "bin").mkdir(parents=True)  # the checkout the recipes run, as in WeNet's own repository
+    (root / "wenet" / "__init__.py").write_text("")
+    (root / "wenet" / "bin" / "train.py").write_text("import argparse\n\n\ndef main():\n    parser = argparse.ArgumentParser()\n")
     (root / "gradlew").write_text(GRADLEW)
     (root / "gradlew").chmod(0o755)
     (root / "node.yaml").write_text(NODE)

@@ -131,7 +131,7 @@ def _walk(directory: Path, unlisted: list[SourceError] | None = None) -> Iterabl
 _KINDS = {suffix: kind for suffix, kind in KINDS.items() if kind != "script"}  # run scripts are found first
 
 
-def _search_files(folder: Path, index: Index) -> list[tuple[str, Path]]:
+def _search_files(folder: Path, index: Index) -> list[tuple[str, str]]:
     """The shell and Markdown files that may hold a launch of a config in `folder`: every one
     under its repository root; without a root, every one under the folder recipelint runs in when
     that holds the config within a few levels; else those directly in the config's folder and the
@@ -142,7 +142,7 @@ def _search_files(folder: Path, index: Index) -> list[tuple[str, Path]]:
         root = here
     if root is not None:  # walked once per run, however many configs pre-commit passes
         return index.launch_files(root)
-    found: list[tuple[str, Path]] = []
+    found: list[tuple[str, str]] = []
     for level in [folder, *list(folder.parents)[:SEARCH_LEVELS]]:
         found.extend(index.launch_files(level, False))
     return found
@@ -156,13 +156,18 @@ def _launches_naming(configs: list[Path], files: FileCache, folders: dict[Path, 
     One index serves them all (recipelint.launchindex): each launch file is read once, and
     loaded once when its text holds the name of a config passed; each launch's paths are
     resolved as when it is checked (its working folder, launchers.working_folder)."""
-    from recipelint.launchindex import Index, Store, naming
+    from recipelint.launchindex import BROKEN, Index, Store, naming
 
     index = files.launch_index
     if index is None:
         index = Index(Store(cache) if cache is not None else None)
-    wanted = [(config, _key(config, folders), _search_files(_key(config, folders).parent, index)) for config in configs]
-    found = naming(index, wanted, files, partial(_key, folders=folders))
+    try:
+        wanted = [(config, _key(config, folders), _search_files(_key(config, folders).parent, index)) for config in configs]
+        found = naming(index, wanted, files, partial(_key, folders=folders))
+    except BROKEN:  # a kept index this code did not write (a cache folder from elsewhere): made again
+        index.reset()
+        wanted = [(config, _key(config, folders), _search_files(_key(config, folders).parent, index)) for config in configs]
+        found = naming(index, wanted, files, partial(_key, folders=folders))
     index.save()
     by_launch: dict[Path, Target] = {}
     result: dict[Path, list[Target]] = {}

@@ -25,7 +25,6 @@ import os
 import re
 import stat
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -55,6 +54,9 @@ def launch_kind(name: str) -> str | None:
     return "script" if suffix == ".sh" else ("markdown" if KINDS.get(suffix) == "markdown" else None)
 
 
+_stat = deps.real_stat  # the index's own looks are never a target's input: unrecorded, and cheaper
+
+
 class Index:
     """One run's index (kept by the server between keystrokes); `store`: the persisted one."""
 
@@ -64,50 +66,44 @@ class Index:
         self.folders: dict[str, list[Any]] = data.get("folders", {})  # folder -> [mtime_ns | None, files, subfolders, launch names]
         self.entries: dict[str, dict[str, Any]] = data.get("entries", {})  # launch file -> its entry
         self._valid: set[str] = set()  # entries checked against the disk in this run
-        self._listed: dict[tuple[str, bool], list[tuple[str, Path]]] = {}
+        self._listed: dict[tuple[str, bool], list[tuple[str, str]]] = {}
+        self._loaded: set[str] = set()  # launch files loaded in this run
         self._now = time.time_ns()
         self.dirty = False
 
     # -- the launch files under a top ----------------------------------------------------------
 
-    def launch_files(self, top: Path, recursive: bool = True) -> list[tuple[str, Path]]:
-        """The shell scripts and Markdown files under `top` (or directly in it): at most
-        MAX_LAUNCH_FILES of them, among the first MAX_WALKED files, in os.walk's order."""
+    def launch_files(self, top: Path, recursive: bool = True) -> list[tuple[str, str]]:
+        """The shell scripts and Markdown files under `top` (or directly in it), as (kind, path):
+        at most MAX_LAUNCH_FILES of them, among the first MAX_WALKED files, in os.walk's order."""
         key = (str(top), recursive)
         if key not in self._listed:
-            found: list[tuple[str, Path]] = []
+            found: list[tuple[str, str]] = []
             seen = 0
-            for folder, files, launches in self._walk(str(top), recursive):
-                if seen >= MAX_WALKED:
-                    break
-                seen += files
-                found.extend((kind, Path(folder, name)) for name, kind in launches)
-                if len(found) >= MAX_LAUNCH_FILES:
-                    del found[MAX_LAUNCH_FILES:]
-                    break
-            self._listed[key] = found
+            todo = [str(top)]
+            while todo and seen < MAX_WALKED and len(found) < MAX_LAUNCH_FILES:
+                folder = todo.pop()
+                listing = self._listing(folder)
+                if listing is None:
+                    continue
+                seen += listing[1]
+                found.extend((kind, f"{folder}{os.sep}{name}") for name, kind in listing[3])
+                if recursive:
+                    todo.extend(f"{folder}{os.sep}{name}" for name in reversed(listing[2]))
+            self._listed[key] = found[:MAX_LAUNCH_FILES]
         return self._listed[key]
-
-    def _walk(self, folder: str, recursive: bool) -> Iterator[tuple[str, int, list[list[str]]]]:
-        listing = self._listing(folder)
-        if listing is None:
-            return
-        yield folder, listing[1], listing[3]
-        if recursive:
-            for name in listing[2]:
-                yield from self._walk(os.path.join(folder, name), True)
 
     def _listing(self, folder: str) -> list[Any] | None:
         """[mtime, files, subfolders, [[launch file name, kind], ...]] of one folder: the stored
         one while the folder's time has not moved, else listed now."""
+        try:
+            mtime = _stat(folder).st_mtime_ns
+        except (OSError, ValueError):
+            return None
+        stored = self.folders.get(folder)
+        if isinstance(stored, list) and len(stored) == 4 and stored[0] == mtime:
+            return stored
         with deps.paused():  # what the index read is its own business, never a target's input
-            try:
-                mtime = os.stat(folder).st_mtime_ns
-            except (OSError, ValueError):
-                return None
-            stored = self.folders.get(folder)
-            if stored is not None and stored[0] == mtime:
-                return stored
             listing = _list(folder)
         if listing is None:
             return None
@@ -118,33 +114,36 @@ class Index:
 
     # -- which launches name a config ----------------------------------------------------------
 
-    def tokens(self, kind: str, path: Path, files: FileCache) -> frozenset[str]:
+    def tokens(self, path: str, kind: str, files: FileCache) -> list[str]:
         """The file names a launch file's text holds (read once, then forgotten: memory stays
         flat however large the tree)."""
         entry = self._entry(path)
         if entry is None:
             try:
-                data = files.read(path).data
+                data = files.read(Path(path)).data
             except SourceError:
-                return frozenset()
-            files.forget(path)
-            with deps.paused():
-                identity = _identity(str(path))
+                return []
+            files.forget(Path(path))
+            identity = _identity(path)
             if identity is None or self._now - identity[1] <= RACY_NS:
                 identity = [-1, 0, 0]  # too recent for its times to tell: read again next run
-            entry = {"k": kind, "s": identity, "h": _sha(data), "t": sorted(_tokens(data)), "n": None, "d": []}
-            self.entries[str(path)] = entry
-            self._valid.add(str(path))
+            entry = {"s": identity, "h": _sha(data), "t": sorted(_tokens(data)), "n": None, "d": []}
+            self.entries[path] = entry
+            self._valid.add(path)
             self.dirty = True
-        return frozenset(entry["t"])
+        return entry["t"]  # type: ignore[no-any-return]
 
-    def names(self, kind: str, path: Path, files: FileCache, key: Any) -> dict[str, tuple[int, ...]]:
+    def names(self, path: str, kind: str, files: FileCache, key: Any, wanted: set[str]) -> dict[str, tuple[int, ...]]:
         """The paths (resolved by `key`) the launches in `path` name, each with the lines of those
-        launches; loaded once per run, or kept from an earlier run while what it read holds."""
-        entry = self.entries.get(str(path))
-        if entry is not None and entry.get("n") is not None and self._inputs_hold(entry):
+        launches; loaded once per run, or kept from an earlier run while what it read holds (the
+        launch file itself is checked by `tokens`; what it sources only when it names one of the
+        `wanted` configs: a sourced file that changes what a launch names is passed, and checked,
+        itself)."""
+        entry = self.entries.get(path)
+        if entry is not None and isinstance(entry.get("n"), dict) and self._inputs_hold(entry, wanted):
             return {name: tuple(lines) for name, lines in entry["n"].items()}
-        recipes, inputs = self._load(kind, path, files)
+        self._loaded.add(path)
+        recipes, inputs = self._load(kind, Path(path), files)
         found: dict[str, list[int]] = {}
         for recipe in recipes:
             if recipe.launch is None:
@@ -158,6 +157,18 @@ class Index:
             entry["n"], entry["d"] = found, inputs
             self.dirty = True
         return {name: tuple(lines) for name, lines in found.items()}
+
+    def unused(self, path: str, kind: str, files: FileCache) -> None:
+        """A launch file loaded for the index that names no config passed: its recipes and texts
+        are let go (memory stays flat however many launch files hold a config's base name)."""
+        if path not in self._loaded:
+            return
+        recipes = files.loaded.peek((kind, shown(Path(path))))
+        files.loaded.pop((kind, shown(Path(path))))
+        for recipe in recipes or ():
+            for read in recipe.files:
+                files.forget(read)
+        files.forget(Path(path))
 
     def _load(self, kind: str, path: Path, files: FileCache) -> tuple[list[Recipe], list[list[Any]] | None]:
         """The launch file's recipes (kept in `files.loaded` for the check that follows: loaded
@@ -176,37 +187,56 @@ class Index:
             return files.loaded.get((kind, target.path), load), None
         with deps.recording() as recorder:
             recipes = files.loaded.get((kind, target.path), load)
-        linked = {str(link.path) for recipe in recipes for link in recipe.links if link.path is not None}
-        linked.update(str(p) for recipe in recipes for p in recipe.files if p != path)
-        events = {event: seen for event, seen in recorder.events.items() if event[0] == deps.READ and event[1] not in linked}
+        # What a launch names follows from its own text and the shell it sources or calls; the
+        # configs, data lists and code it reads are not keyed on (a changed train.yaml keeps
+        # every entry), nor is a file found missing
+        events = {
+            event: seen
+            for event, seen in recorder.events.items()
+            if event[0] == deps.READ
+            and isinstance(seen, list)
+            and launch_kind(event[1]) == "script"
+            and os.path.abspath(event[1]) != str(path)
+        }
         return recipes, self.store.inputs(events)
 
-    def _entry(self, path: Path) -> dict[str, Any] | None:
+    def _entry(self, name: str) -> dict[str, Any] | None:
         """A launch file's entry when the file is as it was (by its identity, else its content)."""
-        name = str(path)
         entry = self.entries.get(name)
         if entry is None or name in self._valid:
             return entry
-        with deps.paused():
-            identity = _identity(name)
-            if identity is None or identity[0] != entry["s"][0]:
-                entry = None
-            elif identity != entry["s"] and _hash_file(name) != entry["h"]:
-                entry = None
-            elif identity != entry["s"]:
-                self.entries[name]["s"] = identity
+        if not _entry_ok(entry):
+            self.entries.pop(name, None)
+            return None
+        identity = _identity(name)
+        if identity is None or identity[0] != entry["s"][0]:
+            entry = None
+        elif identity != entry["s"]:
+            with deps.paused():
+                same = _hash_file(name) == entry["h"]
+            if same:
+                entry["s"] = identity
                 self.dirty = True
+            else:
+                entry = None
         if entry is None:
             self.entries.pop(name, None)
             return None
         self._valid.add(name)
         return entry
 
-    def _inputs_hold(self, entry: dict[str, Any]) -> bool:
-        if self.store is None:
-            return True  # built in this run (the server forgets what changes: forget())
+    def _inputs_hold(self, entry: dict[str, Any], wanted: set[str]) -> bool:
+        if self.store is None or not wanted.intersection(entry["n"]):
+            return True  # built in this run (the server forgets what changes: forget()), or names none of them
         with deps.paused():
             return all(self.store.holds(row) for row in entry["d"])
+
+    def reset(self) -> None:
+        """Forget what was stored (a kept index that does not read as one is rebuilt)."""
+        self.folders, self.entries = {}, {}
+        self._listed.clear()
+        self._valid.clear()
+        self.dirty = True
 
     def forget(self, path: Path) -> None:
         """A file changed (the server's documents): its entry, and every entry whose loading read
@@ -232,32 +262,36 @@ class Index:
             self.dirty = False
 
 
-def naming(index: Index, configs: list[tuple[Path, Path, list[tuple[str, Path]]]], files: FileCache, key: Any) -> dict[Path, list[Launch]]:
+def naming(index: Index, configs: list[tuple[Path, Path, list[tuple[str, str]]]], files: FileCache, key: Any) -> dict[Path, list[Launch]]:
     """For each config (its path as passed, its identity, the launch files that may name it),
     the launches that name it: each launch file read once, loaded once, whatever the number of
     configs it names."""
     wanted: dict[str, list[Path]] = {}
-    candidates: dict[Path, str] = {}
+    candidates: dict[str, str] = {}
     for config, identity, launch_files in configs:
         wanted.setdefault(config.name, []).append(identity)  # the name a launch writes is the one passed
         for kind, path in launch_files:
             candidates.setdefault(path, kind)
     found: dict[Path, list[Launch]] = {identity: [] for _, identity, _ in configs}
     for path, kind in candidates.items():
-        tokens = index.tokens(kind, path, files)
-        held = [identity for name, identities in wanted.items() if name in tokens for identity in identities]
+        tokens = index.tokens(path, kind, files)
+        held = [identity for name in wanted if name in tokens for identity in wanted[name]] if tokens else []
         if not held:
             continue
-        named = index.names(kind, path, files, key)
+        named = index.names(path, kind, files, key, {str(identity) for identity in held})
+        naming_any = False
         for identity in held:
             lines = named.get(str(identity))
             if lines:
-                found[identity].append((kind, path, lines))
+                found[identity].append((kind, Path(path), lines))
+                naming_any = True
+        if not naming_any:
+            index.unused(path, kind, files)
     return found
 
 
 def _tokens(data: bytes) -> set[str]:
-    return {token.decode("utf-8", "replace").rstrip(".") for token in _TOKEN.findall(data) if len(token) <= 255}
+    return {name for token in _TOKEN.findall(data) if len(token) <= 255 and (name := token.decode("utf-8", "replace").rstrip("."))}
 
 
 def _list(folder: str) -> list[Any] | None:
@@ -286,7 +320,7 @@ def _list(folder: str) -> list[Any] | None:
 def _identity(path: str) -> list[int] | None:
     """A regular file's size, modification time and inode (None: not one)."""
     try:
-        st = os.stat(path)
+        st = _stat(path)
     except (OSError, ValueError):
         return None
     if not stat.S_ISREG(st.st_mode):
@@ -295,7 +329,7 @@ def _identity(path: str) -> list[int] | None:
 
 
 def _sha(data: bytes) -> str:
-    return hashlib.sha1(data).hexdigest()
+    return hashlib.sha1(data).hexdigest()[:20]  # 80 bits tell a file from its former self
 
 
 def _hash_file(path: str) -> str | None:
@@ -320,9 +354,7 @@ class Store:
         folders, entries = data.get("folders"), data.get("entries")
         if not isinstance(folders, dict) or not isinstance(entries, dict):
             return {}
-        if not all(_folder_ok(v) for v in folders.values()) or not all(_entry_ok(v) for v in entries.values()):
-            return {}
-        return {"folders": folders, "entries": entries}
+        return {"folders": folders, "entries": entries}  # each item is checked where it is used
 
     def write(self, data: dict[str, Any]) -> None:
         self.cache.write_side("launch-index", data)
@@ -337,14 +369,16 @@ class Store:
             return False
 
 
-def _folder_ok(value: Any) -> bool:
-    return isinstance(value, list) and len(value) == 4 and isinstance(value[2], list) and isinstance(value[3], list)
-
-
-def _entry_ok(value: Any) -> bool:
+def _entry_ok(entry: Any) -> bool:
     return (
-        isinstance(value, dict)
-        and isinstance(value.get("s"), list)
-        and isinstance(value.get("t"), list)
-        and isinstance(value.get("d"), list)
+        isinstance(entry, dict)
+        and isinstance(entry.get("s"), list)
+        and len(entry["s"]) == 3
+        and isinstance(entry.get("t"), list)
+        and isinstance(entry.get("n"), (dict, type(None)))
+        and isinstance(entry.get("d"), list)
     )
+
+
+# What a kept index that is not what this code wrote raises where it is used: it is rebuilt.
+BROKEN = (KeyError, TypeError, IndexError, ValueError, AttributeError)
