@@ -69,6 +69,9 @@ class Index:
         self._listed: dict[tuple[str, bool], list[tuple[str, str]]] = {}
         self._loaded: set[str] = set()  # launch files loaded in this run
         self._now = time.time_ns()
+        # True: every change is told (`forget`: the server, whose editor reports the files that
+        # change on disk), so nothing is looked at again between runs
+        self.told = False
         self.dirty = False
 
     # -- the launch files under a top ----------------------------------------------------------
@@ -96,11 +99,13 @@ class Index:
     def _listing(self, folder: str) -> list[Any] | None:
         """[mtime, files, subfolders, [[launch file name, kind], ...]] of one folder: the stored
         one while the folder's time has not moved, else listed now."""
+        stored = self.folders.get(folder)
+        if self.told and stored is not None:
+            return stored
         try:
             mtime = _stat(folder).st_mtime_ns
         except (OSError, ValueError):
             return None
-        stored = self.folders.get(folder)
         if isinstance(stored, list) and len(stored) == 4 and stored[0] == mtime:
             return stored
         with deps.paused():  # what the index read is its own business, never a target's input
@@ -153,8 +158,8 @@ class Index:
                     lines = found.setdefault(str(key(link.path)), [])
                     if recipe.launch.command.span.line not in lines:
                         lines.append(recipe.launch.command.span.line)
-        if entry is not None and inputs is not None:
-            entry["n"], entry["d"] = found, inputs
+        if entry is not None and (inputs is not None or self.store is None):
+            entry["n"], entry["d"] = found, inputs or []  # kept by a store only when its inputs are known
             self.dirty = True
         return {name: tuple(lines) for name, lines in found.items()}
 
@@ -241,20 +246,27 @@ class Index:
     def forget(self, path: Path) -> None:
         """A file changed (the server's documents): its entry, and every entry whose loading read
         it, are made again; its folder is listed again."""
-        name = str(path)
+        name = os.path.abspath(path)
+        if launch_kind(name) is None:
+            return  # a config is in no entry: what a launch names is its path, whatever the config holds
         self.entries.pop(name, None)
-        self.folders.pop(os.path.dirname(name), None)
-        for entry in self.entries.values():
-            if any(row[1] == name for row in entry.get("d", ())):
+        folder = os.path.dirname(name)
+        while folder not in ("", os.sep) and os.path.dirname(folder) != folder:  # a new folder is listed by its parent
+            self.folders.pop(folder, None)
+            folder = os.path.dirname(folder)
+        if launch_kind(name) == "script":  # a sourced script may change what any launch names
+            for entry in self.entries.values():
                 entry["n"] = None
         self._listed.clear()
         self._valid.discard(name)
 
     def new_run(self) -> None:
-        """The server's next check: what the disk holds is looked at again."""
-        self._listed.clear()
-        self._valid.clear()
+        """The server's next check: what the disk holds is looked at again, unless every change is told."""
+        self._loaded.clear()
         self._now = time.time_ns()
+        if not self.told:
+            self._listed.clear()
+            self._valid.clear()
 
     def save(self) -> None:
         if self.store is not None and self.dirty:
