@@ -157,6 +157,7 @@ class ResultCache:
             target.explicit,
             str(target.config) if target.config is not None else None,
             list(target.launches),
+            *([[str(c) for c in target.also]] if target.also else []),
             job.inline_ignores,
             str(override) if override is not None else None,
             str(settings.hardware) if settings.hardware else None,
@@ -209,7 +210,13 @@ class ResultCache:
     # -- writing an entry ----------------------------------------------------------------------
 
     def _make(self, recorder: deps.Recorder, outcome: Any) -> dict[str, Any] | None:
-        """Store an entry whose every input is still what the check saw.
+        """Store an entry whose every input is still what the check saw (`inputs`)."""
+        found = self.inputs(recorder.events)
+        return None if found is None else {"deps": found, "outcome": outcome}
+
+    def inputs(self, events: dict[deps.Event, Any]) -> list[list[Any]] | None:
+        """The rows an entry keys on, one per recorded input; None when one is no longer what was
+        seen (not stored).
 
         What a path is now is looked at once per run: a path that changed after that and before
         a recipe saw it fails the comparison (not stored); one that changed after the recipe saw
@@ -217,7 +224,7 @@ class ResultCache:
         stat only when older than the run by `RACY_SECONDS`, and hashed with its stat checked on
         both sides, so the hash is of the content the check read."""
         found = []
-        for event, seen in recorder.events.items():
+        for event, seen in events.items():
             kind, path = event
             now = self._signature(kind, path)
             if kind == deps.READ and isinstance(now, list):
@@ -230,7 +237,7 @@ class ResultCache:
                 row = [kind, path, now, self._content(path, now)] if kind == deps.READ and isinstance(now, list) else [kind, path, now]
                 self._rows[event] = row
             found.append(row)
-        return {"deps": found, "outcome": outcome}
+        return found
 
     def _content(self, path: str, signature: list[Any]) -> str | None:
         """The hash of a file's content, when it is small and held still while hashed."""
@@ -244,6 +251,30 @@ class ResultCache:
             content = _hash(path)
             self._now[key] = content if deps.signature(deps.READ, path) == signature else None
         return self._now[key]  # type: ignore[no-any-return]
+
+    def read_side(self, name: str) -> Any:
+        """What `write_side` kept under `name` (None: nothing, or not readable JSON). Not an entry:
+        its user checks what it reads (recipelint.launchindex keys it on file identities)."""
+        try:
+            with open(self.folder / f"{name}.json", "rb") as handle:
+                return json.loads(handle.read())
+        except (OSError, ValueError, RecursionError):
+            return None
+
+    def write_side(self, name: str, data: Any) -> None:
+        """Keep `data` as JSON under `name`, written whole and renamed into place."""
+        temporary = self.folder / f"{name}.{os.getpid()}.{time.monotonic_ns()}.tmp"
+        try:
+            if not self.folder.is_dir():
+                self._create()
+            with open(temporary, "xb") as handle:
+                handle.write(json.dumps(data, separators=(",", ":")).encode())
+            os.replace(temporary, self.folder / f"{name}.json")
+        except OSError:  # as save(): the run is still right, only slower next time
+            try:
+                os.unlink(temporary)
+            except OSError:
+                pass
 
     def save(self) -> None:
         """Write the buckets this run added to, each merged with what is on disk now (another run

@@ -267,6 +267,10 @@ def _report(
             f"recipelint: no recipes found in {named} (no launch, WeNet/DeepSpeed/Accelerate config or XTuner config recipelint reads)",
             err=True,
         )
+        from recipelint.parse.files import printable
+
+        for path, why in result.skipped[:10]:
+            echo(printable(f"recipelint: skipped {path}: {why}"), err=True)
 
 
 def _known(settings: Resolver, result: engine.Result, known: Counter[str] | None, write_baseline: Optional[Path]) -> None:

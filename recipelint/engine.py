@@ -56,6 +56,7 @@ class Result:
 
     judged: list[Judged] = field(default_factory=list)  # which machine each recipe was judged against, and why
     sources: FileCache | None = field(default=None, repr=False)  # the run's file cache: reporters quote lines from it
+    skipped: list[tuple[Path, str]] = field(default_factory=list)  # files passed that are no recipe, not read, and why
     named: list[str] = field(default_factory=list)  # the paths (and `--command`) the run was given, as given
     known: int = 0  # findings a baseline or `--diff REV` knew: not shown (baseline) or shown as infos (diff)
     known_as: str = ""  # what became of them, for the summary
@@ -161,7 +162,7 @@ def check_target(job: Job, target: Target, settings: Settings) -> Outcome:
     outcome = Outcome()
     said: set[str] = set()  # each target names an unknown fact as if it were the first (the run keeps the first)
     try:
-        recipes = load_target(target, job.files)
+        recipes = _load(target, job.files)
     except SourceError as error:
         outcome.errors.append(error)
         return outcome
@@ -173,11 +174,10 @@ def check_target(job: Job, target: Target, settings: Settings) -> Outcome:
         return outcome
     if target.config is not None:  # a config passed alone: only the launches that name it
         recipes = [recipe for recipe in recipes if recipe.launch is not None and recipe.launch.command.span.line in target.launches]
+        passed = ", ".join(str(config) for config in (target.config, *target.also))
         for recipe in recipes:
             line = recipe.launch.command.span.line if recipe.launch is not None else 0
-            recipe.note(
-                "configs", "judged with", f"the launch at {target.path}:{line}", f"{target.config} was passed alone; this launch names it"
-            )
+            recipe.note("configs", "judged with", f"the launch at {target.path}:{line}", f"{passed} was passed alone; this launch names it")
     # Each file is read and its suppressions found once per target: a README with thousands of
     # launch fences is one text, not one per fence (that was quadratic in the fences).
     comments: dict[Path, list[Suppression]] = {}
@@ -189,12 +189,22 @@ def check_target(job: Job, target: Target, settings: Settings) -> Outcome:
     return outcome
 
 
+def _load(target: Target, files: FileCache) -> list[Recipe]:
+    """The target's recipes: a launch file loaded while discovery found which launches name a
+    config passed alone is taken as it was loaded (once a run), anything else loaded now."""
+    if target.kind in ("script", "markdown") and (target.kind, target.path) in files.loaded:
+        recipes: list[Recipe] = files.loaded.get((target.kind, target.path), lambda: load_target(target, files))
+        files.loaded.pop((target.kind, target.path))
+        return recipes
+    return load_target(target, files)
+
+
 def judged_with(diagnostics: list[Diagnostic], targets: list[Target]) -> None:
     """Each finding on a config passed alone says which launches it was judged with."""
     launches: dict[Path, list[str]] = {}
     for target in targets:
-        if target.config is not None:
-            where = launches.setdefault(_same(target.config), [])
+        for config in (target.config, *target.also) if target.config is not None else ():
+            where = launches.setdefault(_same(config), [])
             where.extend(f"{target.path}:{line}" for line in target.launches)
     if not launches:
         return
@@ -273,6 +283,7 @@ def check(
             result.errors.append(error)
             return result
         result.errors.extend(files.unlisted)
+        result.skipped = list(files.skipped)
         if command is not None:
             targets.append(Target("command", Path("<command>"), command))
         work = _settle(targets, resolver, model_params)

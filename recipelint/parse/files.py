@@ -81,9 +81,18 @@ class FileCache:
     checkout_code: dict[tuple[str, Path], Any] = field(default_factory=dict)
     # folders a walk could not list: each is one error line of the run, never a silent pass
     unlisted: list[SourceError] = field(default_factory=list)
+    # files passed that are no recipe and not read (an empty JSON, a result file over the size a
+    # config can be, a UTF-16 README), each with why: `show` says them, never an error of the run
+    skipped: list[tuple[Path, str]] = field(default_factory=list)
     # (reader, path) -> what a reader of Python sources made of a file and the modules it imports
     # (the consumer of a DeepSpeed JSON): several launches of one training script read it once
     code_reads: Memo[tuple[str, Path], Any] = field(default_factory=Memo)
+    # (kind, path) -> the recipes a launch file holds, loaded while finding which launches name a
+    # config passed alone and taken by the check of that launch file: loaded once a run
+    loaded: Memo[tuple[str, Path], Any] = field(default_factory=Memo)
+    # the repository index of the run (recipelint.launchindex.Index): the server keeps one
+    # between keystrokes; None: each run makes its own
+    launch_index: Any = None
 
     def read(self, path: Path) -> SourceText:
         return self._texts.get(path, lambda: self._load(path))

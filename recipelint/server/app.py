@@ -112,6 +112,7 @@ def initialized(ls: RecipelintServer, params: types.InitializedParams) -> None:
     dynamic = ls.client_capabilities.workspace and ls.client_capabilities.workspace.did_change_watched_files
     if dynamic and dynamic.dynamic_registration:
         ls.client_register_capability(types.RegistrationParams(registrations=[registration]))
+        ls.state.index.told = True  # launch files that change on disk are told: the index keeps what it read
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
@@ -161,6 +162,7 @@ def did_change_watched_files(ls: RecipelintServer, params: types.DidChangeWatche
     """A file changed on disk (a branch switched, a profile probed, the settings edited)."""
     paths = {path for change in params.changes if (path := _path(change.uri)) is not None}
     ls.state.forget_code()
+    ls.state.touched(paths)
     if any(ls.state.config.concerns(path) for path in paths):
         ls.state.config.reset()
         ls.schedule(paths, everything=True)

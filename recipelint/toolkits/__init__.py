@@ -46,6 +46,7 @@ class Target:
     # name: only those launches are checked, and its findings say which launch (`launches`: lines).
     config: Path | None = None
     launches: tuple[int, ...] = ()
+    also: tuple[Path, ...] = ()  # the other configs passed alone that these launches name (checked once)
 
     @property
     def root(self) -> Path:
