@@ -85,13 +85,16 @@ class FileCache:
     # (the consumer of a DeepSpeed JSON): several launches of one training script read it once
     code_reads: Memo[tuple[str, Path], Any] = field(default_factory=Memo)
 
+    # path -> what a file was when its text was read from disk (fix writes only what it checked)
+    stamps: dict[Path, Stamp] = field(default_factory=dict)
+
     def read(self, path: Path) -> SourceText:
         return self._texts.get(path, lambda: self._load(path))
 
     def _load(self, path: Path) -> SourceText:
         data = self.overlay.get(path)
         if data is None:
-            data = read_bytes(path)
+            data, self.stamps[path] = read_stamped(path)
             if deps.active():
                 deps.content(str(path), data)
         if b"\x00" in data[:8192]:
@@ -148,15 +151,19 @@ def read_capped(path: Path | str, limit: int, what: str = "a config") -> bytes:
     """A regular file's bytes, refused when more than `limit` bytes can be read (the size a stat
     reports is not trusted: /proc files and some mounts report 0)."""
     with open_regular(path) as handle:
-        size = os.fstat(handle.fileno()).st_size
-        if size > limit:
-            raise SourceError(Path(path), f"file is {_mib(size)}, over the {_mib(limit)} limit for {what}", 1, 1)
-        try:
-            data = handle.read(limit + 1)
-        except OSError as exc:
-            raise _error(Path(path), exc) from None
+        return _read_open(handle, Path(path), limit, what)
+
+
+def _read_open(handle: IO[bytes], path: Path, limit: int, what: str) -> bytes:
+    size = os.fstat(handle.fileno()).st_size
+    if size > limit:
+        raise SourceError(path, f"file is {_mib(size)}, over the {_mib(limit)} limit for {what}", 1, 1)
+    try:
+        data = handle.read(limit + 1)
+    except OSError as exc:
+        raise _error(path, exc) from None
     if len(data) > limit:
-        raise SourceError(Path(path), f"file is over the {_mib(limit)} limit for {what}", 1, 1)
+        raise SourceError(path, f"file is over the {_mib(limit)} limit for {what}", 1, 1)
     return data
 
 
@@ -166,6 +173,32 @@ def _mib(size: int) -> str:
 
 def read_bytes(path: Path) -> bytes:
     return read_capped(path, MAX_FILE_BYTES)
+
+
+@dataclass(frozen=True)
+class Stamp:
+    """A file as it was read: its bytes and its identity from fstat on the descriptor the bytes
+    came from (a rename swaps the inode, an edit the size, time or hash)."""
+
+    data: bytes
+    size: int
+    mtime_ns: int
+    inode: tuple[int, int]
+    sha256: str
+
+    def same(self, other: Stamp) -> bool:
+        return (self.size, self.mtime_ns, self.inode, self.sha256) == (other.size, other.mtime_ns, other.inode, other.sha256)
+
+
+def read_stamped(path: Path | str, limit: int = MAX_FILE_BYTES) -> tuple[bytes, Stamp]:
+    """read_capped, with the file's identity taken on the same descriptor."""
+    import hashlib
+
+    with open_regular(path) as handle:
+        data = _read_open(handle, Path(path), limit, "a config")
+        st = os.fstat(handle.fileno())
+    stamp = Stamp(data, st.st_size, st.st_mtime_ns, (st.st_dev, st.st_ino), hashlib.sha256(data).hexdigest())
+    return data, stamp
 
 
 def _missing(path: Path) -> str:
