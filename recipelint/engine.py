@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from recipelint import deps
 from recipelint.discovery import discover, missing
 from recipelint.hardware.machines import Machines, ProfileLoader
-from recipelint.parse.files import FileCache, SourceError
+from recipelint.parse.files import FileCache, SourceError, linted_roots
 from recipelint.records import dataclass, field, replace
 from recipelint.rulekit import unknown_fact
 from recipelint.settings import Resolver, Settings
@@ -256,6 +256,8 @@ def check(
     A path the file cache holds in `files.overlay` (the text read from stdin) needs no file on disk."""
     deps.new_run()
     files = files or FileCache()
+    if files.roots is None:  # `--command` names files from the folder it runs in
+        files.roots = linted_roots([*paths, *([Path(".")] if command is not None else [])])
     resolver = resolver or Resolver()
     result = Result(sources=files)
     keep = keep_recipes or observe is not None

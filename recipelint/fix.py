@@ -15,7 +15,7 @@ from pathlib import Path
 
 from recipelint.diagnostics import Applicability, Diagnostic, Edit
 from recipelint.parse import kind_of
-from recipelint.parse.files import FileCache, SourceError, Stamp, read_stamped
+from recipelint.parse.files import FileCache, SourceError, Stamp, linted_roots, read_stamped
 from recipelint.parse.span import SourceText
 from recipelint.records import dataclass, field
 
@@ -157,19 +157,10 @@ def unified_diff(path: Path, before: bytes, after: bytes) -> str:
 
 
 def write_roots(targets: list[Path]) -> list[Path]:
-    """The folders `fix --write` may write in: each linted folder (a file's own folder) and the
-    repository it sits in, resolved. A config a launch names by an absolute path, or reached
-    through a link to another folder, lies outside them and is not written."""
-    from recipelint.parse.gitdir import worktree_top
-
-    roots: list[Path] = []
-    for target in targets:
-        folder = (target if target.is_dir() else target.parent).resolve()
-        top = worktree_top(folder)
-        for root in (folder, top):
-            if root is not None and root not in roots:
-                roots.append(root)
-    return roots
+    """The folders `fix --write` may write in (parse.files.linted_roots: the same bound as what a
+    check reads): a config a launch names by an absolute path, or reached through a link to
+    another folder, lies outside them and is not written."""
+    return linted_roots(targets)
 
 
 def refusal(path: Path, roots: list[Path] | None) -> tuple[Path, str | None]:

@@ -87,6 +87,17 @@ class FileCache:
 
     # path -> what a file was when its text was read from disk (fix writes only what it checked)
     stamps: dict[Path, Stamp] = field(default_factory=dict)
+    # the linted folders and their repositories (linted_roots): a file a recipe names elsewhere is
+    # not read; None: no such bound (a caller that checks texts of its own)
+    roots: list[Path] | None = None
+
+    def outside(self, path: Path) -> Path | None:
+        """The real path of a file a recipe names, when it lies outside the linted tree and its
+        repository (`train_config=/etc/shadow`): such a file is reported by name, never read."""
+        if self.roots is None or path in self.overlay:
+            return None
+        real = path.resolve()
+        return None if any(real == root or root in real.parents for root in self.roots) else real
 
     def read(self, path: Path) -> SourceText:
         return self._texts.get(path, lambda: self._load(path))
@@ -109,6 +120,20 @@ class FileCache:
 
     def forget(self, path: Path) -> None:
         self._texts.pop(path)
+
+
+def linted_roots(targets: list[Path]) -> list[Path]:
+    """The folders a run may read named files in and write fixes to: each linted folder (a
+    file's own folder) and the repository it sits in (the nearest `.git`), resolved."""
+    from recipelint.parse.gitdir import worktree_top
+
+    roots: list[Path] = []
+    for target in targets:
+        folder = (target if target.is_dir() else target.parent).resolve()
+        for root in (folder, worktree_top(folder)):
+            if root is not None and root not in roots:
+                roots.append(root)
+    return roots
 
 
 _KINDS = {stat.S_IFIFO: "a FIFO", stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device", stat.S_IFSOCK: "a socket"}
@@ -151,11 +176,17 @@ def read_capped(path: Path | str, limit: int, what: str = "a config") -> bytes:
     """A regular file's bytes, refused when more than `limit` bytes can be read (the size a stat
     reports is not trusted: /proc files and some mounts report 0)."""
     with open_regular(path) as handle:
-        return _read_open(handle, Path(path), limit, what)
+        return read_stream(handle, Path(path), limit, what)
 
 
-def _read_open(handle: IO[bytes], path: Path, limit: int, what: str) -> bytes:
-    size = os.fstat(handle.fileno()).st_size
+def read_stream(handle: IO[bytes], path: Path, limit: int, what: str = "a config") -> bytes:
+    """At most `limit` bytes of an open file, pipe or device (stdin), refused past that: the
+    one capped read behind every input."""
+    try:
+        st = os.fstat(handle.fileno())
+    except (OSError, ValueError):
+        st = None
+    size = st.st_size if st is not None and stat.S_ISREG(st.st_mode) else 0
     if size > limit:
         raise SourceError(path, f"file is {_mib(size)}, over the {_mib(limit)} limit for {what}", 1, 1)
     try:
@@ -195,7 +226,7 @@ def read_stamped(path: Path | str, limit: int = MAX_FILE_BYTES) -> tuple[bytes, 
     import hashlib
 
     with open_regular(path) as handle:
-        data = _read_open(handle, Path(path), limit, "a config")
+        data = read_stream(handle, Path(path), limit)
         st = os.fstat(handle.fileno())
     stamp = Stamp(data, st.st_size, st.st_mtime_ns, (st.st_dev, st.st_ino), hashlib.sha256(data).hexdigest())
     return data, stamp

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from recipelint.diagnostics import Applicability, Diagnostic, Severity
+from recipelint.parse import kind_of
 from recipelint.parse.files import FileCache, SourceError, printable
 from recipelint.parse.where import shown
 
@@ -26,9 +27,34 @@ def _source_line(files: FileCache, diagnostic: Diagnostic) -> list[str]:
     line = text.line_text(diagnostic.span.line)
     start = diagnostic.span.column - 1
     end = diagnostic.span.end_column - 1 if diagnostic.span.end_line == diagnostic.span.line else len(line)
+    if kind_of(diagnostic.span.path) in ("json", "yaml"):
+        line, start, end = _key_and_value(line, start, end, diagnostic.setting)
     width = max(1, end - start)
     gutter = f"{diagnostic.span.line:>5} | "
     return [f"{gutter}{line.translate(_FRAME)}", " " * (len(gutter) + start) + "^" * width]
+
+
+_CLOSERS = re.compile(r"[\s,\]}\"']*(?:\s#.*)?")
+_FRAME_CHARS = 120
+
+
+def _key_and_value(line: str, start: int, end: int, setting: str | None) -> tuple[str, int, int]:
+    """The part of a config's line a finding is about: its key and value, never the neighbours a
+    minified JSON or a flow mapping keeps on the same line (a Docker `config.json`'s token beside
+    the key judged). A block's span shows its opening bracket only. Cut parts read `...`; the
+    returned columns place the caret."""
+    if line[start : start + 1] in ("{", "["):
+        end = start + 1
+    end = min(end, start + _FRAME_CHARS)
+    key = (setting or "").rsplit(".", 1)[-1]
+    begin = line.rfind(key, 0, start) if key else -1
+    if begin < 0 or line[begin + len(key) : start].strip(" \t\"':=") != "":
+        begin = start  # not this value's own key (`key: value`, `"key": value`, `key=value`)
+    begin -= 1 if begin != start and line[begin - 1 : begin] in ("'", '"') else 0
+    head = line[:begin] if not line[:begin].strip(" -") else "... "
+    tail = line[end:] if _CLOSERS.fullmatch(line[end:]) else " ..."
+    shown = head + line[begin:end] + tail
+    return shown, start - begin + len(head), end - begin + len(head)
 
 
 def findings(diagnostics: Iterable[Diagnostic], files: FileCache, concise: bool = False) -> str:
