@@ -301,7 +301,23 @@ def _run_settings(settings: Settings, data: dict[str, Any], path: Path) -> None:
     if "cache-dir" in data:
         if not isinstance(data["cache-dir"], str) or not data["cache-dir"]:
             raise SourceError(path, "'cache-dir' is a folder")
-        settings.cache_dir = path.parent / data["cache-dir"]
+        settings.cache_dir = _confined_cache(path, data["cache-dir"])
+
+
+def _confined_cache(path: Path, value: str) -> Path:
+    """`cache-dir` inside the settings file's folder or its repository: a repository's settings
+    must not make recipelint write into the user's other folders (`cache-dir = "/home/me/.ssh"`).
+    A cache elsewhere is the user's choice to make: RECIPELINT_CACHE_DIR."""
+    from recipelint.parse.files import linted_roots
+
+    folder = path.parent / value
+    real = folder.resolve()
+    if not any(real == root or root in real.parents for root in linted_roots([path.parent])):
+        raise SourceError(
+            path,
+            f"'cache-dir' {printable(value, 80)} is outside the project and its repository: set RECIPELINT_CACHE_DIR for a cache elsewhere",
+        )
+    return folder
 
 
 def key_position(path: Path, key: str) -> tuple[int, int]:
