@@ -165,6 +165,9 @@ def check_target(job: Job, target: Target, settings: Settings) -> Outcome:
     except RecursionError:
         outcome.errors.append(SourceError(target.path, "nested too deeply to read"))
         return outcome
+    except PermissionError as exc:  # a file or folder of the recipe this user may not read: its path
+        outcome.errors.append(SourceError(Path(exc.filename or target.path), "permission denied"))
+        return outcome
     except Exception as exc:  # a bug of ours on this file: say so, and go on with the others
         outcome.errors.append(SourceError(target.path, f"internal error reading this file: {type(exc).__name__}: {exc}"))
         return outcome

@@ -391,5 +391,10 @@ class Recipe:
 
 def _a_file(path: Path) -> bool:
     """There, and not a folder: a FIFO or a device counts as found, so reading it reports what it
-    is (recipelint.parse.files.open_regular) instead of calling the file missing."""
-    return path.is_file() or (path.exists() and not path.is_dir())
+    is (recipelint.parse.files.open_regular) instead of calling the file missing. A path below a
+    folder that cannot be searched counts as found too: reading it says "permission denied",
+    with its path, and the recipe's other findings stay."""
+    try:
+        return path.is_file() or (path.exists() and not path.is_dir())
+    except PermissionError:
+        return True

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from recipelint.diagnostics import Severity
-from recipelint.parse.files import MAX_FILE_BYTES, SourceError, open_regular, printable, read_capped
+from recipelint.parse.files import MAX_FILE_BYTES, SourceError, printable, read_capped
 from recipelint.parse.where import shown as shown_path
 from recipelint.records import dataclass, field, replace
 
@@ -164,9 +164,8 @@ def _toml(path: Path) -> dict[str, Any]:
     else:  # pragma: no cover
         import tomli as tomllib
     try:
-        with open_regular(path) as handle:
-            data: dict[str, Any] = tomllib.load(handle)
-            return data
+        data: dict[str, Any] = tomllib.loads(read_capped(path, MAX_FILE_BYTES, "a settings file").decode("utf-8"))
+        return data
     except tomllib.TOMLDecodeError as exc:
         raise SourceError(path, f"invalid TOML: {exc}") from None
     except UnicodeDecodeError as exc:
@@ -179,7 +178,12 @@ def load_settings(path: Path) -> Settings:
     """Read one config file (recipelint.toml, or pyproject.toml's [tool.recipelint])."""
     data = _toml(path)
     if path.name == "pyproject.toml" or "tool" in data:
-        data = data.get("tool", {}).get("recipelint", {})
+        tool = data.get("tool", {})
+        if not isinstance(tool, dict):
+            raise SourceError(path, "'tool' is not a table: recipelint reads [tool.recipelint]")
+        data = tool.get("recipelint", {})
+        if not isinstance(data, dict):
+            raise SourceError(path, "'tool.recipelint' is not a table: write [tool.recipelint] and its settings below it")
     return _parse(data, path)
 
 

@@ -1,0 +1,200 @@
+"""The reliability suite: every attack family of issue 47, each run as `recipelint` in a child
+process under a memory ceiling, must end in exit 0, 1 or 2 with one-line messages, within the
+bounds below, with no traceback, no internal error and no byte of a file that is not a recipe
+config in the output. docs/reliability.md lists each promise and the test here that holds it.
+
+Bounds (each attack, on a 2-core CI machine): peak RSS of the recipelint process under
+`MEMORY_BOUND` (measured with resource.getrusage of the child, whose address space is also
+capped, so a bomb fails this test instead of the machine) and wall time under `TIME_BOUND`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import REPO
+
+MEMORY_BOUND = 1024 * 1024 * 1024  # 1 GiB of peak RSS
+TIME_BOUND = 60.0  # seconds of wall time
+EXAMPLE = REPO / "examples" / "wenet-4node-v100"
+SECRET = "c2VjcmV0LXRva2VuLWk0Nw"  # a registry token, a shadow hash: never in any output
+
+
+class Run:
+    def __init__(self, stdout: str, stderr: str, code: int, peak: int, seconds: float) -> None:
+        self.stdout, self.stderr, self.code, self.peak, self.seconds = stdout, stderr, code, peak, seconds
+
+    @property
+    def said(self) -> str:
+        return self.stdout + self.stderr
+
+
+def _cap() -> None:
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))  # a bomb fails here, not the machine
+
+
+_NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+
+
+def attack(*args: str, cwd: Path | None = None, stdin: str | None = None, unprivileged: bool = False) -> Run:
+    """recipelint ARGS in a child process (its address space capped at 4 GiB), its own peak RSS
+    and wall time from wait4; asserts what every attack must end in."""
+    command = [sys.executable, "-m", "recipelint", *args]
+    if unprivileged and os.geteuid() == 0:
+        command = [*_NOBODY, *command]  # setpriv execs: the child's pid and rusage are recipelint's
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, open(stdin or os.devnull, "rb") as given:
+        began = time.monotonic()
+        child = subprocess.Popen(command, stdin=given, stdout=out, stderr=err, cwd=cwd, env=env, preexec_fn=_cap)
+        _, status, usage = os.wait4(child.pid, 0)
+        child.returncode = os.waitstatus_to_exitcode(status)
+        seconds = time.monotonic() - began
+        out.seek(0)
+        err.seek(0)
+        run = Run(
+            out.read().decode("utf-8", "replace"), err.read().decode("utf-8", "replace"), child.returncode, usage.ru_maxrss * 1024, seconds
+        )
+    assert run.code in (0, 1, 2), run.said[-2000:]
+    assert "Traceback" not in run.said and "internal error" not in run.stderr, run.said[-2000:]
+    assert run.peak < MEMORY_BOUND, f"peak RSS {run.peak / 2**20:.0f} MiB"
+    assert run.seconds < TIME_BOUND, f"{run.seconds:.1f} s"
+    assert SECRET not in run.said
+    if run.code == 2:
+        assert any(": " in line for line in run.stderr.splitlines()), run.stderr
+    return run
+
+
+@pytest.fixture
+def open_tmp() -> Iterator[Path]:
+    """A temporary folder other users may enter (tmp_path is private to its owner): the
+    permission attacks run as `nobody` when the suite runs as root."""
+    folder = Path(tempfile.mkdtemp(prefix="recipelint-attack-"))
+    os.chmod(folder, 0o755)
+    try:
+        yield folder
+    finally:
+        for path in folder.rglob("*"):
+            if path.is_dir() and not path.is_symlink():
+                os.chmod(path, 0o755)
+        shutil.rmtree(folder)
+
+
+def _recipe(top: Path, name: str = "r") -> Path:
+    (top / ".git").mkdir(parents=True, exist_ok=True)
+    shutil.copytree(EXAMPLE, top / name)
+    return top / name
+
+
+def _hardware(recipe: Path) -> list[str]:
+    return ["--isolated", "--no-cache", "--hardware", str(recipe / "hardware-v100-node.yaml")]
+
+
+needs_setpriv = pytest.mark.skipif(
+    os.geteuid() == 0 and shutil.which("setpriv") is None, reason="root without setpriv: permissions do not bind"
+)
+
+
+# -- settings shapes ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "tool = 5\n",
+        "[tool]\nrecipelint = [1]\n",
+        "[tool]\nrecipelint = 5\n",
+        "[tool.recipelint]\nselect = 5\n",
+        "[tool.recipelint]\nper-file-ignores = {'run.sh' = 5}\n",
+        "[tool.recipelint]\nseverity = {RL101 = [1]}\n",
+        "[tool.recipelint]\ntarget-versions = {deepspeed = 5}\n",
+    ],
+)
+def test_settings_of_any_shape_are_one_line_errors(text: str, tmp_path: Path) -> None:
+    recipe = _recipe(tmp_path / "repo")
+    (tmp_path / "repo" / "recipelint.toml").write_text(text)
+    run = attack("check", str(recipe), "--no-cache")
+    assert run.code == 2 and "recipelint.toml: " in run.stderr
+
+
+# -- unreadable files and folders ---------------------------------------------------------------
+
+
+@needs_setpriv
+def test_a_recipe_whose_conf_cannot_be_searched_keeps_its_other_findings(open_tmp: Path) -> None:
+    recipe = _recipe(open_tmp / "repo")
+    os.chmod(recipe / "conf", 0)
+    run = attack("check", str(recipe), *_hardware(recipe), unprivileged=True)
+    assert run.code == 2 and f"{recipe}/conf/train.yaml: permission denied" in run.stderr
+    assert "RL504" in run.stdout  # the launch's findings stay
+
+
+@needs_setpriv
+def test_a_named_folder_that_cannot_be_listed_is_one_line(open_tmp: Path) -> None:
+    recipe = _recipe(open_tmp / "repo")
+    locked = open_tmp / "repo" / "locked"
+    locked.mkdir()
+    os.chmod(locked, 0)
+    run = attack("check", str(locked), str(recipe), *_hardware(recipe), unprivileged=True)
+    assert run.code == 2 and f"{locked}: cannot list this folder: Permission denied" in run.stderr and "RL504" in run.stdout
+
+
+def test_a_file_name_that_is_not_utf8_in_every_format(tmp_path: Path) -> None:
+    top = tmp_path / "repo"
+    recipe = _recipe(top, os.fsdecode(b"r\xff"))
+    for fmt in ("text", "concise", "json", "sarif", "github"):
+        run = attack("check", str(top), *_hardware(recipe), "--format", fmt)
+        assert run.code == 1, run.stderr
+    sarif = json.loads(attack("check", str(top), *_hardware(recipe), "--format", "sarif").stdout)
+    uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in sarif["runs"][0]["results"]}
+    assert any("r%FF/run.sh" in uri for uri in uris), uris
+
+
+# -- stdin --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", ["check", "fix"])
+def test_stdin_from_a_device_is_capped(command: str, tmp_path: Path) -> None:
+    run = attack(command, "-", "--stdin-filename", "run.sh", "--isolated", stdin="/dev/zero")
+    assert run.code == 2 and "<stdin>:1:1: file is over the 1 MiB limit for a config" in run.stderr
+
+
+# -- the cache ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device", "forged"])
+def test_a_cache_bucket_that_is_a_fifo_a_device_or_forged(kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    recipe = _recipe(tmp_path / "repo")
+    args = ["check", str(recipe), "--isolated", "--hardware", str(recipe / "hardware-v100-node.yaml")]
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("RECIPELINT_CACHE_DIR", str(cache))
+    time.sleep(2.1)  # the files' change times older than the cache's racy-time guard (RACY_SECONDS)
+    cold = attack(*args)
+    buckets = list(cache.rglob("?.json"))
+    assert buckets and stat.S_IMODE(os.stat(cache).st_mode) == 0o700, (sorted(cache.rglob("*")), cold.code, cold.said[-500:])
+    for bucket in buckets:
+        data = json.loads(bucket.read_bytes())
+        bucket.unlink()
+        if kind == "fifo":
+            os.mkfifo(bucket)
+        elif kind == "device":
+            bucket.symlink_to("/dev/zero")
+        else:  # one input that always holds, no findings: "No problems found." before
+            data["inputs"] = [["stat", "/", "d"]]
+            empty: dict[str, list[object]] = {"errors": [], "recipes": []}
+            data["entries"] = {name: {"deps": [0], "outcome": empty, "mac": "0" * 64} for name in data["entries"]}
+            bucket.write_text(json.dumps(data))
+    warm = attack(*args)
+    assert warm.code == cold.code == 1 and warm.stdout == cold.stdout
