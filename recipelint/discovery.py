@@ -19,6 +19,7 @@ from typing import Any
 from recipelint.parse import KINDS, kind_of
 from recipelint.parse.files import FileCache, SourceError, head
 from recipelint.parse.where import SKIP_DIRS, repo_root, shown
+from recipelint.records import replace
 from recipelint.toolkits import Target, suffixes
 
 YAML_SUFFIXES = (".yaml", ".yml")
@@ -251,6 +252,10 @@ def discover(paths: list[Path], files: FileCache, cache: Any = None) -> list[Tar
         path = _key(target.path, folders)
         key = (path, _key(target.config, folders) if target.config is not None else None)
         if key in seen or (path, None) in seen:  # a script checked whole covers the launches a config needs
+            if target.explicit:  # named after a folder that holds it: read as named, whatever the order
+                targets[:] = [
+                    replace(t, explicit=True) if (_key(t.path, folders), t.config) == (path, target.config) else t for t in targets
+                ]
             return
         if target.config is None:
             targets[:] = [t for t in targets if t.config is None or _key(t.path, folders) != path]

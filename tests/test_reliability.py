@@ -198,3 +198,53 @@ def test_a_cache_bucket_that_is_a_fifo_a_device_or_forged(kind: str, tmp_path: P
             bucket.write_text(json.dumps(data))
     warm = attack(*args)
     assert warm.code == cold.code == 1 and warm.stdout == cold.stdout
+
+
+# -- byte order marks ---------------------------------------------------------------------------
+
+UPSTREAM = REPO / "tests" / "data" / "upstream"
+BOM_CASES = {
+    "kubernetes": UPSTREAM / "kube/training-operator/examples/pytorch/mnist/v1/pytorch_job_mnist_nccl.yaml",
+    "slurm": UPSTREAM / "slurm/alignment-handbook/recipes/launch.slurm",
+    "run.sh": EXAMPLE / "run.sh",
+    "train yaml": EXAMPLE / "conf/train.yaml",
+    "deepspeed json": EXAMPLE / "conf/ds_stage2.json",
+    "markdown": UPSTREAM / "xtuner-v1.0.1/docs/en/get_started/sft.md",
+}
+
+
+@pytest.mark.parametrize("case", sorted(BOM_CASES))
+def test_a_byte_order_mark_changes_nothing(case: str, tmp_path: Path) -> None:
+    """A file an editor saved with a UTF-8 BOM is read as the same file without it (a Kubernetes
+    manifest or a Slurm script with one was "no recipes found", exit 0)."""
+    said = []
+    for name, prefix in (("plain", b""), ("bom", b"\xef\xbb\xbf")):
+        folder = tmp_path / name
+        shutil.copytree(EXAMPLE, folder)
+        target = folder / BOM_CASES[case].relative_to(EXAMPLE) if BOM_CASES[case].is_relative_to(EXAMPLE) else folder / BOM_CASES[case].name
+        target.write_bytes(prefix + BOM_CASES[case].read_bytes())
+        run = attack("check", target.name, *_hardware(folder), "--format", "concise", cwd=target.parent)
+        said.append((run.code, run.stdout.replace(str(folder), "")))
+    assert said[0] == said[1] and "no recipes found" not in said[1][1]
+
+
+# -- the command line ---------------------------------------------------------------------------
+
+
+def test_argument_order_never_changes_the_exit_code(tmp_path: Path) -> None:
+    recipe = _recipe(tmp_path / "repo")
+    (recipe / "bad.yaml").write_text("a: [\n")
+    first = attack("check", ".", "bad.yaml", *_hardware(recipe), cwd=recipe)
+    second = attack("check", "bad.yaml", ".", *_hardware(recipe), cwd=recipe)
+    assert first.code == second.code == 2 and "bad.yaml:2:1: invalid YAML" in first.stderr
+
+
+def test_a_file_named_like_an_option_stays_a_file(tmp_path: Path) -> None:
+    """pre-commit appends the changed files' names to the hook's entry: `--exit-zero` must not
+    make the hook pass. The entries end in `--`."""
+    hooks = (REPO / ".pre-commit-hooks.yaml").read_text()
+    assert "entry: recipelint check --\n" in hooks and "entry: recipelint fix --write --\n" in hooks
+    recipe = _recipe(tmp_path / "repo")
+    (recipe / "--exit-zero").write_text("a: [\n")
+    run = attack("check", *_hardware(recipe), "--", "./--exit-zero", "--exit-zero", "run.sh", cwd=recipe)
+    assert run.code == 2 and "--exit-zero:2:1: invalid YAML" in run.stderr
