@@ -18,7 +18,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -248,3 +248,209 @@ def test_a_file_named_like_an_option_stays_a_file(tmp_path: Path) -> None:
     (recipe / "--exit-zero").write_text("a: [\n")
     run = attack("check", *_hardware(recipe), "--", "./--exit-zero", "--exit-zero", "run.sh", cwd=recipe)
     assert run.code == 2 and "--exit-zero:2:1: invalid YAML" in run.stderr
+
+
+# -- the language server ------------------------------------------------------------------------
+
+
+class Wire:
+    """`recipelint server` driven over raw bytes: frames as an attacker writes them."""
+
+    def __init__(self, cwd: Path, env: dict[str, str] | None = None) -> None:
+        import queue
+        import threading
+
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "recipelint", "server"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=cwd,
+            env={**os.environ, "PYTHONPATH": str(REPO), **(env or {})},
+            preexec_fn=_cap,
+        )
+        self.messages: queue.Queue[dict[str, object]] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        while True:
+            header = b""
+            while not header.endswith(b"\r\n\r\n"):
+                byte = self.process.stdout.read(1)
+                if not byte:
+                    return
+                header += byte
+            size = int(header.split(b"Content-Length:")[1].split(b"\r\n")[0])
+            self.messages.put(json.loads(self.process.stdout.read(size)))
+
+    def raw(self, data: bytes) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(data)
+        self.process.stdin.flush()
+
+    def send(self, message: dict[str, object]) -> None:
+        body = json.dumps({"jsonrpc": "2.0", **message}).encode()
+        self.raw(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+
+    def wait(self, test: Callable[[dict[str, object]], bool], seconds: float = 30) -> dict[str, object]:
+        import queue
+
+        deadline = time.monotonic() + seconds
+        while True:
+            try:
+                message = self.messages.get(timeout=max(0.01, deadline - time.monotonic()))
+            except queue.Empty:
+                raise AssertionError("the server did not answer") from None
+            if test(message):
+                return message
+
+    def answer(self, request_id: int) -> dict[str, object]:
+        return self.wait(lambda m: m.get("id") == request_id and "method" not in m)
+
+    def start(self, root: Path, options: dict[str, object] | None = None) -> None:
+        self.send(
+            {
+                "id": 0,
+                "method": "initialize",
+                "params": {"processId": None, "rootUri": root.as_uri(), "capabilities": {}, "initializationOptions": options or {}},
+            }
+        )
+        self.answer(0)
+        self.send({"method": "initialized", "params": {}})
+
+    def stop(self) -> str:
+        self.send({"id": 999, "method": "shutdown"})
+        self.answer(999)
+        self.send({"method": "exit"})
+        assert self.process.wait(timeout=30) == 0
+        assert self.process.stderr is not None
+        return self.process.stderr.read().decode("utf-8", "replace")
+
+
+def _alive(wire: Wire, request_id: int) -> None:
+    """A request after the attack is answered: the server reads frames again."""
+    wire.send({"id": request_id, "method": "recipelint/no-such-method"})
+    assert "error" in wire.answer(request_id)
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [
+        pytest.param(b'\r\n{"jsonrpc": "2.0", "id": 5, "method": "x"}', id="no-header"),
+        pytest.param(b'Content-Type: x\r\n\r\n{"jsonrpc": "2.0", "id": 5, "method": "x"}', id="no-length"),
+        pytest.param(b'Content-Length: abc\r\n\r\n{"jsonrpc": "2.0"}', id="non-numeric"),
+        pytest.param(b'Content-Length: -5\r\n\r\n{"jsonrpc": "2.0"}', id="negative"),
+        pytest.param(b"Content-Length: 999999999999\r\n\r\n{}", id="huge"),
+        pytest.param(b'Content-Length: 10\r\n\r\n{"jsonrpc": "2.0", "id": 5}', id="short"),
+        pytest.param(b'Content-Length: 80\r\n\r\n{"jsonrpc": "2.0", "method": "x"}', id="long"),
+        pytest.param(b"Content-Length: 5\r\n\r\nhello", id="not-json"),
+    ],
+)
+def test_the_server_reads_on_after_a_bad_frame(frame: bytes, tmp_path: Path) -> None:
+    wire = Wire(tmp_path)
+    wire.start(tmp_path)
+    wire.raw(frame)
+    _alive(wire, 7)
+    said = wire.stop()
+    assert "Traceback" not in said and all(len(line) < 400 for line in said.splitlines())
+
+
+@pytest.mark.parametrize(
+    "params",
+    [5, "x", {"textDocument": {"uri": 5}, "position": {"line": "a", "character": -1}}],
+)
+def test_a_malformed_request_gets_a_json_rpc_error(params: object, tmp_path: Path) -> None:
+    wire = Wire(tmp_path)
+    wire.start(tmp_path)
+    wire.send({"id": 11, "method": "textDocument/hover", "params": params})
+    answer = wire.answer(11)
+    assert isinstance(answer.get("error"), dict)
+    wire.send(
+        {
+            "id": 12,
+            "method": "textDocument/hover",
+            "params": {"textDocument": {"uri": "file:///nowhere.sh"}, "position": {"line": 10**6, "character": 10**6}},
+        }
+    )
+    out_of_range = wire.answer(12)
+    assert "error" in out_of_range or out_of_range.get("result") is None
+    assert "Traceback" not in wire.stop()
+
+
+def test_an_oversized_document_is_one_error_and_the_server_stays_quick(tmp_path: Path) -> None:
+    big = tmp_path / "data.json"
+    text = json.dumps({"train_batch_size": 8, "rows": ["x" * 100] * 20_000})  # 2 MiB of data JSON
+    big.write_text(text)
+    wire = Wire(tmp_path)
+    wire.start(tmp_path)
+    began = time.monotonic()
+    wire.send(
+        {
+            "method": "textDocument/didOpen",
+            "params": {"textDocument": {"uri": big.as_uri(), "languageId": "json", "version": 1, "text": text}},
+        }
+    )
+    published = wire.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics")
+    _alive(wire, 21)
+    assert time.monotonic() - began < 5
+    messages = [d["message"] for d in published["params"]["diagnostics"]]  # type: ignore[index]
+    assert any("over the 1 MiB limit" in m for m in messages), messages
+    wire.stop()
+
+
+def test_the_server_proposes_no_edit_outside_the_workspace(tmp_path: Path) -> None:
+    """A run.sh linked from elsewhere, and its fixes: `fix --write` refuses to write through a
+    link out of the linted tree; the server offers no such edit either."""
+    outside = tmp_path / "elsewhere"
+    shutil.copytree(EXAMPLE, outside)
+    workspace = tmp_path / "repo"
+    (workspace / ".git").mkdir(parents=True)
+    (workspace / "r").mkdir()
+    for item in outside.iterdir():
+        (workspace / "r" / item.name).symlink_to(item)
+    script = workspace / "r" / "run.sh"
+    wire = Wire(workspace)
+    wire.start(workspace, {"hardware": str(outside / "hardware-v100-node.yaml")})
+    text = script.read_text()
+    wire.send(
+        {
+            "method": "textDocument/didOpen",
+            "params": {"textDocument": {"uri": script.as_uri(), "languageId": "shellscript", "version": 1, "text": text}},
+        }
+    )
+    published = wire.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics" and bool(m["params"]["diagnostics"]))  # type: ignore[index]
+    assert published
+    everything = {"start": {"line": 0, "character": 0}, "end": {"line": 10_000, "character": 0}}
+    wire.send(
+        {
+            "id": 31,
+            "method": "textDocument/codeAction",
+            "params": {"textDocument": {"uri": script.as_uri()}, "range": everything, "context": {"diagnostics": []}},
+        }
+    )
+    actions = wire.answer(31)["result"]
+    assert isinstance(actions, list)
+    assert not [a for a in actions if a.get("kind") == "quickfix" and "Suppress" not in a["title"]], actions
+    wire.send({"id": 32, "method": "workspace/executeCommand", "params": {"command": "recipelint.fixAll", "arguments": [script.as_uri()]}})
+    assert isinstance(wire.answer(32).get("result"), dict)
+    assert not [m for m in list(wire.messages.queue) if m.get("method") == "workspace/applyEdit"]
+    wire.stop()
+
+
+@pytest.mark.parametrize("profile", ["missing.yaml", "/dev/zero"])
+def test_a_bad_profile_is_shown_to_the_user(profile: str, tmp_path: Path) -> None:
+    recipe = _recipe(tmp_path / "repo")
+    wire = Wire(tmp_path)
+    wire.start(tmp_path, {"hardware": profile if profile.startswith("/") else str(tmp_path / profile)})
+    script = recipe / "run.sh"
+    wire.send(
+        {
+            "method": "textDocument/didOpen",
+            "params": {"textDocument": {"uri": script.as_uri(), "languageId": "shellscript", "version": 1, "text": script.read_text()}},
+        }
+    )
+    shown = wire.wait(lambda m: m.get("method") == "window/showMessage")
+    message = str(shown["params"]["message"])  # type: ignore[index]
+    assert message.startswith("recipelint: ") and ("no such file" in message or "not a regular file" in message)
+    wire.stop()

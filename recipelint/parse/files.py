@@ -107,6 +107,8 @@ class FileCache:
         data = self.overlay.get(path)
         if data is None:
             data, self.stamps[path] = read_stamped(path)
+        elif len(data) > MAX_FILE_BYTES:  # stdin, an editor's document: the cap of a file on disk
+            raise SourceError(path, f"file is {_mib(len(data))}, over the {_mib(MAX_FILE_BYTES)} limit for a config", 1, 1)
             if deps.active():
                 deps.content(str(path), data)
         if b"\x00" in data[:8192]:
