@@ -83,7 +83,7 @@ def test_a_real_deepspeed_json_is_no_foreign_file(tmp_path: Path) -> None:
 
 
 def test_a_frame_quotes_the_key_and_value_not_their_neighbours() -> None:
-    line = f'{{"auths": {{"r": {{"auth": "{TOKEN}"}}}}, "train_micro_batch_size_per_gpu": 4, "fp16": {{"enabled": true}}}}'
+    line = f'{{"auths": {{"r": {{"auth": "{TOKEN}"}}}}, "train_micro_batch_size_per_gpu": 4, "fp16": {{"enabled": true, "loss_scale": 0}}}}'
     start = line.index("4,")
     shown, begin, end = _key_and_value(line, start, start + 1, "train_micro_batch_size_per_gpu")
     assert shown == '... "train_micro_batch_size_per_gpu": 4 ...' and shown[begin:end] == "4"

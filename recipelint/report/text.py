@@ -34,27 +34,30 @@ def _source_line(files: FileCache, diagnostic: Diagnostic) -> list[str]:
     return [f"{gutter}{line.translate(_FRAME)}", " " * (len(gutter) + start) + "^" * width]
 
 
-_CLOSERS = re.compile(r"[\s,\]}\"']*(?:\s#.*)?")
+# What may stand on a line beside one finding's key and value: the key itself (indented, a YAML
+# list's `- `, quoted), and after the value closing brackets, a comma, an opening bracket or a
+# comment. Anything else is another entry (a minified JSON, a flow mapping): not shown.
+_ONE_KEY = re.compile(r"\s*(?:-\s+)?[\"']?[\w.\-/ ]*[\"']?\s*[:=]?\s*")
+_ONE_VALUE = re.compile(r"\s*[:=]?\s*[^,{}\[\]]*?\s*[,\]}]*\s*[{\[]?\s*(?:#.*)?")
 _FRAME_CHARS = 120
 
 
 def _key_and_value(line: str, start: int, end: int, setting: str | None) -> tuple[str, int, int]:
     """The part of a config's line a finding is about: its key and value, never the neighbours a
     minified JSON or a flow mapping keeps on the same line (a Docker `config.json`'s token beside
-    the key judged). A block's span shows its opening bracket only. Cut parts read `...`; the
+    the key judged). A line of one key and value is shown whole. Cut parts read `...`; the
     returned columns place the caret."""
-    if line[start : start + 1] in ("{", "["):
-        end = start + 1
+    if line[start : start + 1] in ("{", "[") and not _ONE_VALUE.fullmatch(line[start + 1 :]):
+        end = start + 1  # a block opened mid-line: its bracket only
     end = min(end, start + _FRAME_CHARS)
     key = (setting or "").rsplit(".", 1)[-1]
-    begin = line.rfind(key, 0, start) if key else -1
-    if begin < 0 or line[begin + len(key) : start].strip(" \t\"':=") != "":
+    begin = 0 if _ONE_KEY.fullmatch(line[:start]) else line.rfind(key, 0, start) if key else -1
+    if begin < 0 or (begin > 0 and line[begin + len(key) : start].strip(" \t\"':=") != ""):
         begin = start  # not this value's own key (`key: value`, `"key": value`, `key=value`)
-    begin -= 1 if begin != start and line[begin - 1 : begin] in ("'", '"') else 0
+    begin -= 1 if 0 < begin != start and line[begin - 1 : begin] in ("'", '"') else 0
     head = line[:begin] if not line[:begin].strip(" -") else "... "
-    tail = line[end:] if _CLOSERS.fullmatch(line[end:]) else " ..."
-    shown = head + line[begin:end] + tail
-    return shown, start - begin + len(head), end - begin + len(head)
+    tail = line[end:] if _ONE_VALUE.fullmatch(line[end:]) else " ..."
+    return head + line[begin:end] + tail, start - begin + len(head), end - begin + len(head)
 
 
 def findings(diagnostics: Iterable[Diagnostic], files: FileCache, concise: bool = False) -> str:
