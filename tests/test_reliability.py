@@ -25,6 +25,21 @@ import pytest
 
 from tests.helpers import REPO
 
+# Held by their own modules, run here too: the suite is every attack family in one place.
+from tests.test_fix_writes import (
+    test_a_file_changed_between_check_and_write_is_refused_never_patched as test_fix_with_a_file_changed_mid_run,
+)
+from tests.test_fix_writes import test_a_file_deleted_mid_run_stops_no_other_write as test_fix_with_a_file_deleted_mid_run
+from tests.test_read_policy import test_a_config_outside_the_tree_is_named_never_read as test_a_config_outside_the_tree
+from tests.test_read_policy import test_a_file_that_is_not_the_config_it_is_passed_as_shows_nothing as test_a_foreign_config
+
+__all__ = [
+    "test_a_config_outside_the_tree",
+    "test_a_foreign_config",
+    "test_fix_with_a_file_changed_mid_run",
+    "test_fix_with_a_file_deleted_mid_run",
+]
+
 MEMORY_BOUND = 1024 * 1024 * 1024  # 1 GiB of peak RSS
 TIME_BOUND = 60.0  # seconds of wall time
 EXAMPLE = REPO / "examples" / "wenet-4node-v100"
