@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import os
 import sys
+from collections import Counter
+from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn, Optional
@@ -213,6 +215,9 @@ def run_check(
     silent: bool = False,
     color: Optional[Color] = None,
     stdin_filename: Optional[Path] = None,
+    baseline: Optional[Path] = None,
+    write_baseline: Optional[Path] = None,
+    diff: Optional[str] = None,
 ) -> int:
     """Check recipes and print the report; the exit code."""
     from recipelint import engine
@@ -231,25 +236,40 @@ def run_check(
     if statistics and fmt.value in ("sarif", "github"):
         fail(f"--statistics applies to the text, concise and json formats, not to {fmt.value}, whose readers take one result per finding")
     preflight(settings, targets)
+    known = _read_baseline(baseline) if baseline is not None else None
     progress = _progress(quiet or silent)
-    try:
-        result = engine.check(
-            targets,
+
+    def run(paths: list[Path], run_files: FileCache, cached: bool = True) -> engine.Result:
+        return engine.check(
+            paths,
             hardware_loader(hardware),
-            files,
+            run_files,
             resolver=settings,
             inline_ignores=not no_inline_ignores,
             model_params=model_params,
             command=command,
             keep_recipes=False,
-            jobs=1 if files.overlay else _jobs(settings, jobs),
-            cache=None if no_cache or files.overlay else _cache(settings),
+            jobs=1 if run_files.overlay else _jobs(settings, jobs),
+            cache=None if no_cache or run_files.overlay or not cached else _cache(settings),
             progress=progress,
         )
+
+    try:
+        result = run(targets, files)
+        if diff is not None:
+            _compare_with(result, run, targets, diff, settings)
     finally:
         if progress is not None:
             progress.clear()
     config_errors(settings, result.errors if result.judged else [*result.errors, *unused_profiles(settings)])
+    if known is not None:
+        from recipelint.baseline import apply_baseline
+
+        apply_baseline(result, known, lambda d: engine.fails(settings, d))
+    if write_baseline is not None:
+        from recipelint.baseline import write_baseline as write
+
+        echo(f"recipelint: wrote {write(write_baseline, result)} findings to {write_baseline}", err=True)
     level = 2 if silent else min(quiet, 2)
     _print_report(result, fmt.value, output_file, statistics, level, color)
     if not result.parsed and not result.errors and level == 0:
@@ -262,6 +282,35 @@ def run_check(
     if result.errors:
         return 2
     return 0 if exit_zero or not result.failing else 1
+
+
+def _read_baseline(path: Path) -> Counter[str]:
+    from recipelint.baseline import read_baseline
+    from recipelint.parse.files import SourceError
+
+    try:
+        return read_baseline(path)
+    except SourceError as error:
+        fail(str(error))
+
+
+def _compare_with(result: engine.Result, run: Callable[..., engine.Result], targets: list[Path], rev: str, settings: Resolver) -> None:
+    """`--diff REV`: the same check of the repository as it was at REV, and the findings it had
+    too turned into infos (recipelint.baseline.apply_diff)."""
+    from recipelint import engine
+    from recipelint.baseline import apply_diff, git_top, mapped, tree_at
+    from recipelint.fingerprint import fingerprints
+    from recipelint.parse.files import FileCache, SourceError
+
+    try:
+        top = git_top(Path.cwd())
+        with tree_at(top, rev) as tree:
+            old_files = FileCache()
+            before = run(mapped(targets, top, tree), old_files, cached=False)
+            known = Counter(fingerprints(before.diagnostics, old_files, tree))
+    except SourceError as error:
+        fail(str(error))
+    apply_diff(result, known, top, rev, lambda d: engine.fails(settings, d))
 
 
 def _show_settings(settings: Resolver, targets: list[Path]) -> int:
@@ -312,7 +361,7 @@ def _print_report(
     """The report on stdout (coloured by the usual rules in the text formats) or in the file;
     the file errors on stderr. `quiet` 2 (-qq, --silent) prints no report."""
     report = render(result, fmt, statistics, quiet)
-    if fmt != "json":
+    if fmt not in ("json", "concise"):  # those two carry the file errors in the report itself
         print_errors(result.errors)
     if output_file is not None:
         output_file.write_text(report + "\n", encoding="utf-8")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional
 
@@ -13,7 +12,6 @@ import typer
 if TYPE_CHECKING:
     from recipelint.engine import Result
     from recipelint.fix import FixOutcome
-    from recipelint.hardware.profile import Hardware
     from recipelint.parse.files import SourceError
 
 from recipelint.checkcmd import Color, Format, echo, fail, hardware_loader, print_errors, report_crash, resolver
@@ -140,6 +138,18 @@ def check(
         typer.Option("--color", help="Colour the text formats: auto (a terminal, unless NO_COLOR; FORCE_COLOR forces), always, never."),
     ] = None,
     stdin_filename: StdinNameOpt = None,
+    baseline: Annotated[
+        Optional[Path], typer.Option("--baseline", help="Report only findings this baseline (from --write-baseline) does not hold.")
+    ] = None,
+    write_baseline: Annotated[
+        Optional[Path], typer.Option("--write-baseline", help="Write the findings of this run to FILE as a baseline.")
+    ] = None,
+    diff: Annotated[
+        Optional[str],
+        typer.Option(
+            "--diff", metavar="REV", help="Fail only on findings the tree at git revision REV did not have; those it had are infos."
+        ),
+    ] = None,
 ) -> None:
     """Check recipes and print what is wrong, why, and the suggested values. `-` reads one from stdin."""
     from recipelint import checkcmd
@@ -167,6 +177,9 @@ def check(
         silent=silent,
         color=color,
         stdin_filename=stdin_filename,
+        baseline=baseline,
+        write_baseline=write_baseline,
+        diff=diff,
     )
     raise typer.Exit(code)
 
@@ -179,6 +192,13 @@ def fix(
     diff: Annotated[bool, typer.Option("--diff", help="Print a unified diff and write nothing (the default without --write).")] = False,
     unsafe_fixes: Annotated[bool, typer.Option("--unsafe-fixes", help="Also apply fixes marked unsafe.")] = False,
     show_fixes: Annotated[bool, typer.Option("--show-fixes", help="List the fixes applied.")] = False,
+    suggestions: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--suggestions",
+            help="Write the fixes to FILE as GitHub pull-request review comments with suggestion blocks (JSON; `-`: stdout); nothing else is written.",
+        ),
+    ] = None,
     config: ConfigOpt = None,
     isolated: IsolatedOpt = False,
     no_inline_ignores: NoInlineOpt = False,
@@ -195,6 +215,8 @@ def fix(
 
     if write and diff:
         _fail("--write and --diff exclude each other")
+    if suggestions is not None and (write or diff):
+        _fail("--suggestions writes review comments instead of the files: leave out --write and --diff")
     loader = _hardware(hardware)
     resolver = _resolver(config, isolated, checkcmd.selection(select, extend_select, ignore))
     stdin = FileCache()
@@ -215,13 +237,29 @@ def fix(
     if result is not None:
         checkcmd.config_errors(resolver, result.errors if result.judged else [*result.errors, *checkcmd.unused_profiles(resolver)])
     write_errors: list[SourceError] = []
-    if stdin.overlay and not diff:
+    if suggestions is not None:
+        written = _write_suggestions(outcome, suggestions)
+    elif stdin.overlay and not diff:
         written = _print_fixed(outcome, stdin.overlay)
     else:
         written, write_errors = _write_or_diff(outcome, write, targets)
     raise typer.Exit(
         _fix_summary(outcome, result, write or bool(stdin.overlay and not diff), write_errors, written, show_fixes, unsafe_fixes, exit_zero)
     )
+
+
+def _write_suggestions(outcome: FixOutcome, target: Path) -> int:
+    """`fix --suggestions FILE`: the fixes as review comments (recipelint.report.review.suggestions)."""
+    import json
+
+    from recipelint.report.review import suggestions
+
+    text = json.dumps(suggestions(outcome.original, outcome.changed), indent=2) + "\n"
+    if str(target) == "-":
+        echo(text, nl=False, raw=True)
+    else:
+        target.write_text(text, encoding="utf-8")
+    return 0
 
 
 def _print_fixed(outcome: FixOutcome, stdin: dict[Path, bytes]) -> int:
@@ -425,24 +463,25 @@ def tune(
     if measure and hardware is None:
         _fail("--measure writes its results into a profile: pass --hardware node.yaml (made by `recipelint probe --output`)")
     given = _hardware(hardware)
-    loader: Callable[[], Hardware]
-    if given is None:
-        from recipelint.hardware.probe import probe as run_probe
-
-        probed = run_probe()
-        loader = lambda: probed  # noqa: E731
-    else:
-        loader = given
-    found, errors = tuning.recipes(targets, loader, resolver)
+    found, errors = tuning.recipes(targets, given, resolver)
     for line in errors:
         echo(line, err=True)
     if measure:
-        assert hardware is not None
-        _measure(tuning, found, loader, resolver, hardware, checkout, batches, time_limit)
-        remeasured = _hardware(hardware)
-        assert remeasured is not None
-        loader = remeasured
+        assert hardware is not None and given is not None
+        _measure(tuning, found, given, resolver, hardware, checkout, batches, time_limit)
+        given = _hardware(hardware)
+    from recipelint.hardware.machines import Machines
+
+    machines = Machines(given)
     for recipe in found:
+        loader, refused = tuning.judged_machine(machines, recipe, resolver)
+        if refused is not None:
+            where = recipe.script.source.path if recipe.script else recipe.root
+            echo(
+                f"{where}: not tuned: {refused}; on the training node run `recipelint probe --output node.yaml`, "
+                "then pass --hardware node.yaml (or set hardware in recipelint.toml)"
+            )
+            continue
         echo("\n".join(tuning.describe(tuning.context(recipe, loader, resolver))))
     raise typer.Exit(2 if errors else 0)
 
@@ -475,7 +514,9 @@ def server(
     try:
         import pygls  # noqa: F401 - the optional extra: say how to get it, not a traceback
     except ImportError:
-        _fail("the language server needs pygls: pip install 'recipelint[server]'")
+        _fail(
+            "the language server needs pygls: install recipelint with its server extra (pip install '/path/to/recipelint[server]' from a checkout or a wheel, or pip install 'pygls>=2.1,<3')"
+        )
     from recipelint.server.app import main as serve
     from recipelint.server.app import server as language_server
 

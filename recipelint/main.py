@@ -30,6 +30,9 @@ CHECK_VALUES: dict[str, tuple[str, str]] = {
     "--ignore": ("ignore", "list"),
     "--color": ("color", "color"),
     "--stdin-filename": ("stdin_filename", "path"),
+    "--baseline": ("baseline", "path"),
+    "--write-baseline": ("write_baseline", "path"),
+    "--diff": ("diff", "text"),
 }
 CHECK_FLAGS: dict[str, str] = {
     "--statistics": "statistics",

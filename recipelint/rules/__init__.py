@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
 
@@ -69,6 +70,21 @@ def _from_module(module: ModuleType, family: str, package: ModuleType) -> Rule:
         toolkits=getattr(module, "TOOLKITS", getattr(package, "TOOLKITS", None)),
         facts=tuple(getattr(module, "FACTS", ())),
     )
+
+
+def rules_page() -> Path:
+    """docs/rules.md as this install has it: shipped in the wheel (`recipelint/pages/rules.md`),
+    else the source tree's. Rule links point here, a page every user has, not a web address."""
+    installed = Path(__file__).parent.parent / "pages" / "rules.md"
+    return installed if installed.is_file() else Path(__file__).parent.parent.parent / "docs" / "rules.md"
+
+
+def rule_url(code: str) -> str:
+    """A link to a rule's section of the rules page (`#rl201-name`, the heading's anchor); the
+    page alone for a code that is no rule (a file error, a log signature)."""
+    page = rules_page().resolve().as_uri()
+    rule = all_rules().get(code)
+    return f"{page}#{code.lower()}-{rule.name}" if rule is not None else page
 
 
 # The rules found, by the toolkit asked for (None: all), with the registry as it was then (a
