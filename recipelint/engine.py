@@ -262,8 +262,8 @@ def check(
     A path the file cache holds in `files.overlay` (the text read from stdin) needs no file on disk."""
     deps.new_run()
     files = files or FileCache()
-    if files.roots is None:  # `--command` names files from the folder it runs in
-        files.roots = linted_roots([*paths, *([Path(".")] if command is not None else [])])
+    if files.roots is None:  # and the folder recipelint runs in, where a launch's paths may start
+        files.roots = linted_roots([*paths, Path(".")])
     resolver = resolver or Resolver()
     result = Result(sources=files, named=[str(path) for path in paths] + (["the --command line"] if command is not None else []))
     keep = keep_recipes or observe is not None

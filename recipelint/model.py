@@ -346,6 +346,8 @@ class Recipe:
             return None
         path, tried = self.locate(value)
         outside = files.outside(path) if path is not None else None
+        if outside is not None and not Path(value).is_absolute() and any(p.resolve() in outside.parents for p in self.places):
+            outside = None  # under a folder the launch may run from, as its words say (no `..` out of it)
         if outside is not None:
             path, report_missing = None, False
         link = None
