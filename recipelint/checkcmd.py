@@ -145,7 +145,12 @@ def read_stdin(paths: list[Path], stdin_filename: Optional[Path], files: FileCac
     if paths.count(Path("-")) > 1:
         fail("stdin can be read once: pass `-` once")
     assert stdin_filename is not None
-    files.overlay[stdin_filename] = sys.stdin.buffer.read()
+    from recipelint.parse.files import MAX_FILE_BYTES, SourceError, read_stream
+
+    try:  # the same cap as a file's: `- < /dev/zero` is refused after 1 MiB, never read whole
+        files.overlay[stdin_filename] = read_stream(sys.stdin.buffer, Path("<stdin>"), MAX_FILE_BYTES)
+    except SourceError as error:
+        fail(str(error))
     return [stdin_filename if path == Path("-") else path for path in paths]
 
 

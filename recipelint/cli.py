@@ -337,7 +337,7 @@ def _write_or_diff(outcome, write: bool, targets: list[Path]) -> tuple[int, list
             echo(unified_diff(path, outcome.original[path], data), nl=False, raw=True)
             continue
         try:
-            write_atomic(path, data, outcome.original[path], roots)
+            write_atomic(path, data, outcome.original[path], roots, outcome.stamps.get(path))
             written += 1
             echo(f"fixed {path}", err=True)
         except SourceError as error:

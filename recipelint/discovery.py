@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from recipelint.parse import KINDS, kind_of
 from recipelint.parse.files import MAX_FILE_BYTES, FileCache, SourceError, head
 from recipelint.parse.where import SKIP_DIRS, repo_root, shown
+from recipelint.records import replace
 from recipelint.toolkits import Target, suffixes
 
 if TYPE_CHECKING:
@@ -218,6 +219,10 @@ def discover(paths: list[Path], files: FileCache, cache: Any = None) -> list[Tar
         path = _key(target.path, folders)
         key = (path, _key(target.config, folders) if target.config is not None else None)
         if key in targets or (path, None) in targets:  # a script checked whole covers the launches a config needs
+            if target.explicit:  # named after a folder that holds it: read as named, whatever the order
+                for known in (key, (path, None)):
+                    if known in targets:
+                        targets[known] = replace(targets[known], explicit=True)
             return
         targets[key] = target
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from recipelint import deps
 from recipelint.discovery import discover, missing
 from recipelint.hardware.machines import Machines, ProfileLoader
-from recipelint.parse.files import FileCache, SourceError
+from recipelint.parse.files import FileCache, SourceError, linted_roots
 from recipelint.records import dataclass, field, replace
 from recipelint.rulekit import unknown_fact
 from recipelint.settings import Resolver, Settings
@@ -169,6 +169,9 @@ def check_target(job: Job, target: Target, settings: Settings) -> Outcome:
     except RecursionError:
         outcome.errors.append(SourceError(target.path, "nested too deeply to read"))
         return outcome
+    except PermissionError as exc:  # a file or folder of the recipe this user may not read: its path
+        outcome.errors.append(SourceError(Path(exc.filename or target.path), "permission denied"))
+        return outcome
     except Exception as exc:  # a bug of ours on this file: say so, and go on with the others
         outcome.errors.append(SourceError(target.path, f"internal error reading this file: {type(exc).__name__}: {exc}"))
         return outcome
@@ -269,6 +272,8 @@ def check(
     A path the file cache holds in `files.overlay` (the text read from stdin) needs no file on disk."""
     deps.new_run()
     files = files or FileCache()
+    if files.roots is None:  # and the folder recipelint runs in, where a launch's paths may start
+        files.roots = linted_roots([*paths, Path(".")])
     resolver = resolver or Resolver()
     result = Result(sources=files, named=[str(path) for path in paths] + (["the --command line"] if command is not None else []))
     keep = keep_recipes or observe is not None

@@ -30,6 +30,7 @@ from recipelint.parse.where import repo_root
 from recipelint.records import replace
 from recipelint.toolkits import Target
 from recipelint.toolkits.accelerate import config_file_setting, deepspeed_file, is_config, options, options_start, parse_accelerate
+from recipelint.toolkits.deepspeed.knowledge import named_deepspeed
 from recipelint.toolkits.launchers import (
     DISTRIBUTED_MODULES,
     branch_values,
@@ -293,7 +294,7 @@ def _plain_launch(script: ShellScript, root: Path, command: Command, launcher: i
         recipe.toolkit, recipe.ds_filler = "deepspeed", "accelerate"
         decide_consumer(recipe, command.words, index, "accelerate launch", files)
         recipe.args["deepspeed"] = named
-        recipe.ds_config = recipe.read_config(named.value, parse_json, files, ROLE, named)
+        recipe.ds_config = recipe.read_config(named.value, parse_json, files, ROLE, named, accept=named_deepspeed)
     _script_args(recipe, script, command, index)
     return [recipe]
 
@@ -479,7 +480,7 @@ def _link(recipe: Recipe, script: ShellScript, command: Command, value: Word, fi
             if template is not None:
                 _read_written(recipe, script, template, link, files)
             return
-    recipe.ds_config = recipe.read_config(text, parse_json, files, ROLE, setting)
+    recipe.ds_config = recipe.read_config(text, parse_json, files, ROLE, setting, accept=named_deepspeed)
 
 
 def _read_written(recipe: Recipe, script: ShellScript, written: Written, link: Link, files: FileCache) -> None:
@@ -531,7 +532,7 @@ def load_accelerate_config(target: Target, files: FileCache) -> list[Recipe]:
     if named is not None:
         recipe.args["deepspeed"] = named
         # where the launch runs is unknown here: a JSON not found is not reported
-        recipe.ds_config = recipe.read_config(named.value, parse_json, files, ROLE, named, report_missing=False)
+        recipe.ds_config = recipe.read_config(named.value, parse_json, files, ROLE, named, report_missing=False, accept=named_deepspeed)
     return [recipe]
 
 
