@@ -216,15 +216,7 @@ def discover(paths: list[Path], files: FileCache, cache: Any = None) -> list[Tar
     claimed: set[Path] = set()
 
     def add(target: Target) -> None:
-        path = _key(target.path, folders)
-        key = (path, _key(target.config, folders) if target.config is not None else None)
-        if key in targets or (path, None) in targets:  # a script checked whole covers the launches a config needs
-            if target.explicit:  # named after a folder that holds it: read as named, whatever the order
-                for known in (key, (path, None)):
-                    if known in targets:
-                        targets[known] = replace(targets[known], explicit=True)
-            return
-        targets[key] = target
+        _add(targets, folders, target)
 
     plan: list[Target | Path] = []
     for path in paths:
@@ -245,6 +237,20 @@ def discover(paths: list[Path], files: FileCache, cache: Any = None) -> list[Tar
                 add(target)
     whole = {path for path, config in targets if config is None}
     return [target for (path, config), target in targets.items() if config is None or path not in whole]
+
+
+def _add(targets: dict[tuple[Path, Path | None], Target], folders: dict[Path, Path], target: Target) -> None:
+    """Keep a target once: a script checked whole covers the launches a config needs; a file named
+    after a folder that holds it is read as named, whatever the order."""
+    path = _key(target.path, folders)
+    key = (path, _key(target.config, folders) if target.config is not None else None)
+    if key in targets or (path, None) in targets:
+        if target.explicit:
+            for known in (key, (path, None)):
+                if known in targets:
+                    targets[known] = replace(targets[known], explicit=True)
+        return
+    targets[key] = target
 
 
 def _named(path: Path, files: FileCache) -> list[Target | Path]:
