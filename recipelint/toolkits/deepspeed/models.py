@@ -54,6 +54,7 @@ def table(release: str) -> dict[str, Any]:
     return load_schema(f"{TABLES}/{release}.json")
 
 
+@cache
 def table_for(version: versions.Version) -> dict[str, Any]:
     """The table of the newest release at or below `version` (the oldest table below them all)."""
     below = [r for r in releases() if versions.parse(r) <= version]
