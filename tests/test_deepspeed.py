@@ -100,6 +100,7 @@ CASES: dict[str, tuple[Any, Any, str, dict[str, Any] | None, dict[str, Any] | No
         None,
         None,
     ),
+    "RL428": (with_(prescale_gradients=True), with_(prescale_gradients=False), "unknown", None, None),
     "RL423": (
         with_(optimizer={"type": "OneBitAdam", "params": {"lr": 1e-4, "freeze_step": 100}}),
         with_(optimizer={"type": "AdamW", "params": {"lr": 1e-4}}),

@@ -49,6 +49,14 @@ def bf16_block(root: Node) -> str:
     return "bf16" if root.get("bf16") is not None else "bfloat16"
 
 
+def number_value(root: Node, key: str) -> int | float | None:
+    """A number as written (not a boolean, not a string); None otherwise."""
+    node = root.get(key)
+    if node is None or isinstance(node.value, bool) or not isinstance(node.value, (int, float)):
+        return None
+    return node.value
+
+
 def int_value(root: Node, key: str) -> int | None:
     node = root.get(key)
     if node is None or isinstance(node.value, bool) or not isinstance(node.value, (int, float)):
@@ -74,3 +82,19 @@ def data_parallel_size(ctx: Context, root: Node) -> tuple[int | None, str]:
     if sp > 1:
         return world // sp, f"{origin} / sequence_parallel_size {sp}"
     return world, origin
+
+
+def zero_stage(root: Node) -> int | None:
+    """ZeRO's stage as DeepSpeed reads it (pydantic takes "2" for 2; a legacy `true` is stage 1);
+    None when not known ("auto" is dropped or filled by a trainer)."""
+    zero = root.get("zero_optimization")
+    if zero is None:
+        return 0
+    if zero.kind == "scalar" and isinstance(zero.value, bool):
+        return int(zero.value)
+    stage = root.scalar("zero_optimization.stage") if zero.kind == "map" else None
+    if stage is None and zero.kind == "map" and root.get("zero_optimization.stage") is None:
+        return 0
+    if isinstance(stage, (int, float)) and not isinstance(stage, bool) and float(stage).is_integer():
+        return int(stage)
+    return int(stage) if isinstance(stage, str) and stage.isdigit() else None

@@ -1,0 +1,157 @@
+"""Issue 42: the classes the DeepSpeed oracle found recipelint judging otherwise than DeepSpeed,
+each judged as DeepSpeed's code does (the lines are quoted in the rules' docstrings)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from recipelint.context import Context, Options
+from recipelint.diagnostics import Diagnostic, Severity
+from recipelint.hardware.profile import from_mapping
+from recipelint.model import Consumer, Recipe
+from recipelint.parse.files import FileCache
+from recipelint.parse.jsonfile import parse_json
+from recipelint.rules import all_rules
+from tests.helpers import NODE, deepspeed_launch
+
+SCRIPT = ["train.py:12: deepspeed.initialize(model=model, config=args.deepspeed_config)"]
+
+
+def lint(
+    tmp_path: Path, config: dict[str, Any], client_optimizer: bool | None = False, gpus: int = 1, options: dict[str, Any] | None = None
+) -> list[Diagnostic]:
+    """A plain `deepspeed` launch on `gpus` GPUs whose script passes (or not) its own optimizer."""
+    path = tmp_path / "ds.json"
+    path.write_text(json.dumps(config, indent=2))
+    recipe = Recipe(root=tmp_path, toolkit="deepspeed", ds_config=parse_json(FileCache().read(path)), ds_filler="none")
+    recipe.launch = deepspeed_launch(gpus)
+    recipe.consumer = Consumer("deepspeed", client_optimizer=client_optimizer, client_scheduler=False, evidence=SCRIPT)
+    profile = from_mapping({**NODE, "gpus": gpus, "nodes": 1}, "test")
+    ctx = Context(recipe, lambda: profile, Options.from_keys(options or {}))
+    return [d for rule in all_rules().values() for d in rule.check(ctx) if d is not None]
+
+
+def errors(found: list[Diagnostic]) -> list[str]:
+    return [f"{d.code} {d.message}" for d in found if d.severity is Severity.ERROR]
+
+
+def of(found: list[Diagnostic], code: str) -> list[Diagnostic]:
+    return [d for d in found if d.code == code]
+
+
+def test_a_fractional_triple_deepspeed_rejects_is_an_error(tmp_path: Path) -> None:
+    found = of(lint(tmp_path, {"train_batch_size": 16.5, "train_micro_batch_size_per_gpu": 4, "gradient_accumulation_steps": 4}), "RL415")
+    assert len(found) == 1 and found[0].severity is Severity.ERROR
+    assert "16.5 != 4 * 4 * 1" in found[0].message  # DeepSpeed's own assertion text, float as written
+
+
+def test_a_fractional_micro_batch_derives_a_float_accumulation(tmp_path: Path) -> None:
+    # 16.5 // 4 // 1 = 4.0: DeepSpeed asserts 16.5 != 4 * 4.0 * 1
+    found = of(lint(tmp_path, {"train_batch_size": 16.5, "train_micro_batch_size_per_gpu": 4}), "RL415")
+    assert len(found) == 1 and "16.5 != 4 * 4.0 * 1" in found[0].message
+
+
+def test_a_consistent_fractional_triple_starts_and_is_a_warning(tmp_path: Path) -> None:
+    found = lint(tmp_path, {"train_batch_size": 16.5, "train_micro_batch_size_per_gpu": 5.5, "gradient_accumulation_steps": 3})
+    assert errors(found) == []
+    assert [d.severity for d in of(found, "RL415")] == [Severity.WARNING]
+
+
+@pytest.mark.parametrize(
+    ("config", "key", "operands"),
+    [
+        ({"wall_clock_breakdown": "false"}, "wall_clock_breakdown", "'str' and 'bool'"),
+        ({"wall_clock_breakdown": None}, "wall_clock_breakdown", "'NoneType' and 'bool'"),
+        ({"wall_clock_breakdown": 1.0}, "wall_clock_breakdown", "'float' and 'bool'"),
+        ({"flops_profiler": {"enabled": "true"}}, "flops_profiler.enabled", "'bool' and 'str'"),
+    ],
+)
+def test_flags_deepspeed_combines_with_bitor_are_a_type_error(tmp_path: Path, config: dict[str, Any], key: str, operands: str) -> None:
+    found = lint(tmp_path, {"train_micro_batch_size_per_gpu": 2, **config})
+    assert [d.setting for d in found if d.severity is Severity.ERROR] == [key]
+    assert f"unsupported operand type(s) for |: {operands}" in of(found, "RL413")[0].message
+    assert of(found, "RL414") == []  # not "a non-empty string is true"
+
+
+def test_an_integer_flag_passes_the_bitor(tmp_path: Path) -> None:
+    assert errors(lint(tmp_path, {"train_micro_batch_size_per_gpu": 2, "wall_clock_breakdown": 1})) == []
+
+
+@pytest.mark.parametrize("extra", [{"prescale_gradients": True}, {"gradient_predivide_factor": 2.0}])
+def test_zero2_reduce_scatter_refuses_prescaling(tmp_path: Path, extra: dict[str, Any]) -> None:
+    config = {
+        "train_micro_batch_size_per_gpu": 2,
+        "zero_optimization": {"stage": 2},
+        "optimizer": {"type": "AdamW", "params": {"lr": 1e-4}},
+        **extra,
+    }
+    found = of(lint(tmp_path, config), "RL428")
+    assert len(found) == 1 and found[0].severity is Severity.ERROR and "with reduce scatter enabled" in found[0].message
+    quiet = {**config, "zero_optimization": {"stage": 2, "reduce_scatter": False}}
+    assert of(lint(tmp_path, quiet), "RL428") == []
+
+
+def test_zero1_prescaling_by_release(tmp_path: Path) -> None:
+    config = {
+        "train_micro_batch_size_per_gpu": 2,
+        "zero_optimization": {"stage": 1},
+        "optimizer": {"type": "AdamW"},
+        "prescale_gradients": True,
+    }
+    assert of(lint(tmp_path, config), "RL428") == []  # 0.19.8: stage 2 only (since 0.13.0)
+    old = of(lint(tmp_path, config, options={"deepspeed-version": "0.12.6"}), "RL428")
+    assert [d.severity for d in old] == [Severity.ERROR]
+    both = of(lint(tmp_path, config, options={"target-versions": {"deepspeed": ">=0.12,<0.14"}}), "RL428")
+    assert [d.severity for d in both] == [Severity.WARNING] and "deepspeed < 0.13" in both[0].message
+
+
+def test_a_sum_allreduce_skips_the_assertions_since_0_19_6(tmp_path: Path) -> None:
+    config = {
+        "train_micro_batch_size_per_gpu": 2,
+        "zero_optimization": {"stage": 2},
+        "prescale_gradients": True,
+        "gradient_allreduce_op": "sum",
+    }
+    assert of(lint(tmp_path, config, client_optimizer=True), "RL428") == []
+    assert [d.severity for d in of(lint(tmp_path, config, client_optimizer=True, options={"deepspeed-version": "0.19.5"}), "RL428")] == [
+        Severity.ERROR
+    ]
+
+
+def test_max_grad_norm_null_fails_whoever_builds_the_optimizer(tmp_path: Path) -> None:
+    config = {"train_micro_batch_size_per_gpu": 2, "optimizer": {"type": "AdamW", "params": {"lr": 1e-4, "max_grad_norm": None}}}
+    for client in (False, True):
+        found = [d for d in of(lint(tmp_path, config, client_optimizer=client), "RL421") if d.severity is Severity.ERROR]
+        assert len(found) == 1 and "'>' not supported between instances of 'NoneType' and 'int'" in found[0].message
+
+
+def test_a_fractional_steps_per_print_is_no_error(tmp_path: Path) -> None:
+    found = lint(tmp_path, {"train_micro_batch_size_per_gpu": 2, "steps_per_print": 50.5})
+    assert errors(found) == []
+    assert [d.severity for d in of(found, "RL413")] == [Severity.WARNING] and "every 101 steps" in of(found, "RL413")[0].message
+
+
+def test_auto_in_a_block_deepspeed_never_reads_is_ignored(tmp_path: Path) -> None:
+    found = lint(tmp_path, {"train_micro_batch_size_per_gpu": 2, "zero_optimisation": {"stage": "auto"}})
+    assert errors(found) == []
+    assert [(d.severity, "never reads" in d.message) for d in of(found, "RL416")] == [(Severity.INFO, True)]
+
+
+def test_zero_without_an_optimizer_is_what_fails(tmp_path: Path) -> None:
+    config = {
+        "train_micro_batch_size_per_gpu": 2,
+        "zero_optimization": {"stage": 2},
+        "optimizer": {"params": {"lr": 1e-4, "max_grad_norm": 1.0}},
+    }
+    found = of(lint(tmp_path, config), "RL421")
+    assert [d.message.split(":")[0] for d in found] == ["the JSON names no optimizer (no optimizer.type) under ZeRO stage 2"]
+    assert "'zero stage 2 requires an optimizer'" in found[0].message and found[0].severity is Severity.ERROR
+    passed = of(lint(tmp_path, config, client_optimizer=True), "RL421")  # the script's own: the block is ignored, no failure
+    assert [d.severity for d in passed] == [Severity.WARNING] and "requires an optimizer" not in passed[0].message
+    assert errors(lint(tmp_path, {**config, "zero_optimization": {"stage": 3}})) == []  # DeepSpeedZeRoOffload needs none
+    unknown = of(lint(tmp_path, config, client_optimizer=None), "RL421")
+    assert [d.severity for d in unknown] == [Severity.WARNING]
