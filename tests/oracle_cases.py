@@ -149,7 +149,50 @@ def _engine_operators(config: Config) -> dict[str, Config]:
     }
 
 
-MUTATIONS: tuple[Callable[[Config], dict[str, Config]], ...] = (_original, _shapes, _spellings, _engine_operators)
+def _without_optimizer(config: Config) -> Config:
+    return {k: v for k, v in config.items() if k != "optimizer"}
+
+
+def _last_misses(config: Config) -> dict[str, Config]:
+    """Issue 42: fractional batch keys as DeepSpeed does the arithmetic, flags DeepSpeed combines
+    with `|`, ZeRO's reduce-scatter assertions, ZeRO without an optimizer, and what passes."""
+    top = {
+        k: v for k, v in config.items() if k not in ("train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps")
+    }
+    stage2 = _with_zero(config, stage=2)
+    return {
+        "fractional-triple-consistent": {
+            **top,
+            "train_batch_size": 16.5,
+            "train_micro_batch_size_per_gpu": 5.5,
+            "gradient_accumulation_steps": 3,
+        },
+        "fractional-triple-inconsistent": {
+            **top,
+            "train_batch_size": 16.5,
+            "train_micro_batch_size_per_gpu": 4,
+            "gradient_accumulation_steps": 4,
+        },
+        "fractional-accumulation-derived": {**top, "train_batch_size": 16.5, "train_micro_batch_size_per_gpu": 4},
+        "fractional-accumulation": {**top, "train_micro_batch_size_per_gpu": 2, "gradient_accumulation_steps": 2.5},
+        "wall-clock-string": {**config, "wall_clock_breakdown": "false"},
+        "wall-clock-null": {**config, "wall_clock_breakdown": None},
+        "wall-clock-int": {**config, "wall_clock_breakdown": 1},
+        "flops-enabled-string": {**config, "flops_profiler": {"enabled": "true"}},
+        "steps-per-print-fraction": {**config, "steps_per_print": 50.5},
+        "max-grad-norm-null": _optimizer(config, "AdamW", lr=1e-4, max_grad_norm=None),
+        "zero2-prescale": {**stage2, "prescale_gradients": True},
+        "zero2-predivide": {**stage2, "gradient_predivide_factor": 2.0},
+        "zero2-prescale-no-reduce-scatter": {**_with_zero(config, stage=2, reduce_scatter=False), "prescale_gradients": True},
+        "zero1-prescale": {**_with_zero(config, stage=1), "prescale_gradients": True},
+        "zero2-without-optimizer": _without_optimizer(stage2),
+        "zero3-without-optimizer": _without_optimizer(_with_zero(config, stage=3)),
+        "optimizer-params-without-type": {**_with_zero(config, stage=1), "optimizer": {"params": {"lr": 1e-4, "max_grad_norm": 1.0}}},
+        "auto-in-look-alike-block": {**config, "zero_optimisation": {"stage": "auto"}},
+    }
+
+
+MUTATIONS: tuple[Callable[[Config], dict[str, Config]], ...] = (_original, _shapes, _spellings, _engine_operators, _last_misses)
 # Written as text, since json.dumps cannot repeat a key.
 DUPLICATE = "duplicate-key"
 
