@@ -155,3 +155,85 @@ def test_zero_without_an_optimizer_is_what_fails(tmp_path: Path) -> None:
     assert errors(lint(tmp_path, {**config, "zero_optimization": {"stage": 3}})) == []  # DeepSpeedZeRoOffload needs none
     unknown = of(lint(tmp_path, config, client_optimizer=None), "RL421")
     assert [d.severity for d in unknown] == [Severity.WARNING]
+
+
+V100 = {"gpu_compute_capability": "7.0", "gpu_model": "Tesla V100-SXM2-32GB"}
+BF16 = {"train_micro_batch_size_per_gpu": 2, "bf16": {"enabled": True}}
+
+
+def lint_on(tmp_path: Path, config: dict[str, Any], hardware: dict[str, Any], options: dict[str, Any]) -> list[Diagnostic]:
+    from tests.test_deepspeed import lint_json
+
+    found: list[Diagnostic] = lint_json(tmp_path, config, "none", {**NODE, "gpus": 8, "nodes": 1, **hardware}, options)
+    return found
+
+
+@pytest.mark.parametrize(
+    ("targets", "severity", "words"),
+    [
+        ({"torch": "==2.1.2"}, Severity.ERROR, "Type bf16 is not supported on your device"),
+        ({"torch": "==2.4.0"}, Severity.WARNING, "passes through emulation"),
+        ({}, Severity.WARNING, "passes through emulation"),  # no pin: the releases since 2.3.0 behave alike
+        ({"torch": ">=2.0,<2.5"}, Severity.WARNING, "with torch < 2.3.0"),
+        ({"torch": "==2.1.2", "deepspeed": "==0.15.4"}, Severity.WARNING, "before 0.16.0 has no bf16 check"),
+    ],
+)
+def test_bf16_below_ampere_by_the_torch_the_run_pins(tmp_path: Path, targets: dict[str, str], severity: Severity, words: str) -> None:
+    found = of(lint_on(tmp_path, BF16, V100, {"target-versions": targets}), "RL417")
+    assert [d.severity for d in found] == [severity] and words in found[0].message
+
+
+def test_fp16_below_volta_by_release(tmp_path: Path) -> None:
+    fp16 = {"train_micro_batch_size_per_gpu": 2, "fp16": {"enabled": True}}
+    p100 = {"gpu_compute_capability": "6.0", "gpu_model": "Tesla P100"}
+    assert [d.severity for d in of(lint_on(tmp_path, fp16, p100, {}), "RL417")] == [Severity.ERROR]
+    old = of(lint_on(tmp_path, fp16, p100, {"deepspeed-version": "0.12.6"}), "RL417")
+    assert [d.severity for d in old] == [Severity.WARNING]
+
+
+def test_a_release_older_than_the_tables_is_said_once_and_not_judged(tmp_path: Path) -> None:
+    config = {"train_batch_size": 30, "train_micro_batch_size_per_gpu": 4, "zero_optimization": {"stage": 4, "zero_hpz_partition_size": 8}}
+    found = lint(tmp_path, config, options={"deepspeed-version": "0.7.3"})
+    said = of(found, "RL429")
+    assert len(said) == 1 and said[0].severity is Severity.INFO
+    assert (
+        "DeepSpeed 0.7.3 is older than the releases recipelint knows (0.8.0 to 0.19.8): version-dependent checks skipped" in said[0].message
+    )
+    assert of(found, "RL413") == [] and of(found, "RL410") == []  # no table of theirs: not judged by 0.8.0's
+    assert [d.severity for d in of(found, "RL415")] == [Severity.ERROR]  # the batch arithmetic is 0.7.0's too
+    partly = of(lint(tmp_path, config, options={"target-versions": {"deepspeed": ">=0.6,<0.10"}}), "RL429")
+    assert len(partly) == 1 and "the releases before 0.8.0" in partly[0].message
+    assert of(lint(tmp_path, config, options={"deepspeed-version": "0.9.5"}), "RL429") == []
+
+
+def test_zero_plus_plus_keys_on_0_9_5(tmp_path: Path) -> None:
+    config = {"train_micro_batch_size_per_gpu": 2, "zero_optimization": {"stage": 3, "zero_hpz_partition_size": 8}}
+    found = of(lint(tmp_path, config, options={"deepspeed-version": "0.9.5"}), "RL410")
+    assert [d.severity for d in found] == [Severity.ERROR] and "from DeepSpeed 0.10.0" in found[0].message
+    assert of(lint(tmp_path, config, options={"deepspeed-version": "0.10.0"}), "RL410") == []
+
+
+def test_model_findings_name_the_releases_they_hold_for(tmp_path: Path) -> None:
+    config = {"train_micro_batch_size_per_gpu": 2, "fp16": {"enabled": True, "min_loss_scale": 0.5}, "zero_optimization": {"stage": 4}}
+    messages = [d.message for d in of(lint(tmp_path, config), "RL413")]
+    assert any("rejected since 0.17.1" in m for m in messages)
+    assert any("rejected in every release from 0.8.0 to 0.19.8" in m for m in messages)
+    assert not any("sdist" in m for m in messages)
+
+
+def test_the_tables_and_the_judged_floor_agree() -> None:
+    from recipelint import versions
+    from recipelint.toolkits.deepspeed import models
+    from recipelint.toolkits.deepspeed.rules import _engine
+
+    assert versions.JUDGED_FROM["deepspeed"] == models.releases()[0] == _engine.table()["deepspeed"]["releases"][0]
+
+
+def test_held_in_words() -> None:
+    from recipelint import versions
+
+    releases = ["0.8.0", "0.10.0", "0.17.1", "0.19.8"]
+    assert versions.held(releases, lambda v: v >= (0, 17, 1)) == "since 0.17.1"
+    assert versions.held(releases, lambda v: v < (0, 17, 1)) == "from 0.8.0 until 0.17.1"
+    assert versions.held(releases, lambda v: True) == "in every release from 0.8.0 to 0.19.8"
+    assert versions.held(releases, lambda v: v == (0, 10, 0)) == "from 0.10.0 until 0.17.1"

@@ -167,6 +167,7 @@ def _model_findings(ctx: Context, doc: Document, plain: dict[str, Any], rng: ver
         if release not in found:
             found[release] = models.problems(plain, release)
     order: dict[tuple[str, str], models.Problem] = {}
+    every: dict[str, list[models.Problem]] = {}
     for problems in found.values():
         for problem in problems:
             order.setdefault((problem.path, problem.message), problem)
@@ -177,7 +178,10 @@ def _model_findings(ctx: Context, doc: Document, plain: dict[str, Any], rng: ver
         verdict = versions.evaluate(rng, _rejects(found, key), models.releases())
         if verdict.holds == "none":
             continue
-        yield _model_finding(ctx, doc, problem, verdict, holders[-1])
+        if not every:  # which releases reject it, over all the tables: only for what is found
+            every.update({release: models.problems(plain, release) for release in models.releases()})
+        since = versions.held(models.releases(), _rejects(every, key))
+        yield _model_finding(ctx, doc, problem, verdict, holders[-1], since)
 
 
 def _rejects(found: dict[str, list[models.Problem]], key: tuple[str, str]) -> Callable[[versions.Version], bool]:
@@ -187,7 +191,9 @@ def _rejects(found: dict[str, list[models.Problem]], key: tuple[str, str]) -> Ca
     return at
 
 
-def _model_finding(ctx: Context, doc: Document, problem: models.Problem, verdict: versions.Verdict, release: str) -> Diagnostic | None:
+def _model_finding(
+    ctx: Context, doc: Document, problem: models.Problem, verdict: versions.Verdict, release: str, since: str
+) -> Diagnostic | None:
     node = doc.root.get(problem.path)
     while node is None and "." in problem.path:
         problem = models.Problem(problem.path.rpartition(".")[0], problem.message, problem.model, problem.file, problem.release)
@@ -195,7 +201,7 @@ def _model_finding(ctx: Context, doc: Document, problem: models.Problem, verdict
     if node is None:
         return None
     shown = f" {_show(node.value)}" if node.kind == "scalar" else ""
-    where = f"{problem.model}, {problem.file} in {models.provenance(models.table(release))}"
+    where = f"{problem.model}, {problem.file}; rejected {since}"
     if verdict.holds == "all":
         severity, effect = SEVERITY, "DeepSpeed rejects it at deepspeed.initialize"
     else:
@@ -207,7 +213,7 @@ def _model_finding(ctx: Context, doc: Document, problem: models.Problem, verdict
         node.span,
         setting=problem.path,
         current=node.value if node.kind == "scalar" else None,
-        evidence=[f"target {verdict.range.allows()}"],
+        evidence=[f"target {verdict.range.allows()}", f"model table: {models.provenance(models.table(release))}"],
     )
 
 

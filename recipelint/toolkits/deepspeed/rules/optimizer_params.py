@@ -5,7 +5,7 @@ Follows the code that reads the JSON (docs/toolkits/deepspeed.md, "Which code re
 When DeepSpeed builds the blocks (a script's `deepspeed.initialize` without an optimizer, the
 Hugging Face Trainer and Accelerate, which hand a JSON optimizer to DeepSpeed, WeNet), each of
 these fails in `deepspeed.initialize` (deepspeed/runtime/engine.py of deepspeedai/DeepSpeed,
-the same from 0.10.0 to 0.19.8) and is an error:
+the same from 0.8.0 to 0.19.8) and is an error:
 
 - `optimizer.params.max_grad_norm`: "'max_grad_norm' is not supported as an optimizer
   parameter, please switch to using the deepspeed parameter 'gradient_clipping'". A `null` or a
@@ -39,7 +39,7 @@ the same from 0.10.0 to 0.19.8) and is an error:
   offload, torch's AdamW with `torch_adam`; `Lion` is FusedLion; `Lamb` FusedLamb; any other
   name the torch.optim class) and `_scheduler_from_config` (deepspeed/runtime/lr_schedules.py,
   else torch.optim.lr_scheduler). The signatures are read per release from DeepSpeed's source
-  (0.10.0 to 0.19.8) and torch's (2.13.0, 2.14.1) by tools/build_deepspeed_engine_table.py into
+  (0.8.0 to 0.19.8) and torch's (2.13.0, 2.14.1) by tools/build_deepspeed_engine_table.py into
   schemas/deepspeed/engine.json. mup's MuAdam/MuAdamW/MuSGD and Muon are not judged (Muon keeps
   only the keys it knows).
 - a `scheduler.type` that is not one of DeepSpeed's (LRRangeTest, OneCycle, WarmupLR,
@@ -48,7 +48,8 @@ the same from 0.10.0 to 0.19.8) and is an error:
 
 The DeepSpeed releases judged are those the run imports (the environment, the repository's pins,
 `target-versions`, else 0.19.8): a finding that holds for only some of them is a warning naming
-them; releases before 0.10.0 are not judged.
+them; releases before 0.8.0 are not judged (RL429 says so). Before 0.9.2 `Adagrad` takes the
+Adam branch (FusedAdam without offload).
 
 When the training code passes its own optimizer or scheduler to `deepspeed.initialize`
 (Megatron-DeepSpeed's `megatron/training.py`, mmengine's DeepSpeedStrategy for XTuner),
@@ -106,7 +107,7 @@ SEVERITY = Severity.ERROR
 FIXABLE = False
 SOURCE = (
     "deepspeedai/DeepSpeed@edaa7221:deepspeed/runtime/engine.py (_do_sanity_check, _configure_basic_optimizer, "
-    "_do_optimizer_sanity_check, _scheduler_from_config; 0.10.0 to 0.19.8); constructor signatures in "
+    "_do_optimizer_sanity_check, _scheduler_from_config; 0.8.0 to 0.19.8); constructor signatures in "
     "schemas/deepspeed/engine.json (tools/build_deepspeed_engine_table.py)"
 )
 UNTESTED = (

@@ -17,7 +17,7 @@ DeepSpeed has, but not in the releases the run imports (`zero_optimization.zenfl
 ## Severity
 By the model tables (`schemas/deepspeed/models/<release>.json`): an error where the model of every
 release the run may import rejects the key (`extra="forbid"` on `DeepSpeedConfigModel`,
-`deepspeed/runtime/config_utils.py`, every release since 0.10.0 in the tables); a warning naming
+`deepspeed/runtime/config_utils.py`, every release since 0.8.0 in the tables); a warning naming
 the releases when only some do; a warning when the value is `"auto"` (`DeepSpeedConfigModel.__init__`
 drops it first: ignored); in `dict.get` blocks (`deepspeed/runtime/config.py`, every release) a
 warning when the key is close to one DeepSpeed reads (that setting is lost), info when not.
