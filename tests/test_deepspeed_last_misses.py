@@ -237,3 +237,50 @@ def test_held_in_words() -> None:
     assert versions.held(releases, lambda v: v < (0, 17, 1)) == "from 0.8.0 until 0.17.1"
     assert versions.held(releases, lambda v: True) == "in every release from 0.8.0 to 0.19.8"
     assert versions.held(releases, lambda v: v == (0, 10, 0)) == "from 0.10.0 until 0.17.1"
+
+
+PINS = Path(__file__).resolve().parent / "data" / "upstream" / "deepspeed-pins"
+
+
+def _copy(name: str, tmp_path: Path) -> Path:
+    import shutil
+
+    return Path(shutil.copytree(PINS / name, tmp_path / name))
+
+
+def test_video_llava_on_its_pinned_0_9_5(tmp_path: Path) -> None:
+    """pyproject.toml pins deepspeed==0.9.5: its ZeRO configs are judged by 0.9.5's table and pass;
+    a ZeRO++ key, which 0.9.5's model forbids, would not."""
+    from tests.helpers import lint as lint_path
+
+    assert lint_path(PINS / "Video-LLaVA") == []
+    root = _copy("Video-LLaVA", tmp_path)
+    config = json.loads((root / "scripts/zero2_offload.json").read_text())
+    config["zero_optimization"]["zero_hpz_partition_size"] = 8
+    (root / "scripts/zero2_offload.json").write_text(json.dumps(config, indent=4))
+    found = [d for d in lint_path(root) if d.code == "RL410"]
+    assert [d.severity for d in found] == [Severity.ERROR]
+    assert (
+        "deepspeed 0.9.5 (" in found[0].message and "pyproject.toml:26" in found[0].message and "from DeepSpeed 0.10.0" in found[0].message
+    )
+
+
+def test_gisting_on_its_pinned_0_8_3(tmp_path: Path) -> None:
+    from tests.helpers import lint as lint_path
+
+    assert lint_path(PINS / "gisting") == []
+    root = _copy("gisting", tmp_path)
+    config = json.loads((root / "ds_configs/stage3.json").read_text())
+    config["zero_optimization"]["zero_quantized_weights"] = True
+    (root / "ds_configs/stage3.json").write_text(json.dumps(config, indent=2))
+    found = [d for d in lint_path(root) if d.code == "RL410"]
+    assert [d.severity for d in found] == [Severity.ERROR] and "deepspeed 0.8.3" in found[0].message
+
+
+def test_a_pin_that_admits_0_6_and_0_7_is_said_not_silent() -> None:
+    """bigscience-workshop/metadata: requirements.txt deepspeed>=0.6.1 (its README trained on 0.7.7)."""
+    from tests.helpers import lint as lint_path
+
+    found = lint_path(PINS / "bigscience-metadata")
+    assert [(d.code, d.severity) for d in found] == [("RL429", Severity.INFO), ("RL411", Severity.INFO)]
+    assert "allows deepspeed>=0.6.1: the releases before 0.8.0 are older than the releases recipelint knows" in found[0].message
