@@ -448,6 +448,17 @@ def points(rng: versions.Range) -> Iterator[tuple[versions.Version, str]]:
         yield point, str(data["release"])
 
 
+def extra_forbidden(rng: versions.Range) -> str:
+    """pydantic's words for an extra key in the releases of the range: pydantic 1 (DeepSpeed up to
+    0.14.x) says 'extra fields not permitted', pydantic 2 'Extra inputs are not permitted'."""
+    majors = {int(table(release).get("pydantic", 2)) for _, release in points(rng)}
+    if majors == {1}:
+        return "'extra fields not permitted'"
+    if majors == {2} or not majors:
+        return "'Extra inputs are not permitted'"
+    return "'Extra inputs are not permitted' (pydantic 2; 'extra fields not permitted' on the pydantic-1 releases)"
+
+
 def _model_name(kind: Any, data: dict[str, Any]) -> str | None:
     """The model an annotation names, through Optional/Union."""
     if isinstance(kind, str):
