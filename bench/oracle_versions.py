@@ -5,7 +5,7 @@
 The cases are the oracle's (tests/oracle_cases.py: every real DeepSpeed JSON the tests carry and
 each of its mutations, about 8,700 files), judged as tests/test_deepspeed_oracle.py judges them
 (a plain DeepSpeed launch on one GPU, DeepSpeed 0.19.8); DeepSpeed itself is not needed. The
-memo is `functools.cache` on `versions.parse`, `versions.clauses` and `models.table_for`: "off"
+memo is `functools.cache` on `versions.parse`, `versions.clauses`, `Range.points` (`versions._points`) and `models.table_for`: "off"
 runs the same code through the functions' `__wrapped__` originals (what the code was before the
 memo), "on" starts with empty caches. Printed: CPU seconds of each pass (process time, so other
 work on a shared machine counts less), the calls to `versions.parse`, and how many of them the
@@ -29,7 +29,7 @@ from recipelint import versions  # noqa: E402
 from recipelint.toolkits.deepspeed import models  # noqa: E402
 from tests.oracle_cases import cases, recipelint_errors  # noqa: E402
 
-MEMOISED: tuple[tuple[Any, str], ...] = ((versions, "parse"), (versions, "clauses"), (models, "table_for"))
+MEMOISED: tuple[tuple[Any, str], ...] = ((versions, "parse"), (versions, "clauses"), (versions, "_points"), (models, "table_for"))
 
 
 class Counted:

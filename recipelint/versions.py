@@ -176,17 +176,20 @@ class Range:
     def points(self, extra: Iterable[str] = ()) -> list[Version]:
         """Where to evaluate: the known releases the range admits, its own bounds, and the oldest
         release (0) when nothing bounds it below; none above the newest known unless the range
-        admits nothing else."""
+        admits nothing else. Releases older than JUDGED_FROM are left out."""
+        return list(_points(self, tuple(extra)))
+
+    def _points(self, extra: tuple[str, ...]) -> tuple[Version, ...]:
         floor = _pad(parse(JUDGED_FROM[self.package])) if self.package in JUDGED_FROM else (0, 0, 0, 0)
         if self.exact is not None:
-            return [parse(self.exact)] if _pad(parse(self.exact)) >= floor else []
+            return (parse(self.exact),) if _pad(parse(self.exact)) >= floor else ()
         known = [parse(v) for v, _ in KNOWN.get(self.package, ())] + [parse(v) for v in extra]
         bounds = [parse(c.version.rstrip(".*")) for c in self.clauses if c.op in ("==", ">=", "~=", ">")]
         candidates = sorted({_pad(v) for v in [(0,), floor, *known, *bounds] if v}) or [(0, 0, 0, 0)]
         inside = [v for v in candidates if self.admits(v) and v >= floor]
         newest = _pad(parse(KNOWN[self.package][-1][0])) if KNOWN.get(self.package) else None
         below = [v for v in inside if newest is None or v <= newest]
-        return below or inside[:1]
+        return tuple(below or inside[:1])
 
     def older_than_judged(self) -> str | None:
         """The release or bound the range names below the oldest release judged (JUDGED_FROM):
@@ -215,6 +218,12 @@ class Range:
         open_above = not any(c.op in ("<", "<=", "~=", "==") for c in self.clauses)
         top = f" (newest known {NEWEST[self.package]})" if open_above and self.package in NEWEST else ""
         return (self.specifier or "any release") + top
+
+
+@cache
+def _points(rng: Range, extra: tuple[str, ...]) -> tuple[Version, ...]:
+    """`Range.points`, memoised like `parse`: every rule asks it of the same few ranges."""
+    return rng._points(extra)
 
 
 def _trim(version: Version) -> Version:
