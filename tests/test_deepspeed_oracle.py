@@ -3,11 +3,12 @@
 Runs where `deepspeed` is importable (it installs from PyPI on top of the CPU build of torch:
 `pip install torch==2.13.0 deepspeed`); skipped otherwise, so the plain suite stays light.
 Each real JSON (the corpus, and tests/data/upstream/deepspeed-configs: 12 more repositories) and
-its mutations (MUTATIONS and the duplicate key: 12 original operators and 39 more) is written to a file and judged by
+its mutations (MUTATIONS and the duplicate key: 12 original operators, 39 more, and 18 for issue 42's classes) is written to a file and judged by
 DeepSpeed: `DeepSpeedConfig(path)` (hjson, duplicate-key check, pydantic blocks, batch assertion
 with world size 1, since no process group exists), then the engine's own start-up code for the
 optimizer and scheduler (`_is_supported_optimizer`, `_configure_basic_optimizer`,
-`_do_optimizer_sanity_check`, `_scheduler_from_config` of deepspeed/runtime/engine.py, run on the
+`_do_optimizer_sanity_check`, `_scheduler_from_config` of deepspeed/runtime/engine.py, and the
+assertions of `_configure_zero_optimizer` and `DeepSpeedZeroOptimizer.__init__` that need no process group, run on the
 CPU against a tiny torch model; DeepSpeed's fused and CPU optimizers, which load compiled ops,
 get no-op kernels). recipelint judges each as a plain DeepSpeed launch on a 1-GPU node whose
 script calls `deepspeed.initialize` without an optimizer.
