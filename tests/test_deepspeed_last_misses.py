@@ -153,8 +153,7 @@ def test_zero_without_an_optimizer_is_what_fails(tmp_path: Path) -> None:
     passed = of(lint(tmp_path, config, client_optimizer=True), "RL421")  # the script's own: the block is ignored, no failure
     assert [d.severity for d in passed] == [Severity.WARNING] and "requires an optimizer" not in passed[0].message
     assert errors(lint(tmp_path, {**config, "zero_optimization": {"stage": 3}})) == []  # DeepSpeedZeRoOffload needs none
-    unknown = of(lint(tmp_path, config, client_optimizer=None), "RL421")
-    assert [d.severity for d in unknown] == [Severity.WARNING]
+    assert of(lint(tmp_path, config, client_optimizer=None), "RL421") == []  # the script not read: not judged
 
 
 V100 = {"gpu_compute_capability": "7.0", "gpu_model": "Tesla V100-SXM2-32GB"}

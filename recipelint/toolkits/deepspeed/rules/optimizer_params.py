@@ -16,9 +16,10 @@ the same from 0.8.0 to 0.19.8) and is an error:
 - ZeRO stage 1 or 2 with no `optimizer.type` where the script's own `deepspeed.initialize` gets
   no optimizer: `_configure_zero_optimizer(optimizer=None)` wraps a DummyOptim and asserts 'zero
   stage N requires an optimizer' (deepspeed/runtime/engine.py, 0.8.0 to 0.19.8; stage 3 builds
-  DeepSpeedZeRoOffload, which needs none). An error where the script is read and passes none, a
-  warning where it was not read; nothing under the Trainer, Accelerate, WeNet, XTuner or
-  Megatron-DeepSpeed, which pass an optimizer of their own when the JSON names none.
+  DeepSpeedZeRoOffload, which needs none). An error where the script is read and passes none;
+  nothing where it was not read (most scripts pass their own optimizer when the JSON names none,
+  so a condition on every such config would be noise), nor under the Trainer, Accelerate, WeNet,
+  XTuner or Megatron-DeepSpeed, which pass an optimizer of their own when the JSON names none.
 - LAMB or OneBitLamb with a fixed fp16 loss scale: "DeepSpeed {name} optimizer requires
   dynamic loss scaling".
 - an `optimizer.type` that is neither one of DeepSpeed's names (`DEEPSPEED_OPTIMIZERS` of
@@ -235,27 +236,19 @@ def _no_optimizer(ctx: Context, root: Node) -> Diagnostic | None:
     WeNet, XTuner and Megatron-DeepSpeed pass an optimizer of their own when the JSON has none."""
     consumer = ctx.recipe.reader
     stage = zero_stage(root)
-    if stage not in (1, 2) or consumer.kind != "deepspeed" or consumer.client_optimizer is True:
-        return None
+    if stage not in (1, 2) or consumer.kind != "deepspeed" or consumer.client_optimizer is not False:
+        return None  # the script passes one, or was not read: most scripts pass their own when the JSON names none
     node = root.get("zero_optimization.stage") or root.get("zero_optimization")
     if node is None:
         return None
     said = f"the JSON names no optimizer (no optimizer.type) under ZeRO stage {stage}: DeepSpeed asserts 'zero stage {stage} requires an optimizer' at deepspeed.initialize (deepspeed/runtime/engine.py _configure_zero_optimizer, 0.8.0 to 0.19.8)"
-    if consumer.client_optimizer is False:
-        return ctx.diagnostic(
-            CODE,
-            SEVERITY,
-            f"{said}; the training script passes none",
-            node.span,
-            setting="optimizer.type",
-            evidence=[f"consumer: {consumer.why()}"],
-        )
     return ctx.diagnostic(
         CODE,
-        Severity.WARNING,
-        f"{said}, if the training script passes no optimizer to deepspeed.initialize (not read: {consumer.why() or 'no script found'})",
+        SEVERITY,
+        f"{said}; the training script passes none",
         node.span,
         setting="optimizer.type",
+        evidence=[f"consumer: {consumer.why()}"],
     )
 
 
