@@ -13,7 +13,8 @@ each; `evaluate` does the same for a predicate (all / some / none). Nothing here
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
+from functools import cache
 from typing import Generic, TypeVar
 
 from recipelint.records import dataclass
@@ -28,6 +29,9 @@ Version = tuple[int, ...]
 KNOWN: dict[str, tuple[tuple[str, str], ...]] = {
     "deepspeed": (
         ("0.7.0", "ZeRO config pydantic, extra keys rejected"),
+        ("0.8.0", "the oldest release with model and engine tables (JUDGED_FROM)"),
+        ("0.8.1", "hjson config files; monitor configs pydantic"),
+        ("0.10.0", "ZeRO++ keys (zero_hpz_partition_size, zero_quantized_*)"),
         ("0.11.2", "DEEPSPEED_TIMEOUT read by init_distributed (PR #4405)"),
         ("0.13.0", "fp16 device check"),
         ("0.15.0", "pydantic v2"),
@@ -39,7 +43,10 @@ KNOWN: dict[str, tuple[tuple[str, str], ...]] = {
         ("0.19.7", "compression, sparse attention, 1-bit optimizers removed"),
         ("0.19.8", "amp, elasticity, eigenvalue, ... removed; newest release known"),
     ),
-    "torch": (("2.2.0", "ProcessGroupNCCL default timeout 30 -> 10 min (pytorch#110947)"),),
+    "torch": (
+        ("2.2.0", "ProcessGroupNCCL default timeout 30 -> 10 min (pytorch#110947)"),
+        ("2.3.0", "torch.cuda.is_bf16_supported() true below compute capability 8.0 where a bf16 tensor can be made (emulation)"),
+    ),
     "wenet": (
         ("v2.2.1", "tag 2023-05-25"),
         ("v3.0.0", "tag"),
@@ -67,6 +74,11 @@ PACKAGES = {
     # shows it (a DeepSpeed JSON it reads, a pin of deepspeed): runcontext.version_rows.
     "torch": ("torch",),
 }
+# The oldest release recipelint judges, per package: DeepSpeed's model and engine tables start at
+# 0.8.0 (schemas/deepspeed/models/0.8.0.json, schemas/deepspeed/engine.json; a test checks they
+# agree). `Range.points` leaves older releases out: nothing is judged against a table that is not
+# theirs, and RL429 says which releases were skipped.
+JUDGED_FROM = {"deepspeed": "0.8.0"}
 ALIASES = {"pytorch": "torch"}  # conda's name for torch
 _OPS = ("===", "==", "!=", "~=", ">=", "<=", ">", "<")
 
@@ -77,6 +89,10 @@ def normal(name: str) -> str:
     return ALIASES.get(key, key)
 
 
+# Memoised: a run asks for the same few dozen releases and specifiers hundreds of thousands of
+# times (the DeepSpeed oracle's 8,700 configs: 525,293 parses, 39 % of its recipelint time);
+# bench/oracle_versions.py measures it.
+@cache
 def parse(version: str) -> Version:
     """'v0.19.6' -> (0, 19, 6); a local or pre-release suffix is dropped."""
     parts = []
@@ -118,6 +134,7 @@ class Clause:
         return {"==": a == b, "!=": a != b, ">=": a >= b, "<=": a <= b, ">": a > b, "<": a < b}[self.op]
 
 
+@cache
 def clauses(specifier: str) -> tuple[Clause, ...] | None:
     """'>=0.14, <0.17' -> its clauses; None when a clause is not a version specifier."""
     found = []
@@ -159,16 +176,32 @@ class Range:
     def points(self, extra: Iterable[str] = ()) -> list[Version]:
         """Where to evaluate: the known releases the range admits, its own bounds, and the oldest
         release (0) when nothing bounds it below; none above the newest known unless the range
-        admits nothing else."""
+        admits nothing else. Releases older than JUDGED_FROM are left out."""
+        return list(_points(self, tuple(extra)))
+
+    def _points(self, extra: tuple[str, ...]) -> tuple[Version, ...]:
+        floor = _pad(parse(JUDGED_FROM[self.package])) if self.package in JUDGED_FROM else (0, 0, 0, 0)
         if self.exact is not None:
-            return [parse(self.exact)]
+            return (parse(self.exact),) if _pad(parse(self.exact)) >= floor else ()
         known = [parse(v) for v, _ in KNOWN.get(self.package, ())] + [parse(v) for v in extra]
         bounds = [parse(c.version.rstrip(".*")) for c in self.clauses if c.op in ("==", ">=", "~=", ">")]
-        candidates = sorted({_pad(v) for v in [(0,), *known, *bounds] if v}) or [(0, 0, 0, 0)]
-        inside = [v for v in candidates if self.admits(v)]
+        candidates = sorted({_pad(v) for v in [(0,), floor, *known, *bounds] if v}) or [(0, 0, 0, 0)]
+        inside = [v for v in candidates if self.admits(v) and v >= floor]
         newest = _pad(parse(KNOWN[self.package][-1][0])) if KNOWN.get(self.package) else None
         below = [v for v in inside if newest is None or v <= newest]
-        return below or inside[:1]
+        return tuple(below or inside[:1])
+
+    def older_than_judged(self) -> str | None:
+        """The release or bound the range names below the oldest release judged (JUDGED_FROM):
+        '0.7.3' for ==0.7.3, '>=0.6' for >=0.6,<0.10; None when it names none. An open lower end
+        (`<0.13`, no pin) is not one: pip installs the newest release the range admits."""
+        if self.package not in JUDGED_FROM:
+            return None
+        floor = _pad(parse(JUDGED_FROM[self.package]))
+        for clause in self.clauses:
+            if clause.op in ("==", "===", ">=", ">", "~=") and _pad(parse(clause.version.rstrip(".*"))) < floor:
+                return clause.version if clause.op in ("==", "===") else f"{clause.op}{clause.version}"
+        return None
 
     def allows(self) -> str:
         """'requirements.txt:24 allows deepspeed>=0.14.0' or 'newest known: deepspeed 0.19.8'."""
@@ -185,6 +218,12 @@ class Range:
         open_above = not any(c.op in ("<", "<=", "~=", "==") for c in self.clauses)
         top = f" (newest known {NEWEST[self.package]})" if open_above and self.package in NEWEST else ""
         return (self.specifier or "any release") + top
+
+
+@cache
+def _points(rng: Range, extra: tuple[str, ...]) -> tuple[Version, ...]:
+    """`Range.points`, memoised like `parse`: every rule asks it of the same few ranges."""
+    return rng._points(extra)
 
 
 def _trim(version: Version) -> Version:
@@ -241,6 +280,31 @@ def evaluate(rng: Range, predicate: Callable[[Version], bool], at: Iterable[str]
     if len(held) == len(parts):
         return Verdict("all", "", rng)
     return Verdict("some", " or ".join(part.condition for part in held), rng)
+
+
+def held(releases: Sequence[str], holds: Callable[[Version], bool]) -> str:
+    """Where `holds` is true over `releases` (every release a table has, oldest first, the last the
+    newest known), in words a message can carry: 'in every release from 0.8.0 to 0.19.8',
+    'since 0.17.1', 'from 0.10.0 until 0.17.1' (not that one), several joined with 'and'."""
+    runs: list[tuple[int, int]] = []
+    start: int | None = None
+    for index, release in enumerate(releases):
+        if holds(parse(release)) and start is None:
+            start = index
+        elif not holds(parse(release)) and start is not None:
+            runs.append((start, index))
+            start = None
+    if start is not None:
+        runs.append((start, len(releases)))
+    words = []
+    for first, stop in runs:
+        if first == 0 and stop == len(releases):
+            words.append(f"in every release from {releases[0]} to {releases[-1]}")
+        elif stop == len(releases):
+            words.append(f"since {releases[first]}")
+        else:
+            words.append(f"from {releases[first]} until {releases[stop]}")
+    return " and ".join(words) or "in no release known"
 
 
 def newest(package: str) -> Range:

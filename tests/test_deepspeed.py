@@ -100,6 +100,8 @@ CASES: dict[str, tuple[Any, Any, str, dict[str, Any] | None, dict[str, Any] | No
         None,
         None,
     ),
+    "RL429": (BASE, BASE, "unknown", None, {"deepspeed-version": "0.7.3"}),
+    "RL428": (with_(prescale_gradients=True), with_(prescale_gradients=False), "unknown", None, None),
     "RL423": (
         with_(optimizer={"type": "OneBitAdam", "params": {"lr": 1e-4, "freeze_step": 100}}),
         with_(optimizer={"type": "AdamW", "params": {"lr": 1e-4}}),
@@ -119,6 +121,7 @@ CASES: dict[str, tuple[Any, Any, str, dict[str, Any] | None, dict[str, Any] | No
 QUIET_OVERRIDES: dict[str, tuple[str, dict[str, Any] | None, dict[str, Any] | None]] = {
     "RL416": ("hf", None, None),
     "RL420": ("unknown", {**NODE, "memory_gib": 512}, {"model-params": 7e9}),
+    "RL429": ("unknown", None, {"deepspeed-version": "0.9.5"}),
 }
 
 

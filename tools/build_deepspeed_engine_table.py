@@ -5,7 +5,12 @@ scheduler blocks, release by release, read from source with `ast` (nothing is im
         --sdist deepspeed-0.19.6.tar.gz --sdist deepspeed-0.19.7.tar.gz --sdist deepspeed-0.19.8.tar.gz \
         --torch-wheel torch-2.13.0+cpu-cp311-...whl --torch-wheel torch-2.14.1-cp311-...whl
 
-For each DeepSpeed release (the git tags from v0.10.0 on, then the sdists for the releases the git
+To add the releases older than a table's oldest (a snapshot that stops at an older tag, e.g.
+microsoft/DeepSpeed's), keeping the rest of the table:
+
+    python tools/build_deepspeed_engine_table.py --git /path/to/DeepSpeed.git --older-than-table --first-tag 0.8.0
+
+For each DeepSpeed release (the git tags from v0.8.0 on, then the sdists for the releases the git
 snapshot has no tag of):
 - `DEEPSPEED_OPTIMIZERS` of deepspeed/runtime/config.py: the names the engine lower-cases into
   its own optimizers (any other name must be a torch.optim class, case-sensitive);
@@ -32,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 OUT = Path(__file__).resolve().parent.parent / "schemas" / "deepspeed" / "engine.json"
-FIRST_TAG = (0, 10, 0)
+FIRST_TAG = (0, 8, 0)
 # The classes the engine builds, where they live, and how many leading arguments it passes by
 # position (the parameters; OnebitAdam and its kin also take the engine itself).
 DS_CLASSES: dict[str, tuple[str, int]] = {
@@ -251,12 +256,14 @@ def changes(by_release: list[tuple[str, Any]]) -> list[list[Any]]:
     return out
 
 
-def build(git: str | None, sdists: list[Path], wheels: list[Path]) -> dict[str, Any]:
+def build(
+    git: str | None, sdists: list[Path], wheels: list[Path], first: tuple[int, ...] = FIRST_TAG, before: tuple[int, ...] = (1_000,)
+) -> dict[str, Any]:
     releases: list[tuple[str, dict[str, Any]]] = []
     sources: dict[str, str] = {}
     if git:
         tags = subprocess.run(["git", "--git-dir", git, "tag"], capture_output=True, text=True, check=True).stdout.split()
-        for tag in sorted((t for t in tags if t.startswith("v") and t.count(".") == 2 and _version(t) >= FIRST_TAG), key=_version):
+        for tag in sorted((t for t in tags if t.startswith("v") and t.count(".") == 2 and first <= _version(t) < before), key=_version):
             commit = subprocess.run(
                 ["git", "--git-dir", git, "rev-list", "-n1", tag], capture_output=True, text=True, check=True
             ).stdout.strip()
@@ -293,14 +300,43 @@ def build(git: str | None, sdists: list[Path], wheels: list[Path]) -> dict[str, 
     }
 
 
+def merge_older(older: dict[str, Any], table: dict[str, Any]) -> dict[str, Any]:
+    """`table` with the DeepSpeed releases of `older` (built from older tags only) before its own:
+    each change list is the two joined, unchanged runs collapsed again; torch is `table`'s."""
+    ds, old = table["deepspeed"], older["deepspeed"]
+    joined = {
+        "optimizers": changes([*map(tuple, old["optimizers"]), *map(tuple, ds["optimizers"])]),
+        "zero_tested": changes([*map(tuple, old["zero_tested"]), *map(tuple, ds["zero_tested"])]),
+        "classes": {
+            name: {"file": entry["file"], "by_release": changes([*map(tuple, old["classes"][name]["by_release"]), *map(tuple, entry["by_release"])])}
+            for name, entry in ds["classes"].items()
+        },
+        "releases": [*old["releases"], *ds["releases"]],
+        "sources": {**old["sources"], **ds["sources"]},
+    }
+    return {**table, "deepspeed": joined}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--git", help="a bare clone of deepspeedai/DeepSpeed")
     parser.add_argument("--sdist", action="append", type=Path, default=[])
     parser.add_argument("--torch-wheel", action="append", type=Path, default=[])
     parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument(
+        "--older-than-table",
+        action="store_true",
+        help="add the git tags from --first-tag up to the oldest release of the table at --out to it (torch and the newer releases kept)",
+    )
+    parser.add_argument("--first-tag", default=".".join(map(str, FIRST_TAG)), help="the oldest tag read from --git (default %(default)s)")
     args = parser.parse_args()
-    table = build(args.git, args.sdist, args.torch_wheel)
+    if args.older_than_table:
+        current = json.loads(args.out.read_text())
+        oldest = _version(current["deepspeed"]["releases"][0])
+        older = build(args.git, [], [], _version(args.first_tag), oldest)
+        table = merge_older(older, current)
+    else:
+        table = build(args.git, args.sdist, args.torch_wheel, _version(args.first_tag))
     args.out.write_text(json.dumps(table, indent=1, sort_keys=False) + "\n")
     print(
         f"wrote {args.out}: deepspeed {table['deepspeed']['releases'][0]}..{table['deepspeed']['releases'][-1]}, torch {', '.join(table['torch']['releases'])}"

@@ -24,6 +24,11 @@ _SIGNATURE_ANY = {
 _SIGNATURE_BLOCKS = {"zero_optimization", "fp16", "bf16", "bfloat16", "activation_checkpointing", "flops_profiler", "amp"}
 _SIGNATURE_TYPED = {"optimizer", "scheduler"}  # a block with a `type`
 MIN_SIGNATURE = 2
+# Flags DeepSpeedConfig._initialize_params combines with `|` (deepspeed/runtime/config.py, every
+# release from 0.7.0 to 0.19.8: `get_wall_clock_breakdown(param_dict) | self.flops_profiler_config.enabled`,
+# both read with dict.get): anything but a boolean or an integer on either side is a TypeError at
+# start-up, not a value tested for truth.
+BITOR_FLAGS = ("wall_clock_breakdown", "flops_profiler.enabled")
 
 # Keys Accelerate fills when they say "auto": its DeepSpeedPlugin (accelerate utils/dataclasses.py)
 # and Accelerator._prepare_deepspeed (accelerate/accelerator.py at 16cb6eb8: train_batch_size with a

@@ -54,6 +54,7 @@ def table(release: str) -> dict[str, Any]:
     return load_schema(f"{TABLES}/{release}.json")
 
 
+@cache
 def table_for(version: versions.Version) -> dict[str, Any]:
     """The table of the newest release at or below `version` (the oldest table below them all)."""
     below = [r for r in releases() if versions.parse(r) <= version]
@@ -445,6 +446,17 @@ def points(rng: versions.Range) -> Iterator[tuple[versions.Version, str]]:
     for point in rng.points(releases()):
         data = table_for(point)
         yield point, str(data["release"])
+
+
+def extra_forbidden(rng: versions.Range) -> str:
+    """pydantic's words for an extra key in the releases of the range: pydantic 1 (DeepSpeed up to
+    0.14.x) says 'extra fields not permitted', pydantic 2 'Extra inputs are not permitted'."""
+    majors = {int(table(release).get("pydantic", 2)) for _, release in points(rng)}
+    if majors == {1}:
+        return "'extra fields not permitted'"
+    if majors == {2} or not majors:
+        return "'Extra inputs are not permitted'"
+    return "'Extra inputs are not permitted' (pydantic 2; 'extra fields not permitted' on the pydantic-1 releases)"
 
 
 def _model_name(kind: Any, data: dict[str, Any]) -> str | None:

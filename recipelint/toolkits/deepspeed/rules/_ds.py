@@ -8,8 +8,13 @@ from recipelint.parse.tree import Document, Node
 from recipelint.toolkits.deepspeed.knowledge import looks_like_deepspeed
 
 
-def ds_document(ctx: Context) -> Document | None:
+def ds_document(ctx: Context, versioned: bool = True) -> Document | None:
+    """The recipe's DeepSpeed JSON, when it is one. `versioned`: the rule's verdict depends on the
+    DeepSpeed release, so there is none when every release the run may import is older than the
+    tables (RL429 says so once for the recipe)."""
     doc = ctx.recipe.ds_config
+    if versioned and not ctx.version_range("deepspeed").points():
+        return None
     if doc is None or doc.root.kind != "map":
         return None
     named_by_launch = ctx.recipe.launch is not None or ctx.recipe.ds_filler != "unknown"
@@ -49,6 +54,14 @@ def bf16_block(root: Node) -> str:
     return "bf16" if root.get("bf16") is not None else "bfloat16"
 
 
+def number_value(root: Node, key: str) -> int | float | None:
+    """A number as written (not a boolean, not a string); None otherwise."""
+    node = root.get(key)
+    if node is None or isinstance(node.value, bool) or not isinstance(node.value, (int, float)):
+        return None
+    return node.value
+
+
 def int_value(root: Node, key: str) -> int | None:
     node = root.get(key)
     if node is None or isinstance(node.value, bool) or not isinstance(node.value, (int, float)):
@@ -74,3 +87,19 @@ def data_parallel_size(ctx: Context, root: Node) -> tuple[int | None, str]:
     if sp > 1:
         return world // sp, f"{origin} / sequence_parallel_size {sp}"
     return world, origin
+
+
+def zero_stage(root: Node) -> int | None:
+    """ZeRO's stage as DeepSpeed reads it (pydantic takes "2" for 2; a legacy `true` is stage 1);
+    None when not known ("auto" is dropped or filled by a trainer)."""
+    zero = root.get("zero_optimization")
+    if zero is None:
+        return 0
+    if zero.kind == "scalar" and isinstance(zero.value, bool):
+        return int(zero.value)
+    stage = root.scalar("zero_optimization.stage") if zero.kind == "map" else None
+    if stage is None and zero.kind == "map" and root.get("zero_optimization.stage") is None:
+        return 0
+    if isinstance(stage, (int, float)) and not isinstance(stage, bool) and float(stage).is_integer():
+        return int(stage)
+    return int(stage) if isinstance(stage, str) and stage.isdigit() else None

@@ -13,7 +13,10 @@ fills the micro batch, accumulation, clipping and fp16/bf16. A JSON linted alone
 (`stage3_max_live_parameters`, `offload_param.buffer_size`, ...).
 
 `"auto"` in an `optimizer` or `scheduler` block DeepSpeed never builds (the training code
-passes its own to `deepspeed.initialize`, e.g. Megatron-DeepSpeed) is not reported.
+passes its own to `deepspeed.initialize`, e.g. Megatron-DeepSpeed) is not reported. `"auto"` under
+a top-level key DeepSpeed never reads (a look-alike block: `zero_optimisation`) is ignored, not
+"unfilled": info (RL410 reports the key), a warning where Accelerate may read the config, since
+its `fill_match` raises for every leaf it cannot fill.
 
 ## Severity
 An error where the run fails: the batch keys and `gradient_clipping` (TypeError in
@@ -121,6 +124,9 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
             continue  # the training code passes its own: DeepSpeed never reads the block (RL421 says so)
         spec = schema_node(node.path)
         parent = node.path.rpartition(".")[0]
+        if schema_node(block) is None and filler != "accelerate":
+            yield _never_read(ctx, node, filler)
+            continue
         if _modelled(parent) and node.path.rpartition(".")[2] not in models.keys_at(models.table(models.releases()[-1]), parent):
             continue  # a key the model does not have: DeepSpeed drops the "auto" with the key (RL410)
         if spec is not None and spec.get("x-alias-of"):
@@ -140,6 +146,25 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
             setting=node.path,
             current="auto",
         )
+
+
+def _never_read(ctx: Context, node: Node, filler: str) -> Diagnostic | None:
+    """ "auto" under a top-level key DeepSpeed does not read (a look-alike block,
+    `zero_optimisation`): nothing needs to fill it, DeepSpeed never sees it (RL410 reports the
+    key). Unknown keys inside blocks it reads are not taken for ignored: `optimizer.params`,
+    `scheduler.params` and `amp` hand theirs on. Accelerate walks every leaf and raises for it, so a launch that
+    may be Accelerate's gets a warning with that condition."""
+    said = f'{node.path} is "auto" in {node.path.split(".")[0]}, which DeepSpeed never reads: ignored, whatever fills it (RL410 reports the key)'
+    if filler == "unknown":
+        return ctx.diagnostic(
+            CODE,
+            Severity.WARNING,
+            f"{said}; if Accelerate reads this config, it raises '`{node.path}` not found in kwargs'",
+            node.span,
+            setting=node.path,
+            current="auto",
+        )
+    return ctx.diagnostic(CODE, Severity.INFO, said, node.span, setting=node.path, current="auto")
 
 
 def _alias(ctx: Context, doc: Document, node: Node, canonical: str, filler: str) -> Diagnostic | None:

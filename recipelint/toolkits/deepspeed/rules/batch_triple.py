@@ -10,13 +10,19 @@ satisfies it) is reported. Every combination
 DeepSpeed accepts or rejects gets its own message:
 all three given and inconsistent; `train_batch_size` with the micro batch (accumulation
 derived, 0 is rejected); with the accumulation (micro batch derived); alone (micro batch
-derived); only the accumulation, or none of them.
+derived); only the accumulation, or none of them. A fractional value (`16.5`) is not converted by
+DeepSpeed: its floor divisions and `==` run on the float as written (`deepspeed_assertion`), so
+`16.5 / 4 / 4` asserts `16.5 != 4 * 4 * 1`, and `16.5 / 4` derives accumulation `4.0` and asserts too,
+while `16.5 / 5.5 / 3` passes on one GPU.
 
 ## Severity
 Error: each case is an assertion of `DeepSpeedConfig._batch_assertion` /
 `_set_batch_related_parameters` (`deepspeed/runtime/config.py`, every release in the model tables,
-0.10.0 to 0.19.8) at `deepspeed.initialize`. A batch key it cannot read as a positive integer
-(1.5, `"4"`, 0) is left to RL413/RL414, which say what DeepSpeed does with it; `null` is "not given".
+0.7.0 to 0.19.8 read alike) at `deepspeed.initialize`. A fractional triple whose assertion passes is
+a warning: the run starts, but no data loader draws a fraction of a sample, so the batch trained is
+not the one written; without a launch, the sizes 1 to 4096 are tried. A batch key that is not a
+positive number (`"4"`, 0) is left to RL413/RL414, which say what DeepSpeed does with it; `null` is
+"not given".
 
 ## Why is this bad
 Each is an `AssertionError` in `deepspeed.initialize`, after the job has its GPUs:
@@ -53,7 +59,7 @@ from recipelint import tuner
 from recipelint.context import Context
 from recipelint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
 from recipelint.parse.tree import Node
-from recipelint.toolkits.deepspeed.rules._ds import data_parallel_size, ds_document, int_value
+from recipelint.toolkits.deepspeed.rules._ds import data_parallel_size, ds_document, int_value, number_value
 
 CODE = "RL415"
 NAME = "deepspeed-batch-triple"
@@ -64,12 +70,16 @@ KEYS = ("train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumula
 
 
 def check(ctx: Context) -> Iterator[Diagnostic | None]:
-    doc = ds_document(ctx)
+    doc = ds_document(ctx, versioned=False)  # the same in every release from 0.7.0
     if doc is None:
         return
     root = doc.root
     nodes = {key: root.get(key) for key in KEYS}
     if not _judged(ctx, root, nodes):
+        return
+    numbers = [number_value(root, key) for key in KEYS]
+    if any(isinstance(n, float) and not n.is_integer() for n in numbers):
+        yield _fractional(ctx, root, nodes, numbers)
         return
     tbs, mbs, gas = (int_value(root, key) for key in KEYS)
     if tbs is None and mbs is None:
@@ -114,12 +124,79 @@ def _judged(ctx: Context, root: Node, nodes: dict[str, Node | None]) -> bool:
     if root.get("elasticity.enabled") is not None and root.scalar("elasticity.enabled") is True:
         return False
     for key, node in nodes.items():
-        value = int_value(root, key)
-        if value is not None and value < 1:
-            return False  # no arithmetic on a size below 1: RL413 reports it (DeepSpeed asserts it is greater than 0)
+        value = number_value(root, key)
+        if value is not None and value <= 0:
+            return False  # no arithmetic on a size of 0 or below: RL413 reports it (DeepSpeed asserts it is greater than 0)
         if node is not None and node.value is not None and value is None:
-            return False  # 1.5, "4": RL413 and RL414 say what DeepSpeed does with it; null is "not given"
+            return False  # "4", true: RL413 and RL414 say what DeepSpeed does with it; null is "not given"
     return True
+
+
+Number = int | float
+# The data-parallel sizes a fractional triple is tried at when no launch names the config.
+ANY_WORLD = range(1, 4097)
+
+
+def deepspeed_assertion(tbs: Number | None, mbs: Number | None, gas: Number | None, ws: Number) -> str | None:
+    """`DeepSpeedConfig._set_batch_related_parameters` then `_batch_assertion`
+    (deepspeed/runtime/config.py, the same from 0.7.0 to 0.19.8), on the values as written:
+    DeepSpeed never converts them, so a float stays a float through its floor divisions and its
+    `==`. Its assertion message, or None when the triple passes."""
+    if tbs is not None and mbs is not None and gas is not None:
+        pass
+    elif tbs is not None and mbs is not None:
+        gas = tbs // mbs // ws
+    elif tbs is not None and gas is not None:
+        mbs = tbs // ws // gas
+    elif mbs is not None and gas is not None:
+        tbs = mbs * gas * ws
+    elif tbs is not None:
+        gas, mbs = 1, tbs // ws
+    elif mbs is not None:
+        tbs, gas = mbs * ws, 1
+    else:
+        return "Either train_batch_size or train_micro_batch_size_per_gpu needs to be provided"
+    assert tbs is not None and mbs is not None and gas is not None
+    for value, label in ((tbs, "Train batch size"), (mbs, "Micro batch size per gpu"), (gas, "Gradient accumulation steps")):
+        if not value > 0:
+            return f"{label}: {value} has to be greater than 0"
+    if tbs != mbs * gas * ws:
+        return f"Check batch related parameters. train_batch_size is not equal to micro_batch_per_gpu * gradient_acc_step * world_size {tbs} != {mbs} * {gas} * {ws}"
+    return None
+
+
+def _fractional(ctx: Context, root: Node, nodes: dict[str, Node | None], numbers: list[Number | None]) -> Diagnostic | None:
+    """A batch key with a fraction (16.5): DeepSpeed's arithmetic on it as written decides. An
+    error where its assertion fails at the launch's data-parallel size (or at every size from 1
+    to 4096 when no launch names the config); where it passes, a warning: the run starts, but no
+    data loader draws a fraction of a sample, so the batch is not the one written."""
+    tbs, mbs, gas = numbers
+    key = next(k for k, n in zip(KEYS, numbers, strict=True) if isinstance(n, float) and not n.is_integer())
+    node = nodes[key]
+    assert node is not None
+    written = ", ".join(f"{k} {n}" for k, n in zip(KEYS, numbers, strict=True) if n is not None)
+    ws, origin = data_parallel_size(ctx, root)
+    if ws is not None and ws < 1:
+        return None  # more sequence-parallel ranks than GPUs: as for a whole triple, not judged here
+    if ws is not None:
+        said = deepspeed_assertion(tbs, mbs, gas, ws)
+        evidence = [f"data-parallel size {ws}: {origin}"]
+        passing = [] if said else [ws]
+    else:
+        passing = [size for size in ANY_WORLD if deepspeed_assertion(tbs, mbs, gas, size) is None]
+        said = None if passing else deepspeed_assertion(tbs, mbs, gas, 1)
+        evidence = ["no launch names this config: data-parallel sizes 1 to 4096 tried"]
+    where = f"at data-parallel size {ws}" if ws is not None else "at every data-parallel size from 1 to 4096 (at size 1)"
+    if said is not None:
+        message = f"{written}: DeepSpeed's batch arithmetic takes the fraction as written (floor division on floats) and asserts {where}: '{said}'"
+        return ctx.diagnostic(CODE, SEVERITY, message, node.span, setting=key, current=node.value, evidence=evidence)
+    sizes = (
+        ""
+        if ws is not None
+        else f" (it passes at data-parallel size {', '.join(map(str, passing[:5]))}{' ...' if len(passing) > 5 else ''})"
+    )
+    message = f"{written}: DeepSpeed's batch arithmetic takes the fraction as written and its assertion passes{sizes}, but no data loader draws a fraction of a sample: the batch trained is not the one written"
+    return ctx.diagnostic(CODE, Severity.WARNING, message, node.span, setting=key, current=node.value, evidence=evidence)
 
 
 def _inconsistent(tbs: int, mbs: int | None, gas: int | None, ws: int) -> str | None:

@@ -22,9 +22,14 @@ judged against `schemas/deepspeed/ds_config.schema.json`, by what the code then 
 `steps_per_print: 0` divides by zero at the first step (an error); a negative
 `gradient_clipping` turns clipping off (`if self.gradient_clipping() > 0.0`,
 `deepspeed/runtime/engine.py`: a warning); a negative `steps_per_print` prints every |n| steps
-(info); `0`/`1` or `null` for a flag is tested for truth and accepted (nothing); `null` for a batch
-size is "not given" (nothing); a fractional batch size passes DeepSpeed's batch arithmetic but
-no data loader draws half a sample (a warning). `"auto"` is left to RL416, strings that stand for
+(info); a fractional `steps_per_print` reports where `global_steps % 50.5 == 0` holds (float `%` is
+exact: every 101 steps, a warning); `0`/`1` or `null` for a flag is tested for truth and accepted
+(nothing); `null` for a batch size is "not given" (nothing); a fractional batch size is RL415's
+(DeepSpeed's batch arithmetic on it as written). `wall_clock_breakdown` and
+`flops_profiler.enabled` are not tested for truth: `DeepSpeedConfig._initialize_params` computes
+`get_wall_clock_breakdown(param_dict) | self.flops_profiler_config.enabled` (deepspeed/runtime/config.py,
+every release from 0.7.0 to 0.19.8), so a string, `null` or a float on either side is
+`TypeError: unsupported operand type(s) for |` at start-up (an error); `0`/`1` pass. `"auto"` is left to RL416, strings that stand for
 booleans or numbers to RL414, unknown keys to RL410, the batch triple to RL415.
 
 ## Severity
@@ -51,6 +56,7 @@ No fix.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from fractions import Fraction
 from typing import Any
 
 from recipelint import versions
@@ -59,7 +65,7 @@ from recipelint.diagnostics import Diagnostic, Severity
 from recipelint.parse.tree import Document
 from recipelint.schemas import validate
 from recipelint.toolkits.deepspeed import models
-from recipelint.toolkits.deepspeed.knowledge import SCHEMA, schema_node
+from recipelint.toolkits.deepspeed.knowledge import BITOR_FLAGS, SCHEMA, schema_node
 from recipelint.toolkits.deepspeed.rules._ds import ds_document
 
 CODE = "RL413"
@@ -79,6 +85,35 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
     yield from _model_findings(ctx, doc, plain, rng)
     yield from _schema_findings(ctx, doc, plain, rng)
     yield _allreduce_sum(ctx, doc, plain, rng)
+    yield _bitor(ctx, doc, plain)
+
+
+def _bitor(ctx: Context, doc: Document, plain: dict[str, Any]) -> Diagnostic | None:
+    """`get_wall_clock_breakdown(param_dict) | self.flops_profiler_config.enabled`: Python's `|` on
+    the two values as written (each `False` when absent) raises for a string, null or float."""
+    flops = plain.get("flops_profiler", {})
+    if not isinstance(flops, dict):
+        return None
+    values = (plain.get("wall_clock_breakdown", False), flops.get("enabled", False))
+    if "auto" in values:
+        return None  # RL416
+    try:
+        values[0] | values[1]
+        return None
+    except TypeError as exc:
+        error = str(exc)
+    bad = next(path for path, value in zip(BITOR_FLAGS, values, strict=True) if not isinstance(value, int))  # bool is an int
+    node = doc.root.get(bad)
+    if node is None:
+        return None
+    return ctx.diagnostic(
+        CODE,
+        SEVERITY,
+        f"{bad} {_show(node.value)}: DeepSpeedConfig computes get_wall_clock_breakdown(param_dict) | self.flops_profiler_config.enabled on the values as written and raises TypeError: {error} (deepspeed/runtime/config.py, every release from 0.7.0 to 0.19.8)",
+        node.span,
+        setting=bad,
+        current=node.value,
+    )
 
 
 # DeepSpeedConfig._do_error_check refuses a 'sum' gradient all-reduce with ZeRO stage 3, ZenFlow
@@ -132,6 +167,7 @@ def _model_findings(ctx: Context, doc: Document, plain: dict[str, Any], rng: ver
         if release not in found:
             found[release] = models.problems(plain, release)
     order: dict[tuple[str, str], models.Problem] = {}
+    every: dict[str, list[models.Problem]] = {}
     for problems in found.values():
         for problem in problems:
             order.setdefault((problem.path, problem.message), problem)
@@ -142,7 +178,10 @@ def _model_findings(ctx: Context, doc: Document, plain: dict[str, Any], rng: ver
         verdict = versions.evaluate(rng, _rejects(found, key), models.releases())
         if verdict.holds == "none":
             continue
-        yield _model_finding(ctx, doc, problem, verdict, holders[-1])
+        if not every:  # which releases reject it, over all the tables: only for what is found
+            every.update({release: models.problems(plain, release) for release in models.releases()})
+        since = versions.held(models.releases(), _rejects(every, key))
+        yield _model_finding(ctx, doc, problem, verdict, holders[-1], since)
 
 
 def _rejects(found: dict[str, list[models.Problem]], key: tuple[str, str]) -> Callable[[versions.Version], bool]:
@@ -152,7 +191,9 @@ def _rejects(found: dict[str, list[models.Problem]], key: tuple[str, str]) -> Ca
     return at
 
 
-def _model_finding(ctx: Context, doc: Document, problem: models.Problem, verdict: versions.Verdict, release: str) -> Diagnostic | None:
+def _model_finding(
+    ctx: Context, doc: Document, problem: models.Problem, verdict: versions.Verdict, release: str, since: str
+) -> Diagnostic | None:
     node = doc.root.get(problem.path)
     while node is None and "." in problem.path:
         problem = models.Problem(problem.path.rpartition(".")[0], problem.message, problem.model, problem.file, problem.release)
@@ -160,7 +201,7 @@ def _model_finding(ctx: Context, doc: Document, problem: models.Problem, verdict
     if node is None:
         return None
     shown = f" {_show(node.value)}" if node.kind == "scalar" else ""
-    where = f"{problem.model}, {problem.file} in {models.provenance(models.table(release))}"
+    where = f"{problem.model}, {problem.file}; rejected {since}"
     if verdict.holds == "all":
         severity, effect = SEVERITY, "DeepSpeed rejects it at deepspeed.initialize"
     else:
@@ -172,7 +213,7 @@ def _model_finding(ctx: Context, doc: Document, problem: models.Problem, verdict
         node.span,
         setting=problem.path,
         current=node.value if node.kind == "scalar" else None,
-        evidence=[f"target {verdict.range.allows()}"],
+        evidence=[f"target {verdict.range.allows()}", f"model table: {models.provenance(models.table(release))}"],
     )
 
 
@@ -212,7 +253,7 @@ def _schema_findings(ctx: Context, doc: Document, plain: dict[str, Any], rng: ve
         if "Additional properties" in problem.message or "were unexpected" in problem.message:
             continue  # RL410
         node = doc.root.get(problem.path) if problem.path else None
-        if node is None or _under_model(problem.path, rng):
+        if node is None or problem.path in BITOR_FLAGS or _under_model(problem.path, rng):
             continue
         if node.kind == "map" and "is not valid under any of the given schemas" in problem.message:
             continue  # a block with a nested problem: the nested one is reported on its own
@@ -237,10 +278,16 @@ def _dict_get_verdict(path: str, value: Any) -> tuple[Severity, str] | None:
     number = isinstance(value, (int, float)) and not isinstance(value, bool)
     if path == "gradient_clipping" and number and value < 0:
         return Severity.WARNING, ": DeepSpeed clips only when it is > 0 (deepspeed/runtime/engine.py), so clipping is off"
+    if path == "steps_per_print" and isinstance(value, float) and value > 0 and not value.is_integer():
+        # `global_steps % steps_per_print == 0` on a float: float % is exact, so it holds at the
+        # multiples of the value's numerator in lowest terms (50.5 = 101/2: every 101 steps).
+        every = Fraction(value).numerator
+        when = f"every {every} steps" if every < 10**9 else "never in practice"
+        return Severity.WARNING, f": DeepSpeed reports when global_steps % {value} == 0 (deepspeed/runtime/engine.py), which holds {when}"
     if path == "steps_per_print" and number and value < 0:
         return Severity.INFO, f": DeepSpeed reports every {-int(value)} steps (global_steps % {int(value)} == 0 holds there)"
     if path in BATCH and isinstance(value, float) and value > 0 and not value.is_integer():
-        return Severity.WARNING, ": DeepSpeed's batch arithmetic takes it as is, but no data loader draws a fraction of a sample"
+        return None  # RL415 does DeepSpeed's batch arithmetic on it as written
     return SEVERITY, ""
 
 

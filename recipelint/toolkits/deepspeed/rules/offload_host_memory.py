@@ -50,7 +50,7 @@ BUFFER_FACTOR = 1.5
 
 
 def check(ctx: Context) -> Iterator[Diagnostic | None]:
-    doc = ds_document(ctx)
+    doc = ds_document(ctx, versioned=False)  # the same in every release from 0.7.0
     params = ctx.options.model_params
     if doc is None or not params:
         return

@@ -5,10 +5,21 @@ Follows the code that reads the JSON (docs/toolkits/deepspeed.md, "Which code re
 When DeepSpeed builds the blocks (a script's `deepspeed.initialize` without an optimizer, the
 Hugging Face Trainer and Accelerate, which hand a JSON optimizer to DeepSpeed, WeNet), each of
 these fails in `deepspeed.initialize` (deepspeed/runtime/engine.py of deepspeedai/DeepSpeed,
-the same from 0.10.0 to 0.19.8) and is an error:
+the same from 0.8.0 to 0.19.8) and is an error:
 
 - `optimizer.params.max_grad_norm`: "'max_grad_norm' is not supported as an optimizer
-  parameter, please switch to using the deepspeed parameter 'gradient_clipping'".
+  parameter, please switch to using the deepspeed parameter 'gradient_clipping'". A `null` or a
+  string there fails earlier, whoever builds the optimizer: `DeepSpeedConfig._do_warning_check`
+  compares it with 0 (`TypeError: '>' not supported between instances of 'NoneType' and 'int'`,
+  deepspeed/runtime/config.py, 0.7.0 to 0.19.8). Without an `optimizer.type` DeepSpeed reads no
+  `optimizer.params` at all (`get_optimizer_params`), so nothing there is blamed.
+- ZeRO stage 1 or 2 with no `optimizer.type` where the script's own `deepspeed.initialize` gets
+  no optimizer: `_configure_zero_optimizer(optimizer=None)` wraps a DummyOptim and asserts 'zero
+  stage N requires an optimizer' (deepspeed/runtime/engine.py, 0.8.0 to 0.19.8; stage 3 builds
+  DeepSpeedZeRoOffload, which needs none). An error where the script is read and passes none;
+  nothing where it was not read (most scripts pass their own optimizer when the JSON names none,
+  so a condition on every such config would be noise), nor under the Trainer, Accelerate, WeNet,
+  XTuner or Megatron-DeepSpeed, which pass an optimizer of their own when the JSON names none.
 - LAMB or OneBitLamb with a fixed fp16 loss scale: "DeepSpeed {name} optimizer requires
   dynamic loss scaling".
 - an `optimizer.type` that is neither one of DeepSpeed's names (`DEEPSPEED_OPTIMIZERS` of
@@ -29,7 +40,7 @@ the same from 0.10.0 to 0.19.8) and is an error:
   offload, torch's AdamW with `torch_adam`; `Lion` is FusedLion; `Lamb` FusedLamb; any other
   name the torch.optim class) and `_scheduler_from_config` (deepspeed/runtime/lr_schedules.py,
   else torch.optim.lr_scheduler). The signatures are read per release from DeepSpeed's source
-  (0.10.0 to 0.19.8) and torch's (2.13.0, 2.14.1) by tools/build_deepspeed_engine_table.py into
+  (0.8.0 to 0.19.8) and torch's (2.13.0, 2.14.1) by tools/build_deepspeed_engine_table.py into
   schemas/deepspeed/engine.json. mup's MuAdam/MuAdamW/MuSGD and Muon are not judged (Muon keeps
   only the keys it knows).
 - a `scheduler.type` that is not one of DeepSpeed's (LRRangeTest, OneCycle, WarmupLR,
@@ -38,7 +49,8 @@ the same from 0.10.0 to 0.19.8) and is an error:
 
 The DeepSpeed releases judged are those the run imports (the environment, the repository's pins,
 `target-versions`, else 0.19.8): a finding that holds for only some of them is a warning naming
-them; releases before 0.10.0 are not judged.
+them; releases before 0.8.0 are not judged (RL429 says so). Before 0.9.2 `Adagrad` takes the
+Adam branch (FusedAdam without offload).
 
 When the training code passes its own optimizer or scheduler to `deepspeed.initialize`
 (Megatron-DeepSpeed's `megatron/training.py`, mmengine's DeepSpeedStrategy for XTuner),
@@ -78,7 +90,9 @@ No fix.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator
+from typing import Any
 
 from recipelint import versions
 from recipelint.context import Context
@@ -86,7 +100,7 @@ from recipelint.diagnostics import Diagnostic, Severity
 from recipelint.parse.span import Span
 from recipelint.parse.tree import Node
 from recipelint.toolkits.deepspeed.rules import _engine
-from recipelint.toolkits.deepspeed.rules._ds import builds_block, ds_document
+from recipelint.toolkits.deepspeed.rules._ds import builds_block, ds_document, zero_stage
 
 CODE = "RL421"
 NAME = "deepspeed-optimizer-params"
@@ -94,7 +108,7 @@ SEVERITY = Severity.ERROR
 FIXABLE = False
 SOURCE = (
     "deepspeedai/DeepSpeed@edaa7221:deepspeed/runtime/engine.py (_do_sanity_check, _configure_basic_optimizer, "
-    "_do_optimizer_sanity_check, _scheduler_from_config; 0.10.0 to 0.19.8); constructor signatures in "
+    "_do_optimizer_sanity_check, _scheduler_from_config; 0.8.0 to 0.19.8); constructor signatures in "
     "schemas/deepspeed/engine.json (tools/build_deepspeed_engine_table.py)"
 )
 UNTESTED = (
@@ -150,13 +164,17 @@ def _ignored(ctx: Context, root: Node, block: str, why: str) -> Diagnostic | Non
 
 def _optimizer(ctx: Context, root: Node) -> Iterator[Diagnostic | None]:
     builds, why = builds_block(ctx, "optimizer")
+    named = root.get("optimizer.type") is not None and root.scalar("optimizer.type") is not None
+    max_norm = root.get("optimizer.params.max_grad_norm") if named else None  # get_optimizer_params: None without a type
+    yield _unordered_max_norm(ctx, max_norm)
+    if not named:
+        yield _no_optimizer(ctx, root)
     if builds is False:
         yield _ignored(ctx, root, "optimizer", why)
         return  # DeepSpeed names the client optimizer by its class: no JSON check runs
     severity, condition = (SEVERITY, "") if builds else (Severity.WARNING, f" {why}")
     evidence = [f"consumer: {why}"] if builds else []
-    max_norm = root.get("optimizer.params.max_grad_norm")
-    if max_norm is not None:
+    if max_norm is not None and not _unordered(max_norm.value):
         yield ctx.diagnostic(
             CODE,
             severity,
@@ -180,6 +198,58 @@ def _optimizer(ctx: Context, root: Node) -> Iterator[Diagnostic | None]:
                 suggested=0,
                 evidence=evidence,
             )
+
+
+def _unordered(value: Any) -> str:
+    """The TypeError of `value > 0`, as `DeepSpeedConfig._do_warning_check` asks of max_grad_norm; "" when it works."""
+    try:
+        _ = value > 0
+    except TypeError as exc:
+        return str(exc)
+    return ""
+
+
+def _unordered_max_norm(ctx: Context, node: Node | None) -> Diagnostic | None:
+    """`optimizer.params.max_grad_norm` null or a string: `DeepSpeedConfig._do_warning_check`
+    (deepspeed/runtime/config.py, every release from 0.7.0 to 0.19.8) compares it with 0 while it
+    reads the config, whoever builds the optimizer: TypeError at start-up."""
+    error = _unordered(node.value) if node is not None and node.value != "auto" else ""  # "auto": RL416
+    if node is None or not error:
+        return None
+    return ctx.diagnostic(
+        CODE,
+        SEVERITY,
+        f"optimizer.params.max_grad_norm {json.dumps(node.value)}: DeepSpeedConfig._do_warning_check compares it with 0 while it reads the config, whoever builds the optimizer, and raises TypeError: {error} (deepspeed/runtime/config.py, every release from 0.7.0 to 0.19.8); set gradient_clipping at the top level instead",
+        node.span,
+        setting="optimizer.params.max_grad_norm",
+        current=node.value,
+    )
+
+
+def _no_optimizer(ctx: Context, root: Node) -> Diagnostic | None:
+    """ZeRO stage 1 or 2 with no optimizer: the JSON names none (no `optimizer.type`) and the
+    script passes none to deepspeed.initialize. `DeepSpeedEngine.__init__` then calls
+    `_configure_zero_optimizer(optimizer=None)`, which wraps a DummyOptim and asserts 'zero stage
+    N requires an optimizer' (deepspeed/runtime/engine.py, 0.8.0 to 0.19.8; 0.7.x says 'zero
+    stage 2' for both). Stage 3 builds DeepSpeedZeRoOffload instead (no optimizer needed). Judged
+    only where the script's own deepspeed.initialize reads the JSON: the Trainer, Accelerate,
+    WeNet, XTuner and Megatron-DeepSpeed pass an optimizer of their own when the JSON has none."""
+    consumer = ctx.recipe.reader
+    stage = zero_stage(root)
+    if stage not in (1, 2) or consumer.kind != "deepspeed" or consumer.client_optimizer is not False:
+        return None  # the script passes one, or was not read: most scripts pass their own when the JSON names none
+    node = root.get("zero_optimization.stage") or root.get("zero_optimization")
+    if node is None:
+        return None
+    said = f"the JSON names no optimizer (no optimizer.type) under ZeRO stage {stage}: DeepSpeed asserts 'zero stage {stage} requires an optimizer' at deepspeed.initialize (deepspeed/runtime/engine.py _configure_zero_optimizer, 0.8.0 to 0.19.8)"
+    return ctx.diagnostic(
+        CODE,
+        SEVERITY,
+        f"{said}; the training script passes none",
+        node.span,
+        setting="optimizer.type",
+        evidence=[f"consumer: {consumer.why()}"],
+    )
 
 
 def _scheduler(ctx: Context, root: Node) -> Iterator[Diagnostic | None]:
@@ -244,22 +314,6 @@ def _span(root: Node, setting: str) -> Span | None:
     return (node.key_span(key) if node is not None else None) or (node.span if node is not None else None)
 
 
-def _zero_stage(root: Node) -> int | None:
-    """ZeRO's stage as DeepSpeed reads it (pydantic takes "2" for 2; a legacy `true` is stage 1);
-    None when not known ("auto" is dropped or filled by a trainer)."""
-    zero = root.get("zero_optimization")
-    if zero is None:
-        return 0
-    if zero.kind == "scalar" and isinstance(zero.value, bool):
-        return int(zero.value)
-    stage = root.scalar("zero_optimization.stage") if zero.kind == "map" else None
-    if stage is None and zero.kind == "map" and root.get("zero_optimization.stage") is None:
-        return 0
-    if isinstance(stage, (int, float)) and not isinstance(stage, bool) and float(stage).is_integer():
-        return int(stage)
-    return int(stage) if isinstance(stage, str) and stage.isdigit() else None
-
-
 def _optimizer_at(root: Node, release: versions.Version) -> frozenset[Finding] | None:
     """`_do_sanity_check`, `_configure_basic_optimizer` and `_do_optimizer_sanity_check` at one release."""
     name = root.scalar("optimizer.type")
@@ -277,7 +331,7 @@ def _optimizer_at(root: Node, release: versions.Version) -> frozenset[Finding] |
         (f"optimizer.params.{key}", f"optimizer {name}: DeepSpeed builds {_label(built)} with **optimizer.params, which raises {error}", "")
         for key, error in _engine.wrong_params(built, root.get("optimizer.params"), release, ("max_grad_norm",))
     }
-    stage = _zero_stage(root)
+    stage = zero_stage(root)
     allowed = root.get("zero_allow_untested_optimizer")
     if stage and not (allowed is not None and allowed.plain()) and not _engine.zero_tested(release, built):
         found.add(

@@ -5,7 +5,7 @@ Flags `OneBitAdam`, `ZeroOneAdam` and `OneBitLamb` (any case), the 1-bit communi
 optimizers: `DEEPSPEED_OPTIMIZERS` in `deepspeed/runtime/config.py` lists them in the 0.19.6
 sdist and not in the 0.19.7 and 0.19.8 ones (the `deepspeed/runtime/fp16/onebit/` package is
 gone too). schemas/deepspeed/engine.json, read from each release's source by
-tools/build_deepspeed_engine_table.py, holds the names of every release from 0.10.0 on.
+tools/build_deepspeed_engine_table.py, holds the names of every release from 0.8.0 on.
 The releases judged are those the run imports (the environment the script activates, the
 repository's pins, `target-versions`, else the newest known): an error when all of them lack the
 optimizer, a warning naming the releases when some do. Nothing is reported when the training

@@ -17,7 +17,7 @@ DeepSpeed has, but not in the releases the run imports (`zero_optimization.zenfl
 ## Severity
 By the model tables (`schemas/deepspeed/models/<release>.json`): an error where the model of every
 release the run may import rejects the key (`extra="forbid"` on `DeepSpeedConfigModel`,
-`deepspeed/runtime/config_utils.py`, every release since 0.10.0 in the tables); a warning naming
+`deepspeed/runtime/config_utils.py`, every release since 0.8.0 in the tables); a warning naming
 the releases when only some do; a warning when the value is `"auto"` (`DeepSpeedConfigModel.__init__`
 drops it first: ignored); in `dict.get` blocks (`deepspeed/runtime/config.py`, every release) a
 warning when the key is close to one DeepSpeed reads (that setting is lost), info when not.
@@ -128,7 +128,7 @@ def _verdict(ctx: Context, schema: dict[str, Any], path: str, key: str, child: N
     rng = ctx.version_range("deepspeed")
     validated = versions.evaluate(rng, lambda v: path != "" and models.model_at(models.table_for(v), path) is not None, models.releases())
     rejected = versions.evaluate(rng, lambda v: path != "" and models.rejects_key(models.table_for(v), path, key), models.releases())
-    where = f"'Extra inputs are not permitted' in {path or 'the config'}"
+    where = f"{models.extra_forbidden(rng)} in {path or 'the config'}"
     if validated.holds != "none" and child.kind == "scalar" and child.value == "auto":
         why = 'DeepSpeed drops every "auto" value before its model validates the block, so the key is ignored'
         return Severity.WARNING, why, validated.range.allows()
@@ -166,7 +166,7 @@ def _not_in_release(ctx: Context, path: str, key: str, key_span: Span, child: No
         return None
     has = [release for release in models.releases() if not models.rejects_key(models.table(release), path, key)]
     since = f"; the model tables have it from DeepSpeed {has[0]}" if has else ""
-    where = f"'Extra inputs are not permitted' in {path}"
+    where = f"{models.extra_forbidden(rng)} in {path}"
     severity = Severity.ERROR if rejected.holds == "all" else Severity.WARNING
     return ctx.diagnostic(
         CODE,
