@@ -410,7 +410,8 @@ def test_an_oversized_document_is_one_error_and_the_server_stays_quick(tmp_path:
     _alive(wire, 21)
     assert time.monotonic() - began < 5
     messages = [d["message"] for d in published["params"]["diagnostics"]]  # type: ignore[index]
-    assert any("over the 1 MiB limit" in m for m in messages), messages
+    # a data JSON over 1 MiB is skipped as no recipe (issue 38), or is one size error: never read whole
+    assert all("over the 1 MiB limit" in m for m in messages), messages
     wire.stop()
 
 
