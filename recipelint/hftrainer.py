@@ -15,7 +15,7 @@ from typing import Any
 from recipelint import trainingargs, versions
 from recipelint.model import Recipe
 from recipelint.parse.files import FileCache
-from recipelint.parse.hfparser import Parser, Reading
+from recipelint.parse.hfparser import Default, Parser, Reading
 from recipelint.parse.shell import Word
 from recipelint.parse.span import Span
 from recipelint.records import dataclass
@@ -160,6 +160,8 @@ def value_of(recipe: Recipe, read: Reading | None, name: str, version: versions.
             shown = repr(own.value) if own.literal else "computed"
             return Value(name, own.value if own.literal else None, f"script default {shown} ({own.where})", own.span, own.span)
     call = read.calls.get(name) if read is not None and parser is None else None
+    if call is not None and call.ref is not None and read is not None:
+        return _from_argparse(recipe, read, call, spec)
     if call is not None:
         return Value(name, call.value, f"TrainingArguments({name}={call.value!r}) ({call.where})", call.span, call.span)
     if spec is None:
@@ -168,6 +170,27 @@ def value_of(recipe: Recipe, read: Reading | None, name: str, version: versions.
     if not spec.has_default:
         return Value(name, None, f"transformers {label} default: computed", None, given=False)
     return Value(name, spec.default, f"transformers {label} default {spec.default!r}", None, given=False)
+
+
+def _from_argparse(recipe: Recipe, read: Reading, call: Default, spec: trainingargs.Field | None) -> Value | None:
+    """`TrainingArguments(learning_rate=args.lr)`: the launch's `--lr`, else the script's argparse
+    default; None when the script's argparse has no such destination."""
+    option = read.argparse.get(call.ref or "")
+    if option is None:
+        return None
+    said = f"TrainingArguments({call.name}=args.{call.ref}) ({call.where})"
+    for flag in reversed(launch_flags(recipe) or []):
+        if flag.option not in option.options and not any(o.startswith(flag.option) for o in option.options):
+            continue
+        where = f"{flag.word.span.path.name}:{flag.word.span.line}"
+        if option.switch:
+            return Value(call.name, not option.default, f"flag {flag.option} ({where}) via {said}", flag.word.span)
+        if flag.value is None or flag.value.value is None or flag.conditional:
+            return Value(call.name, None, f"flag {flag.option}: decided at run time ({where})", flag.word.span)
+        typed = trainingargs.Field(call.name, option.kind or (spec.type if spec else ""), None, False, None, "")
+        value = convert(flag.value.value, typed)
+        return Value(call.name, value, f"flag {flag.option} {flag.value.value} ({where}) via {said}", flag.value.span, flag.value.edit_span)
+    return Value(call.name, option.default, f"argparse default {option.default!r} of {option.options[0]} via {said}", call.span)
 
 
 def _from_flags(recipe: Recipe, parser: Parser, name: str, spec: trainingargs.Field | None, version: versions.Version) -> Value | None:

@@ -49,7 +49,11 @@ def test_removed_arguments_on_an_unpinned_fastchat_launch(tmp_path: Path) -> Non
 
 @pytest.mark.parametrize(
     ("flag", "line", "removed_in", "before"),
-    [("--evaluation_strategy", 10, "4.51", "4.50.3"), ("--fsdp_transformer_layer_cls_to_wrap", 21, "5.0", "4.57.6"), ("--warmup_ratio", 17, "5.15", "5.14.1")],
+    [
+        ("--evaluation_strategy", 10, "4.51", "4.50.3"),
+        ("--fsdp_transformer_layer_cls_to_wrap", 21, "5.0", "4.57.6"),
+        ("--warmup_ratio", 17, "5.15", "5.14.1"),
+    ],
 )
 def test_each_removed_argument_over_its_release_range(tmp_path: Path, flag: str, line: int, removed_in: str, before: str) -> None:
     """All releases of the range removed the flag: error; none: quiet; some: warning naming them."""
@@ -61,7 +65,9 @@ def test_each_removed_argument_over_its_release_range(tmp_path: Path, flag: str,
     assert "in any release the run may install" in error.message
     (root / "recipelint.toml").write_text(f'target-versions = {{transformers = "=={before}"}}\n')
     assert [d for d in found(script, "RL530") if d.current == flag] == []
-    (root / "recipelint.toml").write_text(f'target-versions = {{transformers = ">={before},<{removed_in.split(".")[0]}.{int(removed_in.split(".")[1]) + 1}"}}\n')
+    (root / "recipelint.toml").write_text(
+        f'target-versions = {{transformers = ">={before},<{removed_in.split(".")[0]}.{int(removed_in.split(".")[1]) + 1}"}}\n'
+    )
     (warning,) = [d for d in found(script, "RL530") if d.current == flag]
     assert warning.severity is Severity.WARNING and f"with transformers >= {removed_in}" in warning.message
 
@@ -79,5 +85,98 @@ def test_a_release_that_has_the_argument_is_quiet(tmp_path: Path) -> None:
 def test_a_script_that_keeps_the_remaining_strings_is_not_judged(tmp_path: Path) -> None:
     root = clone("trainer/FastChat", tmp_path)
     train = root / "fastchat/train/train.py"
-    train.write_text(train.read_text().replace("parser.parse_args_into_dataclasses()", "parser.parse_args_into_dataclasses(return_remaining_strings=True)"))
+    train.write_text(
+        train.read_text().replace(
+            "parser.parse_args_into_dataclasses()", "parser.parse_args_into_dataclasses(return_remaining_strings=True)"
+        )
+    )
     assert found(root / "scripts/train_vicuna_7b.sh", "RL530") == []
+
+
+FIELD = Path(__file__).resolve().parent / "data" / "field"
+
+
+def mismatches(tmp_path: Path, case: str, launch: str = "run.sh", code: str = "RL460") -> list[Diagnostic]:
+    import shutil
+
+    root = tmp_path / case
+    shutil.copytree(FIELD / case, root)
+    return found(root / launch, code)
+
+
+def test_optimizer_scheduler_and_total_batch_of_the_apps_report(tmp_path: Path) -> None:
+    """hendrycks/apps #9, with the repository's own tune_apps_gpt.py and deepspeed_config.json: the
+    four lines of the report's error, each an error on its key (8 GPUs x 2 x 8 = 128)."""
+    diagnostics = mismatches(tmp_path, "trainer-optimizer-apps")
+    lines = sorted(d.message.split("values: ", 1)[1].split("'", 1)[0] for d in diagnostics)
+    assert lines == [
+        "- ds optimizer.params.lr=0.0001 vs hf learning_rate=5e-05",
+        "- ds scheduler.params.warmup_max_lr=0.0001 vs hf learning_rate=5e-05",
+        "- ds scheduler.params.warmup_num_steps=500 vs hf warmup_steps=0",
+        "- ds train_batch_size=8 vs hf train_batch_size (calculated)=128",
+    ]
+    assert {d.severity for d in diagnostics} == {Severity.ERROR}
+    lr = next(d for d in diagnostics if d.setting == "optimizer.params.lr")
+    assert lr.evidence[0].startswith("hf learning_rate: argparse default 5e-05 of --lr via TrainingArguments(learning_rate=args.lr)")
+    assert lr.fix is not None and lr.fix.edits[0].content == '"auto"'
+    assert_snapshot("RL460", diagnostics, tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("case", "key", "line"),
+    [
+        (
+            "trainer-micro-batch",
+            "train_micro_batch_size_per_gpu",
+            "- ds train_micro_batch_size_per_gpu=1 vs hf per_device_train_batch_size=8",
+        ),
+        ("trainer-precision", "fp16.enabled", "- ds fp16.enabled=True vs hf fp16|fp16_full_eval+fp16_backend(amp)=False"),
+        ("trainer-clipping", "gradient_clipping", "- ds gradient_clipping=10 vs hf max_grad_norm=0.3"),
+    ],
+)
+def test_each_key_family_as_the_reports_print_it(tmp_path: Path, case: str, key: str, line: str) -> None:
+    (finding,) = mismatches(tmp_path, case)
+    assert finding.setting == key and finding.severity is Severity.ERROR
+    assert f"mismatch TrainingArguments values: {line}'" in finding.message
+
+
+def test_a_string_through_an_accelerate_config_file(tmp_path: Path) -> None:
+    """hiyouga/LlamaFactory #1116: accelerate launch, whose config names the JSON; "8" is not 8."""
+    (finding,) = mismatches(tmp_path, "trainer-accumulation-accelerate")
+    assert finding.setting == "gradient_accumulation_steps" and finding.severity is Severity.ERROR
+    assert finding.message.startswith("gradient_accumulation_steps is '8' (a string) in the DeepSpeed config")
+    assert "- ds gradient_accumulation_steps=8 vs hf gradient_accumulation_steps=8'" in finding.message
+
+
+def test_an_accelerate_config_inline_deepspeed_block(tmp_path: Path) -> None:
+    """hiyouga/LlamaFactory #201: gradient_accumulation_steps 4 in the YAML, 2 on the launch;
+    gradient_clipping 0.5 equals --max_grad_norm 0.5."""
+    (finding,) = mismatches(tmp_path, "trainer-accelerate-inline", code="RL461")
+    assert finding.setting == "gradient_accumulation_steps" and (finding.current, finding.suggested) == (4, 2)
+    assert "- ds gradient_accumulation_steps=4 vs hf gradient_accumulation_steps=2'" in finding.message
+    assert finding.fix is not None and finding.fix.edits[0].content == "2"
+    assert_snapshot("RL461", [finding], tmp_path)
+
+
+def test_auto_and_agreeing_values_are_quiet(tmp_path: Path) -> None:
+    root = tmp_path / "trainer-clipping"
+    import shutil
+
+    shutil.copytree(FIELD / "trainer-clipping", root)
+    (root / "run.sh").write_text((root / "run.sh").read_text().replace("--max_grad_norm 0.3", "--max_grad_norm 10"))
+    assert found(root / "run.sh", "RL460") == []
+    llava = clone("trainer/LLaVA", tmp_path)  # every value "auto"
+    assert found(llava / "scripts/v1_5/finetune.sh", "RL460") == []
+
+
+def test_a_scheduler_block_replaces_the_launch_s_scheduler(tmp_path: Path) -> None:
+    """Qwen's finetune_ds.sh, unmodified: --lr_scheduler_type cosine with a WarmupLR block."""
+    root = clone("trainer/Qwen", tmp_path)
+    (finding,) = found(root / "finetune/finetune_ds.sh", "RL470")
+    assert finding.setting == "lr_scheduler_type" and finding.severity is Severity.WARNING and finding.span.line == 84
+    assert "WarmupLR holds the learning rate at warmup_max_lr after the warmup, where cosine was asked for" in finding.message
+    assert_snapshot("RL470", [finding], tmp_path)
+    config = root / "finetune/ds_config_zero3.json"
+    text = config.read_text()
+    config.write_text(text[: text.index('"scheduler"')] + text[text.index('"zero_optimization"') :])
+    assert found(root / "finetune/finetune_ds.sh", "RL470") == []

@@ -38,6 +38,18 @@ class Default:
     literal: bool  # False: a default the code computes, or none
     span: Span | None
     where: str  # "train.py:42"
+    ref: str | None = None  # `args.lr`: the argparse destination the value is read from
+
+
+@dataclass
+class Option:
+    """One `parser.add_argument("--lr", default=5e-5, type=float)` of the script's own argparse."""
+
+    dest: str
+    options: tuple[str, ...]  # "--lr", "--learning-rate"
+    default: object
+    switch: bool  # action="store_true"
+    kind: str  # the `type=` name: "int", "float", "str", "" when not given
 
 
 @dataclass
@@ -79,6 +91,7 @@ class Reading:
 
     parser: Parser | None
     calls: dict[str, Default] = field(default_factory=dict)
+    argparse: dict[str, Option] = field(default_factory=dict)  # dest -> option, of the files read
 
 
 def read(script: Path, files: FileCache) -> Reading | None:
@@ -155,6 +168,7 @@ def _read(script: Path, files: FileCache) -> Reading | None:
         seen.add(module.path)
         reading.parser = _parser(reader, module)
         reading.calls.update(_calls(reader, module))
+        reading.argparse.update(_argparse(module.file))
         queue.extend(_called_modules(reader, module))
     return reading
 
@@ -266,6 +280,8 @@ def _default(reader: _Reader, module: Module, name: str, value: ast.expr | None)
         node = next((k.value for k in value.keywords if k.arg == "default"), None)
     if node is None:
         return Default(name, None, False, None, where)
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        return Default(name, None, False, module.file.span(node), where, ref=node.attr)
     try:
         literal = ast.literal_eval(node)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
@@ -291,4 +307,34 @@ def _calls(reader: _Reader, module: Module) -> dict[str, Default]:
             if keyword.arg in out and out[keyword.arg].value != found.value:
                 clash.add(keyword.arg)
             out[keyword.arg] = found
-    return {k: v for k, v in out.items() if k not in clash and v.literal}
+    return {k: v for k, v in out.items() if k not in clash and (v.literal or v.ref)}
+
+
+def _argparse(file: PyFile) -> dict[str, Option]:
+    """The script's own `add_argument("--x", ...)` options by destination (`--grad-acc-steps` is
+    `grad_acc_steps`, unless `dest=` says otherwise)."""
+    out: dict[str, Option] = {}
+    for call in file.calls:
+        if not isinstance(call.func, ast.Attribute) or call.func.attr != "add_argument":
+            continue
+        names = tuple(a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str) and a.value.startswith("--"))
+        if not names:
+            continue
+        keywords = {k.arg: k.value for k in call.keywords if k.arg}
+        dest_node = keywords.get("dest")
+        dest = (
+            dest_node.value if isinstance(dest_node, ast.Constant) and isinstance(dest_node.value, str) else names[0][2:].replace("-", "_")
+        )
+        action = keywords.get("action")
+        switch = isinstance(action, ast.Constant) and action.value in ("store_true", "store_false")
+        default: object = None
+        if "default" in keywords:
+            try:
+                default = ast.literal_eval(keywords["default"])
+            except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+                default = None
+        elif switch and isinstance(action, ast.Constant):
+            default = action.value == "store_false"
+        kind = ast.unparse(keywords["type"]) if "type" in keywords else ""
+        out[dest] = Option(dest, names, default, switch, kind)
+    return out

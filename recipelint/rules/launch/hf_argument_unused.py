@@ -56,8 +56,8 @@ NAME = "hf-argument-unused"
 SEVERITY = Severity.ERROR
 FIXABLE = True
 SOURCE = (
-    "huggingface/transformers hf_argparser.py parse_args_into_dataclasses ('Some specified arguments are not used by the "
-    "HfArgumentParser'); the fields of TrainingArguments by release: schemas/transformers/training_args.json "
+    "huggingface/transformers@v4.46.3:src/transformers/hf_argparser.py (parse_args_into_dataclasses: 'Some specified arguments "
+    "are not used by the HfArgumentParser'); the fields of TrainingArguments by release: schemas/transformers/training_args.json "
     "(tools/build_training_args.py, each release's training_args.py read with ast)"
 )
 TOOLKITS = ("torch", "deepspeed")
