@@ -96,12 +96,34 @@ def test_a_script_that_keeps_the_remaining_strings_is_not_judged(tmp_path: Path)
 FIELD = Path(__file__).resolve().parent / "data" / "field"
 
 
-def mismatches(tmp_path: Path, case: str, launch: str = "run.sh", code: str = "RL460") -> list[Diagnostic]:
+def mismatches(tmp_path: Path, case: str, code: str = "RL460", side: str = "bad") -> list[Diagnostic]:
+    """The case's launch (tests/data/field/<case>/bad/run.sh, or good/) on its 8-GPU node."""
     import shutil
 
     root = tmp_path / case
     shutil.copytree(FIELD / case, root)
-    return found(root / launch, code)
+    return found(root / side / "run.sh", code)
+
+
+def fixed(tmp_path: Path, case: str) -> dict[str, bytes]:
+    """bad/ after the safe fixes, as recipelint fix writes them: the changed files' bytes by name."""
+    import shutil
+
+    from recipelint import engine, fix
+    from recipelint.hardware.profile import from_mapping
+    from recipelint.parse.files import FileCache
+    from recipelint.settings import Resolver
+
+    copy = tmp_path / "fixed"
+    shutil.copytree(FIELD / case / "bad", copy)
+    profile = from_mapping(dict(EIGHT_GPUS), "profile test")
+
+    def run_check(cache: FileCache) -> list[Diagnostic]:
+        return engine.check([copy], lambda: profile, cache, resolver=Resolver(isolated=True)).diagnostics
+
+    outcome = fix.fix_paths(run_check, unsafe=False)
+    assert outcome.errors == []
+    return {path.name: data for path, data in outcome.changed.items()}
 
 
 def test_optimizer_scheduler_and_total_batch_of_the_apps_report(tmp_path: Path) -> None:
@@ -120,6 +142,10 @@ def test_optimizer_scheduler_and_total_batch_of_the_apps_report(tmp_path: Path) 
     assert lr.evidence[0].startswith("hf learning_rate: argparse default 5e-05 of --lr via TrainingArguments(learning_rate=args.lr)")
     assert lr.fix is not None and lr.fix.edits[0].content == '"auto"'
     assert_snapshot("RL460", diagnostics, tmp_path)
+    assert fixed(tmp_path, "trainer-optimizer-apps") == {
+        "deepspeed_config.json": (FIELD / "trainer-optimizer-apps/good/deepspeed_config.json").read_bytes()
+    }
+    assert mismatches(tmp_path / "g", "trainer-optimizer-apps", side="good") == []
 
 
 @pytest.mark.parametrize(
@@ -138,6 +164,7 @@ def test_each_key_family_as_the_reports_print_it(tmp_path: Path, case: str, key:
     (finding,) = mismatches(tmp_path, case)
     assert finding.setting == key and finding.severity is Severity.ERROR
     assert f"mismatch TrainingArguments values: {line}'" in finding.message
+    assert mismatches(tmp_path / "g", case, side="good") == []  # "auto": the Trainer fills its own value
 
 
 def test_a_string_through_an_accelerate_config_file(tmp_path: Path) -> None:
@@ -152,6 +179,7 @@ def test_an_accelerate_config_inline_deepspeed_block(tmp_path: Path) -> None:
     """hiyouga/LlamaFactory #201: gradient_accumulation_steps 4 in the YAML, 2 on the launch;
     gradient_clipping 0.5 equals --max_grad_norm 0.5."""
     (finding,) = mismatches(tmp_path, "trainer-accelerate-inline", code="RL461")
+    assert mismatches(tmp_path / "g", "trainer-accelerate-inline", code="RL461", side="good") == []
     assert finding.setting == "gradient_accumulation_steps" and (finding.current, finding.suggested) == (4, 2)
     assert "- ds gradient_accumulation_steps=4 vs hf gradient_accumulation_steps=2'" in finding.message
     assert finding.fix is not None and finding.fix.edits[0].content == "2"
@@ -159,10 +187,10 @@ def test_an_accelerate_config_inline_deepspeed_block(tmp_path: Path) -> None:
 
 
 def test_auto_and_agreeing_values_are_quiet(tmp_path: Path) -> None:
-    root = tmp_path / "trainer-clipping"
     import shutil
 
-    shutil.copytree(FIELD / "trainer-clipping", root)
+    root = tmp_path / "trainer-clipping"
+    shutil.copytree(FIELD / "trainer-clipping/bad", root)
     (root / "run.sh").write_text((root / "run.sh").read_text().replace("--max_grad_norm 0.3", "--max_grad_norm 10"))
     assert found(root / "run.sh", "RL460") == []
     llava = clone("trainer/LLaVA", tmp_path)  # every value "auto"
