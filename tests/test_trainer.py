@@ -208,3 +208,17 @@ def test_a_scheduler_block_replaces_the_launch_s_scheduler(tmp_path: Path) -> No
     text = config.read_text()
     config.write_text(text[: text.index('"scheduler"')] + text[text.index('"zero_optimization"') :])
     assert found(root / "finetune/finetune_ds.sh", "RL470") == []
+
+
+def test_fsdp_and_deepspeed_together_are_refused(tmp_path: Path) -> None:
+    """FastChat's train_vicuna_7b.sh runs FSDP (quiet); given a --deepspeed JSON as well, the
+    Trainer refuses the pair at start-up."""
+    root = clone("trainer/FastChat", tmp_path)
+    script = root / "scripts/train_vicuna_7b.sh"
+    assert found(script, "RL471") == []
+    (root / "ds.json").write_text('{"zero_optimization": {"stage": 2}, "train_micro_batch_size_per_gpu": "auto"}\n')
+    script.write_text(script.read_text().replace("--tf32 True", "--deepspeed ds.json --tf32 True"))
+    (finding,) = found(script, "RL471")
+    assert finding.severity is Severity.ERROR and finding.span.line == 20 and finding.current == "full_shard auto_wrap"
+    assert "Using --fsdp xxx together with --deepspeed is not possible" in finding.message
+    assert_snapshot("RL471", [finding], tmp_path)
