@@ -214,3 +214,39 @@ def _from_flags(recipe: Recipe, parser: Parser, name: str, spec: trainingargs.Fi
         if flag.conditional:
             found = Value(name, None, f"{found.source}, on only some paths of the script", found.span)
     return found
+
+
+# What `recipelint show` prints of TrainingArguments: the values the batch, the precision, the
+# schedule and the loader depend on.
+SHOWN = (
+    "per_device_train_batch_size",
+    "gradient_accumulation_steps",
+    "learning_rate",
+    "lr_scheduler_type",
+    "warmup_steps",
+    "warmup_ratio",
+    "max_grad_norm",
+    "bf16",
+    "fp16",
+    "dataloader_num_workers",
+)
+
+
+def shown_rows(recipe: Recipe, rng: versions.Range) -> list[tuple[str, str, str]]:
+    """(label, value, source) of each shown TrainingArguments value, for the newest release the
+    run may install (whose defaults fill what nothing sets); none when the script builds no
+    TrainingArguments recipelint could read."""
+    read = recipe.hf_args
+    if read is None or (read.parser is None and not read.calls):
+        return []
+    admitted = [versions.parse(v) for v in trainingargs.boundaries() if rng.admits(versions.parse(v))]
+    version = trainingargs.clamp(admitted[-1] if admitted else versions.parse(trainingargs.releases()[-1]))
+    if read.parser is not None:
+        rows = [("parsed by", read.parser.where.split(": ", 1)[-1][:80], read.parser.where.split(": ", 1)[0])]
+    else:
+        rows = [("built by", "TrainingArguments(...)", "the script builds it in code: the keywords below")]
+    for name in SHOWN:
+        value = value_of(recipe, read, name, version)
+        if value is not None:
+            rows.append((name, "decided at run time" if value.value is None and value.given else repr(value.value), value.source))
+    return rows

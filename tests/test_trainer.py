@@ -222,3 +222,27 @@ def test_fsdp_and_deepspeed_together_are_refused(tmp_path: Path) -> None:
     assert finding.severity is Severity.ERROR and finding.span.line == 20 and finding.current == "full_shard auto_wrap"
     assert "Using --fsdp xxx together with --deepspeed is not possible" in finding.message
     assert_snapshot("RL471", [finding], tmp_path)
+
+
+def test_show_prints_the_trainer_values_with_their_source(tmp_path: Path) -> None:
+    """show's `trainer` section: a flag, an argparse default through TrainingArguments(x=args.y),
+    a literal keyword, the default of the newest release the run may install."""
+    from tests.helpers import describe
+
+    root = tmp_path / "apps"
+    import shutil
+
+    shutil.copytree(FIELD / "trainer-optimizer-apps/bad", root)
+    (description,) = describe([root / "run.sh"])[0]
+    section = next(s for s in description.sections if s.title == "trainer")
+    items = {item.label: (item.value, item.source) for item in section.items}
+    assert items["per_device_train_batch_size"][0] == "2" and items["per_device_train_batch_size"][1].startswith(
+        "flag --batch-size-per-replica 2 (run.sh:10) via"
+    )
+    assert items["learning_rate"] == (
+        "5e-05",
+        "argparse default 5e-05 of --lr via TrainingArguments(learning_rate=args.lr) (tune_apps_gpt.py:83)",
+    )
+    assert items["dataloader_num_workers"] == ("3", "TrainingArguments(dataloader_num_workers=3) (tune_apps_gpt.py:95)")
+    assert items["max_grad_norm"] == ("1.0", "transformers 5.24 default 1.0")
+    assert items["fp16"][0] == "True" and items["fp16"][1].startswith("flag --fp16 (run.sh:8)")
