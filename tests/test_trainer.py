@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from recipelint.diagnostics import Diagnostic, Severity
-from tests.helpers import NODE, assert_snapshot, clone, lint
+from tests.helpers import NODE, UPSTREAM, assert_snapshot, clone, lint
 
 EIGHT_GPUS = {**NODE, "gpus": 8}
 
@@ -246,3 +246,59 @@ def test_show_prints_the_trainer_values_with_their_source(tmp_path: Path) -> Non
     assert items["dataloader_num_workers"] == ("3", "TrainingArguments(dataloader_num_workers=3) (tune_apps_gpt.py:95)")
     assert items["max_grad_norm"] == ("1.0", "transformers 5.24 default 1.0")
     assert items["fp16"][0] == "True" and items["fp16"][1].startswith("flag --fp16 (run.sh:8)")
+
+
+# -- pins where fine-tuning projects keep them ---------------------------------------------------
+
+
+def test_a_dockerfile_pip_install_pins_the_release(tmp_path: Path) -> None:
+    """`RUN pip install` with continued lines: a quoted specifier pins; an unquoted `deepspeed>=0.14`
+    is a shell redirection (the package installs unpinned); options and bare names say nothing."""
+    from recipelint.parse import pins
+
+    (tmp_path / "Dockerfile").write_text(
+        "FROM nvcr.io/nvidia/pytorch:24.01-py3\n"
+        "RUN pip install --no-cache-dir \\\n"
+        '    "transformers==4.37.2" \\\n'
+        "    deepspeed>=0.14.0 accelerate && \\\n"
+        "    pip install flash-attn --no-build-isolation\n"
+        "RUN pip3 install -U trl==0.9.6 # the DPO recipe\n"
+    )
+    assert [(p.name, p.specifier, p.line) for p in pins.read(tmp_path / "Dockerfile")] == [
+        ("transformers", "==4.37.2", 3),
+        ("trl", "==0.9.6", 6),
+    ]
+
+
+def test_a_setup_py_deps_table_pins_what_it_hands_on(tmp_path: Path) -> None:
+    """transformers' own setup.py pattern (a `_deps` table; `deps["x"]` and `deps_list("x")` take
+    from it), as cumulo-autumn/StreamDiffusion@f456df40:setup.py copies it: a table entry the file
+    takes is a pin (onnx, which it never takes, is not)."""
+    from recipelint.parse import pins
+
+    (tmp_path / "setup.py").write_text(
+        "import re\nfrom setuptools import setup\n\n"
+        '_deps = [\n    "torch",\n    "transformers==4.46.3",\n    "onnx==1.13.1",\n    "deepspeed>=0.14.0",\n]\n\n'
+        'deps = {b: a for a, b in (re.findall(r"^(([^!=<>~]+)(?:[!=<>~].*)?$)", x)[0] for x in _deps)}\n\n\n'
+        "def deps_list(*pkgs):\n    return [deps[pkg] for pkg in pkgs]\n\n\n"
+        'extras = {"train": deps_list("torch", "deepspeed")}\n'
+        'setup(name="x", install_requires=[deps["transformers"]], extras_require=extras)\n'
+    )
+    assert [(p.name, p.specifier, p.line) for p in pins.read(tmp_path / "setup.py")] == [
+        ("torch", "", 5),  # a name alone: read, and passed over by the ranges (no release said)
+        ("transformers", "==4.46.3", 6),
+        ("deepspeed", ">=0.14.0", 8),
+    ]
+    handbook = {p.name: (p.specifier, p.line) for p in pins.read(UPSTREAM / "deepspeed/alignment-handbook/setup.py")}
+    assert handbook["transformers"] == (">=4.53.3", 68) and handbook["deepspeed"] == (">=0.17.2", 48)  # unmodified upstream
+
+
+def test_the_training_script_s_folder_pins_before_the_repository_s(tmp_path: Path) -> None:
+    """FastChat's pyproject.toml allows transformers>=4.31.0; a requirements.txt beside the training
+    code pinning 4.50.3 applies first: that release still has --evaluation_strategy."""
+    root = clone("trainer/FastChat", tmp_path)
+    script = root / "scripts/train_vicuna_7b.sh"
+    (root / "fastchat/train/requirements.txt").write_text("transformers==4.50.3\n")
+    assert [d.current for d in found(script, "RL530")] == []
+    (root / "fastchat/train/requirements.txt").write_text("transformers==4.51.3\n")
+    assert [d.current for d in found(script, "RL530") if d.severity is Severity.ERROR] == ["--evaluation_strategy"]
