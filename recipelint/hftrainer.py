@@ -15,7 +15,7 @@ from typing import Any
 from recipelint import trainingargs, versions
 from recipelint.model import Recipe
 from recipelint.parse.files import FileCache
-from recipelint.parse.hfparser import Default, Parser, Reading
+from recipelint.parse.hfparser import Default, Option, Parser, Reading
 from recipelint.parse.shell import Word
 from recipelint.parse.span import Span
 from recipelint.records import dataclass
@@ -118,7 +118,13 @@ def parser_fields(parser: Parser, version: versions.Version) -> tuple[dict[str, 
     for cls in parser.classes:
         if cls.extends_trainer:
             out.update(trainingargs.fields(version, seq2seq=cls.base == "transformers-seq2seq"))
-        if cls.base in ("trl", "unknown"):
+        trl = trainingargs.trl_fields(cls.name) if cls.base == "trl" else None
+        for name, defaults in (trl or {}).items():
+            base = out.get(name)
+            # trl's own default wins over TrainingArguments'; one that moved between trl releases is not known
+            value = defaults[0] if len(set(map(repr, defaults))) == 1 else None
+            out[name] = trainingargs.Field(name, base.type if base else "", value, len(set(map(repr, defaults))) == 1, None, "")
+        if cls.base == "unknown" or (cls.base == "trl" and trl is None):
             known = False
         for name, default in cls.own.items():
             base = out.get(name)
@@ -143,27 +149,38 @@ def convert(text: str, spec: trainingargs.Field | None) -> Any:
     return text
 
 
+def trainer_parser(read: Reading | None) -> Parser | None:
+    """The script's HfArgumentParser when one of its dataclasses is TrainingArguments (or extends
+    it); a parser of the script's own options only (BELLE's `HfArgumentParser(ScriptArguments)`,
+    which then builds `TrainingArguments(...)` in code) is not."""
+    parser = read.parser if read is not None else None
+    return parser if parser is not None and any(c.extends_trainer for c in parser.classes) else None
+
+
 def value_of(recipe: Recipe, read: Reading | None, name: str, version: versions.Version) -> Value | None:
     """The value TrainingArguments.`name` has in this run with this release; None when the
-    release has no such field and nothing sets it."""
-    fields = trainingargs.fields(version, seq2seq=True)
-    parser = read.parser if read is not None else None
-    if parser is not None:
-        fields = {**fields, **parser_fields(parser, version)[0]}
-    spec = fields.get(name)
-    flagged = _from_flags(recipe, parser, name, spec, version) if parser is not None else None
+    release has no such field and nothing sets it, or the script builds no TrainingArguments
+    recipelint could read."""
+    release = trainingargs.fields(version, seq2seq=True)
+    parser = trainer_parser(read)
+    if parser is None:
+        return _from_call(recipe, read, name, release.get(name), version)
+    spec = {**release, **parser_fields(parser, version)[0]}.get(name)
+    flagged = _from_flags(recipe, parser, name, spec, version)
     if flagged is not None:
         return flagged
-    for cls in parser.classes if parser is not None else []:
+    for cls in parser.classes:
         own = cls.own.get(name)
         if own is not None and cls.extends_trainer:
             shown = repr(own.value) if own.literal else "computed"
             return Value(name, own.value if own.literal else None, f"script default {shown} ({own.where})", own.span, own.span)
-    call = read.calls.get(name) if read is not None and parser is None else None
-    if call is not None and call.ref is not None and read is not None:
-        return _from_argparse(recipe, read, call, spec)
-    if call is not None:
-        return Value(name, call.value, f"TrainingArguments({name}={call.value!r}) ({call.where})", call.span, call.span)
+        trl = trainingargs.trl_fields(cls.name) if cls.base == "trl" else None
+        if cls.base == "trl" and (trl is None or name in trl):
+            return _trl_default(name, cls.name, spec, trl is not None)
+    return _release_default(name, release.get(name), version)
+
+
+def _release_default(name: str, spec: trainingargs.Field | None, version: versions.Version) -> Value | None:
     if spec is None:
         return None
     label = trainingargs.release_label(version)
@@ -172,10 +189,45 @@ def value_of(recipe: Recipe, read: Reading | None, name: str, version: versions.
     return Value(name, spec.default, f"transformers {label} default {spec.default!r}", None, given=False)
 
 
+def _from_call(recipe: Recipe, read: Reading | None, name: str, spec: trainingargs.Field | None, version: versions.Version) -> Value | None:
+    """A script that builds `TrainingArguments(...)` in code: the keyword's literal, or the option
+    it reads (`x=args.y`), else the release's default; None when no such call was read."""
+    if read is None or not read.calls:
+        return None
+    call = read.calls.get(name)
+    if call is not None and call.ref is not None:
+        return _from_argparse(recipe, read, call, spec)
+    if call is not None:
+        return Value(name, call.value, f"TrainingArguments({name}={call.value!r}) ({call.where})", call.span, call.span)
+    return _release_default(name, spec, version)
+
+
+def _trl_default(name: str, cls: str, spec: trainingargs.Field | None, known: bool) -> Value:
+    """A trl config's default: the one every trl release read gives, else not known (the table
+    does not have the class, or the default moved between releases)."""
+    if known and spec is not None and spec.has_default:
+        return Value(name, spec.default, f"trl {cls} default {spec.default!r} (every trl release read)", None, given=False)
+    why = "its default moved between trl releases" if known else "trl's table does not have it"
+    return Value(name, None, f"trl {cls} default: not known ({why})", None, given=False)
+
+
+def _dataclass_option(read: Reading, dest: str) -> Option | None:
+    """`TrainingArguments(x=script_args.y)` where `y` is a field of the script's own
+    HfArgumentParser dataclass: its `--y` option and its default."""
+    parser = read.parser
+    for cls in parser.classes if parser is not None else []:
+        own = cls.own.get(dest)
+        if own is not None:
+            kind = own.kind.replace("Optional[", "").rstrip("]")
+            switch = False
+            return Option(dest, (f"--{dest}",), own.value if own.literal else None, switch, kind)
+    return None
+
+
 def _from_argparse(recipe: Recipe, read: Reading, call: Default, spec: trainingargs.Field | None) -> Value | None:
     """`TrainingArguments(learning_rate=args.lr)`: the launch's `--lr`, else the script's argparse
     default; None when the script's argparse has no such destination."""
-    option = read.argparse.get(call.ref or "")
+    option = read.argparse.get(call.ref or "") or _dataclass_option(read, call.ref or "")
     if option is None:
         return None
     said = f"TrainingArguments({call.name}=args.{call.ref}) ({call.where})"
@@ -237,12 +289,13 @@ def shown_rows(recipe: Recipe, rng: versions.Range) -> list[tuple[str, str, str]
     run may install (whose defaults fill what nothing sets); none when the script builds no
     TrainingArguments recipelint could read."""
     read = recipe.hf_args
-    if read is None or (read.parser is None and not read.calls):
+    parser = trainer_parser(read)
+    if read is None or (parser is None and not read.calls):
         return []
     admitted = [versions.parse(v) for v in trainingargs.boundaries() if rng.admits(versions.parse(v))]
     version = trainingargs.clamp(admitted[-1] if admitted else versions.parse(trainingargs.releases()[-1]))
-    if read.parser is not None:
-        rows = [("parsed by", read.parser.where.split(": ", 1)[-1][:80], read.parser.where.split(": ", 1)[0])]
+    if parser is not None:
+        rows = [("parsed by", parser.where.split(": ", 1)[-1][:80], parser.where.split(": ", 1)[0])]
     else:
         rows = [("built by", "TrainingArguments(...)", "the script builds it in code: the keywords below")]
     for name in SHOWN:

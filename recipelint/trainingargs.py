@@ -16,6 +16,7 @@ from recipelint import versions
 from recipelint.records import dataclass
 
 TABLE = "transformers/training_args.json"
+TRL_TABLE = "transformers/trl_configs.json"
 
 
 @dataclass(frozen=True)
@@ -149,3 +150,39 @@ def accepted(flag: str, known: dict[str, str]) -> str | None:
 
 def release_label(version: versions.Version) -> str:
     return versions.show(_minor(version))
+
+
+def _trl_table() -> dict[str, Any]:
+    from recipelint.schemas import load_schema
+
+    return load_schema(TRL_TABLE)
+
+
+@cache
+def trl_fields(name: str) -> dict[str, tuple[object, ...]] | None:
+    """The fields trl's config class `name` declares in any release read (schemas/transformers/
+    trl_configs.json, tools/build_trl_configs.py), each with the literal defaults it has had (an
+    empty tuple: a default that is not a literal); None when the table has no such class."""
+    table = _trl_table()
+    entry = table["classes"].get(name)
+    if entry is None:
+        return None
+    read = [r["release"] for r in table["releases"]]
+    present = _covered(entry["releases"], read)
+    out: dict[str, tuple[object, ...]] = {}
+    for field_name, ranges in entry["fields"].items():
+        defaults = tuple(r["default"] for r in ranges if "default" in r)
+        # declared in only some of the class's releases: TrainingArguments' default in the others
+        whole = len(defaults) == len(ranges) and _covered(ranges, read) == present
+        out[field_name] = defaults if whole else ()
+    return out
+
+
+def _covered(ranges: list[dict[str, Any]], read: list[str]) -> set[str]:
+    """The releases read that the ranges cover (`from` inclusive, `to` exclusive)."""
+    covered: set[str] = set()
+    for entry in ranges:
+        start = read.index(entry["from"])
+        stop = read.index(entry["to"]) if "to" in entry else len(read)
+        covered.update(read[start:stop])
+    return covered

@@ -302,3 +302,48 @@ def test_the_training_script_s_folder_pins_before_the_repository_s(tmp_path: Pat
     assert [d.current for d in found(script, "RL530")] == []
     (root / "fastchat/train/requirements.txt").write_text("transformers==4.51.3\n")
     assert [d.current for d in found(script, "RL530") if d.severity is Severity.ERROR] == ["--evaluation_strategy"]
+
+
+# -- trl's config classes ------------------------------------------------------------------------
+
+
+def test_trl_config_fields_by_release() -> None:
+    """schemas/transformers/trl_configs.json (trl 0.9.6 ... 1.16.0): SFTConfig sets its own
+    learning_rate from 0.12 (2e-5; TrainingArguments' 5e-5 before), so over all releases read its
+    default is not one value; DPOConfig's beta is 0.1 throughout."""
+    from recipelint import trainingargs
+
+    sft = trainingargs.trl_fields("SFTConfig")
+    assert sft is not None and sft["learning_rate"] == () and "dataset_text_field" in sft
+    dpo = trainingargs.trl_fields("DPOConfig")
+    assert dpo is not None and dpo["beta"] == (0.1,)
+    assert trainingargs.trl_fields("ModelConfig") is None  # not a TrainingArguments
+
+
+def test_a_trl_default_is_not_taken_for_transformers(tmp_path: Path) -> None:
+    """A JSON lr of 2e-5 under SFTConfig: trl >= 0.12 defaults to 2e-5, TrainingArguments to 5e-5;
+    with the trl release unknown the Trainer's value is not known and nothing is said (a flag that
+    states it is judged)."""
+    import shutil
+
+    root = tmp_path / "sft"
+    shutil.copytree(FIELD / "trainer-clipping/bad", root)
+    train = root / "train.py"
+    train.write_text(
+        train.read_text()
+        .replace(
+            "from transformers import HfArgumentParser, Trainer",
+            "from transformers import HfArgumentParser, Trainer\nfrom trl import SFTConfig",
+        )
+        .replace("transformers.Seq2SeqTrainingArguments", "SFTConfig")
+    )
+    config = root / "zero2.json"
+    config.write_text(
+        config.read_text().replace(
+            '"gradient_clipping": 10', '"gradient_clipping": "auto", "optimizer": {"type": "AdamW", "params": {"lr": 2e-5}}'
+        )
+    )
+    assert found(root / "run.sh", "RL460") == []
+    (root / "run.sh").write_text((root / "run.sh").read_text().replace("--max_grad_norm 0.3", "--learning_rate 1e-4"))
+    (finding,) = found(root / "run.sh", "RL460")
+    assert finding.setting == "optimizer.params.lr" and "- ds optimizer.params.lr=2e-05 vs hf learning_rate=0.0001'" in finding.message

@@ -21,7 +21,7 @@ from pathlib import Path
 from recipelint.parse.files import FileCache
 from recipelint.parse.pycode import PyFile
 from recipelint.parse.span import Span
-from recipelint.records import dataclass, field
+from recipelint.records import dataclass, field, replace
 
 MAX_FILES = 8  # the script and the local modules followed for the parser and its dataclasses
 MAX_BYTES = 2 * 1024 * 1024
@@ -39,6 +39,7 @@ class Default:
     span: Span | None
     where: str  # "train.py:42"
     ref: str | None = None  # `args.lr`: the argparse destination the value is read from
+    kind: str = ""  # the annotation of a dataclass field: "int", "Optional[float]"
 
 
 @dataclass
@@ -269,7 +270,7 @@ def _class(reader: _Reader, module: Module, node: ast.ClassDef, depth: int) -> A
             base = resolved.base
     for item in node.body:
         if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
-            own[item.target.id] = _default(reader, module, item.target.id, item.value)
+            own[item.target.id] = replace(_default(reader, module, item.target.id, item.value), kind=ast.unparse(item.annotation))
     return ArgClass(node.name, base, own, _where(reader, module, node))
 
 

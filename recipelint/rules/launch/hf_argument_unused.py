@@ -44,12 +44,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from functools import partial
+from typing import TYPE_CHECKING
 
-from recipelint import hftrainer, trainingargs, versions
+from recipelint import trainingargs, versions
 from recipelint.context import Context
 from recipelint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
-from recipelint.parse.hfparser import Parser
 from recipelint.rulekit import closest
+
+if TYPE_CHECKING:  # a WeNet check imports this family's modules: no Python reader at import
+    from recipelint.hftrainer import Flag
+    from recipelint.parse.hfparser import Parser
 
 CODE = "RL530"
 NAME = "hf-argument-unused"
@@ -70,6 +74,8 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
         return
     if any(cls.base == "unknown" for cls in parser.classes):
         return  # a dataclass recipelint cannot read may declare any flag
+    from recipelint import hftrainer
+
     rng = ctx.version_range("transformers")
     for flag in hftrainer.launch_flags(ctx.recipe) or []:
         if flag.conditional:
@@ -81,14 +87,16 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
 
 
 def _rejects(parser: Parser, option: str, version: versions.Version) -> bool:
-    fields, complete = hftrainer.parser_fields(parser, version)
+    from recipelint.hftrainer import parser_fields
+
+    fields, complete = parser_fields(parser, version)
     if trainingargs.accepted(option, trainingargs.options(fields, version)) is not None:
         return False
     # a trl config's own fields are not in the table: only a flag TrainingArguments once had is judged
     return complete or bool(trainingargs.ever(option.lstrip("-").replace("-", "_")))
 
 
-def _finding(ctx: Context, parser: Parser, flag: hftrainer.Flag, verdict: versions.Verdict) -> Diagnostic | None:
+def _finding(ctx: Context, parser: Parser, flag: Flag, verdict: versions.Verdict) -> Diagnostic | None:
     name = flag.option.lstrip("-").replace("-", "_")
     classes = ", ".join(cls.name for cls in parser.classes)
     had = trainingargs.ever(name)
@@ -112,7 +120,7 @@ def _finding(ctx: Context, parser: Parser, flag: hftrainer.Flag, verdict: versio
     )  # fmt: skip
 
 
-def _fix(ctx: Context, flag: hftrainer.Flag, renamed: str) -> Fix | None:
+def _fix(ctx: Context, flag: Flag, renamed: str) -> Fix | None:
     """Rename to the field the newest release has; safe when every release of the range has it."""
     if flag.word.edit_span is None and flag.word.span is None:
         return None

@@ -21,7 +21,8 @@ def trainer_reads(ctx: Context) -> bool:
     from the flag alone), and the script's TrainingArguments were read."""
     consumer = ctx.recipe.reader
     read = ctx.recipe.hf_args
-    return consumer.kind == "hf-trainer" and not consumer.inferred and read is not None and (read.parser is not None or bool(read.calls))
+    built = hftrainer.trainer_parser(read) is not None or (read is not None and bool(read.calls))
+    return consumer.kind == "hf-trainer" and not consumer.inferred and built
 
 
 def arg(ctx: Context, name: str, version: versions.Version) -> hftrainer.Value | None:
