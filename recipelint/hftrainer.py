@@ -197,6 +197,8 @@ def _from_call(recipe: Recipe, read: Reading | None, name: str, spec: trainingar
     call = read.calls.get(name)
     if call is not None and call.ref is not None:
         return _from_argparse(recipe, read, call, spec)
+    if call is not None and not call.literal:
+        return Value(name, None, f"TrainingArguments({name}=...) computed in code ({call.where})", call.span)
     if call is not None:
         return Value(name, call.value, f"TrainingArguments({name}={call.value!r}) ({call.where})", call.span, call.span)
     return _release_default(name, spec, version)
@@ -236,7 +238,7 @@ def _from_argparse(recipe: Recipe, read: Reading, call: Default, spec: traininga
             continue
         where = f"{flag.word.span.path.name}:{flag.word.span.line}"
         if option.switch:
-            return Value(call.name, not option.default, f"flag {flag.option} ({where}) via {said}", flag.word.span)
+            return Value(call.name, option.const, f"flag {flag.option} ({where}) via {said}", flag.word.span)
         if flag.value is None or flag.value.value is None or flag.conditional:
             return Value(call.name, None, f"flag {flag.option}: decided at run time ({where})", flag.word.span)
         typed = trainingargs.Field(call.name, option.kind or (spec.type if spec else ""), None, False, None, "")

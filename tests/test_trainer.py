@@ -347,3 +347,17 @@ def test_a_trl_default_is_not_taken_for_transformers(tmp_path: Path) -> None:
     (root / "run.sh").write_text((root / "run.sh").read_text().replace("--max_grad_norm 0.3", "--learning_rate 1e-4"))
     (finding,) = found(root / "run.sh", "RL460")
     assert finding.setting == "optimizer.params.lr" and "- ds optimizer.params.lr=2e-05 vs hf learning_rate=0.0001'" in finding.message
+
+
+def test_values_built_in_code_are_read_as_the_code_computes_them(tmp_path: Path) -> None:
+    """mPLUG-Owl v1's train.py (unmodified): `--bf16` is `store_true` with default True, and
+    TrainingArguments gets `bf16=args.bf16, fp16=not args.bf16`: given, bf16 is True; fp16 is
+    computed in code, so not known (never the release's default)."""
+    from tests.helpers import describe
+
+    root = clone("deepspeed/mPLUG-Owl", tmp_path)
+    descriptions, _ = describe([root / "mPLUG-Owl/scripts/train_it.sh"])
+    section = next(s for d in descriptions for s in d.sections if s.title == "trainer")
+    items = {item.label: (item.value, item.source) for item in section.items}
+    assert items["bf16"][0] == "True" and items["bf16"][1].startswith("flag --bf16 (train_it.sh:66) via TrainingArguments(bf16=args.bf16)")
+    assert items["fp16"] == ("decided at run time", "TrainingArguments(fp16=...) computed in code (train.py:199)")

@@ -49,8 +49,9 @@ class Option:
     dest: str
     options: tuple[str, ...]  # "--lr", "--learning-rate"
     default: object
-    switch: bool  # action="store_true"
+    switch: bool  # action="store_true" / "store_false"
     kind: str  # the `type=` name: "int", "float", "str", "" when not given
+    const: bool = True  # what a switch stores when given: True for store_true (whatever its default)
 
 
 @dataclass
@@ -308,7 +309,9 @@ def _calls(reader: _Reader, module: Module) -> dict[str, Default]:
             if keyword.arg in out and out[keyword.arg].value != found.value:
                 clash.add(keyword.arg)
             out[keyword.arg] = found
-    return {k: v for k, v in out.items() if k not in clash and (v.literal or v.ref)}
+    # a keyword computed in code (`fp16=not args.bf16`) is kept: its value is not known, and the
+    # release's default must not stand in for it
+    return {k: v for k, v in out.items() if k not in clash}
 
 
 def _argparse(file: PyFile) -> dict[str, Option]:
@@ -337,5 +340,7 @@ def _argparse(file: PyFile) -> dict[str, Option]:
         elif switch and isinstance(action, ast.Constant):
             default = action.value == "store_false"
         kind = ast.unparse(keywords["type"]) if "type" in keywords else ""
-        out[dest] = Option(dest, names, default, switch, kind)
+        out[dest] = Option(
+            dest, names, default, switch, kind, const=not (isinstance(action, ast.Constant) and action.value == "store_false")
+        )
     return out
