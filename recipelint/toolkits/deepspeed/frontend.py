@@ -32,6 +32,7 @@ from recipelint.toolkits import Target
 from recipelint.toolkits.accelerate import config_file_setting, deepspeed_file, is_config, options, options_start, parse_accelerate
 from recipelint.toolkits.launchers import (
     DISTRIBUTED_MODULES,
+    branch_values,
     distributed_module,
     launch_env,
     parse_deepspeed_launcher,
@@ -114,7 +115,7 @@ def program(words: list[Word]) -> tuple[int, int] | None:
     if word_text(words[launcher]).endswith(".py"):
         return launcher, launcher
     for index in range(launcher + 1, len(words)):
-        if word_text(words[index]).endswith(".py"):
+        if word_text(words[index]).endswith(".py") or all(v.endswith(".py") for v in branch_values(words[index]) or ["-"]):
             return launcher, index
     unknown = words[launcher].value is None
     for index in range(launcher + 1, len(words) - 1):
@@ -377,14 +378,19 @@ def _branch_flags(binding: Binding | None, depth: int) -> list[tuple[str, Word]]
     return _branch_flags(inner[0], depth - 1) if len(inner) == 1 else None
 
 
-def _mentions(script: ShellScript, name: str, depth: int) -> bool:
+def _mentions(script: ShellScript, name: str, depth: int, seen: dict[str, int] | None = None) -> bool:
+    # each name looked at once per depth: `b=$a; a=$b$b` written 64 times would otherwise be 64**depth walks
+    seen = seen if seen is not None else {}
+    if seen.get(name, -1) >= depth:
+        return False
+    seen[name] = depth
     for assignment in script.assignments:
         if assignment.name != name:
             continue
         text = assignment.value.text
         if _FLAG_TEXT.search(text):
             return True
-        if depth > 0 and any(ref != name and _mentions(script, ref, depth - 1) for ref in _REFERENCE.findall(text)):
+        if depth > 0 and any(ref != name and _mentions(script, ref, depth - 1, seen) for ref in _REFERENCE.findall(text)):
             return True
     return False
 
