@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from functools import cached_property
+from pathlib import Path
 from typing import Any
 
 from recipelint import tuner, versions
@@ -138,7 +139,15 @@ class Context:
         environment or pin file in its repository, its toolkit checkout's requirements."""
         from recipelint.parse.checkout import ranges_beside
 
-        return ranges_beside(self.recipe.root, self.recipe.script, self.recipe.checkout)
+        return ranges_beside(self.recipe.root, self.recipe.script, self.recipe.checkout, self._launch_folders())
+
+    def _launch_folders(self) -> tuple[Path, ...]:
+        """The launched training script's folder, whose pins apply before those beside the launch
+        and above it (the script looked up as the launch looks it up)."""
+        launch = self.recipe.launch
+        script = launch.script.value if launch is not None else None
+        found = self.recipe.locate(script)[0] if isinstance(script, str) and script.endswith(".py") else None
+        return (found.parent,) if found is not None else ()
 
     def version_range(self, package: str) -> versions.Range:
         """The releases of a package the run imports: the toolkit checkout's own version, else what

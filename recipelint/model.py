@@ -17,6 +17,7 @@ from recipelint.records import dataclass, field
 if TYPE_CHECKING:
     from recipelint.allocation import Allocation
     from recipelint.parse.checkout import Checkout
+    from recipelint.parse.hfparser import Reading
     from recipelint.parse.pyconfig import PyConfig
 
 
@@ -301,6 +302,9 @@ class Recipe:
     # What the job's scheduler gives each node (a Slurm batch script, a Kubernetes manifest around
     # the launch); None: the recipe is not inside a job file recipelint read.
     allocation: Allocation | None = None
+    # What the training script's Hugging Face HfArgumentParser receives and the TrainingArguments
+    # it builds in code (recipelint.parse.hfparser); None: no script read, or none found.
+    hf_args: Reading | None = None
 
     @property
     def reader(self) -> Consumer:

@@ -25,6 +25,11 @@ def version_rows(ctx: Context) -> list[Row]:
         packages = ("deepspeed", *packages)
     if recipe.launch is not None and recipe.launch.launcher == "accelerate" and "accelerate" not in packages:
         packages = (*packages, "accelerate")  # its options are judged per release (RL427)
+    from recipelint.hftrainer import trainer_parser
+
+    read = recipe.hf_args
+    if read is not None and (trainer_parser(read) is not None or read.calls) and "transformers" not in packages:
+        packages = (*packages, "transformers")  # the Trainer's arguments are judged per release (RL530)
     rows = []
     for package in packages:
         rng = ctx.version_range(package)

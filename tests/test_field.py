@@ -50,7 +50,7 @@ def fixed(case: str, tmp_path: Path, unsafe: bool = False) -> dict[str, bytes]:
 
 def test_every_case_cites_its_report() -> None:
     cases = sorted(p for p in FIELD.iterdir() if p.is_dir())
-    assert len(cases) == 8
+    assert len(cases) == 14
     for case in cases:
         source = (case / "SOURCE.md").read_text()
         assert "https://github.com/" in source and "## What was taken" in source, case.name

@@ -199,6 +199,46 @@ DEEPSPEED_A100: dict[Key, tuple[str, str]] = {
         "bash prints 'bad substitution' and torchrun runs train_qwen.py with no --deepspeed, no LoRA and none of the"
         " other flags; sft_30a3b.sh beside it writes $((batch_size*2))",
     ),
+    ("stanford_alpaca/README.md", 142, "RL530", "warning"): (
+        "--evaluation_strategy is no option of the HfArgumentParser of train.py:183",
+        "TrainingArguments dropped evaluation_strategy in 4.51 (eval_strategy since 4.41); the README's requirements.txt leaves transformers open above 4.28.1: a fresh install stops at start-up",
+    ),
+    ("stanford_alpaca/README.md", 168, "RL530", "warning"): (
+        "--evaluation_strategy is no option of the HfArgumentParser of train.py:183",
+        "TrainingArguments dropped evaluation_strategy in 4.51 (eval_strategy since 4.41); the README's requirements.txt leaves transformers open above 4.28.1: a fresh install stops at start-up",
+    ),
+    ("stanford_alpaca/README.md", 203, "RL530", "warning"): (
+        "--evaluation_strategy is no option of the HfArgumentParser of train.py:183",
+        "TrainingArguments dropped evaluation_strategy in 4.51 (eval_strategy since 4.41); the README's requirements.txt leaves transformers open above 4.28.1: a fresh install stops at start-up",
+    ),
+    ("stanford_alpaca/README.md", 148, "RL530", "warning"): (
+        "--warmup_ratio is no option of the HfArgumentParser of train.py:183",
+        "TrainingArguments dropped warmup_ratio in 5.15 (a warmup_steps below 1 is the ratio); transformers is not pinned: 5.15 and later stop at start-up",
+    ),
+    ("stanford_alpaca/README.md", 174, "RL530", "warning"): (
+        "--warmup_ratio is no option of the HfArgumentParser of train.py:183",
+        "TrainingArguments dropped warmup_ratio in 5.15 (a warmup_steps below 1 is the ratio); transformers is not pinned: 5.15 and later stop at start-up",
+    ),
+    ("stanford_alpaca/README.md", 209, "RL530", "warning"): (
+        "--warmup_ratio is no option of the HfArgumentParser of train.py:183",
+        "TrainingArguments dropped warmup_ratio in 5.15 (a warmup_steps below 1 is the ratio); transformers is not pinned: 5.15 and later stop at start-up",
+    ),
+    ("stanford_alpaca/README.md", 152, "RL530", "warning"): (
+        "--fsdp_transformer_layer_cls_to_wrap is no option of the HfArgumentParser of train.py:183",
+        "TrainingArguments dropped it in 5.0 (fsdp_config's transformer_layer_cls_to_wrap); transformers is open above: 5.x stops at start-up",
+    ),
+    ("stanford_alpaca/README.md", 178, "RL530", "warning"): (
+        "--fsdp_transformer_layer_cls_to_wrap is no option of the HfArgumentParser of train.py:183",
+        "TrainingArguments dropped it in 5.0 (fsdp_config's transformer_layer_cls_to_wrap); transformers is open above: 5.x stops at start-up",
+    ),
+    ("Baichuan2/README.md", 500, "RL530", "warning"): (
+        "--warmup_ratio is no option of the HfArgumentParser of fine-tune.py:109",
+        "TrainingArguments dropped warmup_ratio in 5.15 (a warmup_steps below 1 is the ratio); transformers is not pinned: 5.15 and later stop at start-up",
+    ),
+    ("Baichuan2/README.md", 538, "RL530", "warning"): (
+        "--warmup_ratio is no option of the HfArgumentParser of fine-tune.py:109",
+        "TrainingArguments dropped warmup_ratio in 5.15 (a warmup_steps below 1 is the ratio); transformers is not pinned: 5.15 and later stop at start-up",
+    ),
     ("LMFlow/contrib/text2image/finetune_t2i.sh", 53, "RL427", "error"): (
         "accelerate launch has no --main_port",
         "accelerate's option is --main_process_port: argparse stops on this one",

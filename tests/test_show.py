@@ -96,9 +96,15 @@ def test_a_plain_launch_shows_the_deepspeed_release_only_when_the_run_shows_deep
 def test_an_accelerate_launch_shows_the_deepspeed_release_when_its_config_runs_deepspeed(tmp_path: Path) -> None:
     """alignment-handbook's zephyr-7b-beta README: `accelerate launch --config_file
     recipes/accelerate_configs/zero3.yaml` (distributed_type DEEPSPEED: the run imports deepspeed)
-    at line 18, `.../ddp.yaml` (MULTI_GPU) at line 29."""
+    at line 18, `.../ddp.yaml` (MULTI_GPU) at line 29. The DDP launch shows deepspeed too: the
+    repository's setup.py installs it (`deps["deepspeed"]` from its `_deps` table, >=0.17.2);
+    without that pin it would not."""
     root = clone("deepspeed/alignment-handbook", tmp_path)
     descriptions, _ = describe([root / "recipes" / "zephyr-7b-beta" / "README.md"])
     rows = {d.line: {i.label for s in d.sections if s.title == "run" for i in s.items} for d in descriptions}
     assert "deepspeed version" in rows[18] and "accelerate version" in rows[18]
-    assert "deepspeed version" not in rows[29] and "accelerate version" in rows[29]
+    assert "deepspeed version" in rows[29] and "accelerate version" in rows[29]
+    (root / "setup.py").unlink()
+    descriptions, _ = describe([root / "recipes" / "zephyr-7b-beta" / "README.md"])
+    rows = {d.line: {i.label for s in d.sections if s.title == "run" for i in s.items} for d in descriptions}
+    assert "deepspeed version" in rows[18] and "deepspeed version" not in rows[29]

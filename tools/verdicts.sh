@@ -7,7 +7,7 @@ set -u
 out=${1:?usage: tools/verdicts.sh OUT_DIR}
 mkdir -p "$out"
 profile=tests/data/profiles/a100-8x-96cpu-ib.yaml
-targets=(examples/* tests/data/field/* tests/data/upstream/wenet tests/data/upstream/xtuner tests/data/upstream/deepspeed/* tests/data/corpus/*)
+targets=(examples/* tests/data/field/* tests/data/upstream/wenet tests/data/upstream/xtuner tests/data/upstream/deepspeed/* tests/data/upstream/trainer/* tests/data/corpus/*)
 for target in "${targets[@]}"; do
   [ -e "$target" ] || continue
   name=$(printf '%s' "$target" | tr '/' '_')

@@ -577,17 +577,21 @@ def checkout_pin_files(checkout: Checkout | None) -> list[Path]:
     return [checkout.root / name for name in names if (checkout.root / name).is_file()]
 
 
-def ranges_beside(root: Path, script: ShellScript | None = None, checkout: Checkout | None = None) -> dict[str, Range]:
-    """name -> Range, nearest first: the environment the script activates, a virtual environment
-    or pin file in the recipe's folder or one above it (to the repository's top), the toolkit
-    checkout's own requirements."""
+def ranges_beside(
+    root: Path, script: ShellScript | None = None, checkout: Checkout | None = None, near: tuple[Path, ...] = ()
+) -> dict[str, Range]:
+    """name -> Range, nearest first: the environment the script activates, the pin files of the
+    `near` folders (the launched training script's: a `finetune/requirements.txt` beside the
+    training code wins over the repository's), a virtual
+    environment or pin file in the recipe's folder or one above it (to the repository's top), the
+    toolkit checkout's own requirements."""
     from recipelint.parse import pins
 
     found: dict[str, Range] = {}
     for venv in activated_venvs(script, root):
         for name, rng in _venv_ranges(venv).items():
             found.setdefault(name, replace(rng, source=f"{rng.source} (activated by the script)"))
-    for folder in _upward(root):
+    for folder in (*dict.fromkeys(near), *_upward(root)):
         for name, rng in _folder_ranges(folder).items():
             found.setdefault(name, rng)
     for pin in (p for path in checkout_pin_files(checkout) for p in pins.read(path)):

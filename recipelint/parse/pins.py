@@ -1,7 +1,9 @@
 """The package pins a repository declares, read without running anything: requirements*.txt
-(following `-r other.txt`), setup.py's `install_requires` (read with `ast`), setup.cfg,
-pyproject.toml's `[project]` dependencies and Poetry's, and conda's environment.yml (its conda dependencies
-and its `pip:` list). Each pin keeps its file and line."""
+(following `-r other.txt`), setup.py's `install_requires` (read with `ast`, also the `_deps`
+table transformers' own setup.py keeps and `deps["x"]` / `deps_list("x")` take from), setup.cfg,
+pyproject.toml's `[project]` dependencies and Poetry's, conda's environment.yml (its conda
+dependencies and its `pip:` list), and a Dockerfile's `pip install x==v`. Each pin keeps its
+file and line."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from typing import Any
 from recipelint.records import dataclass, replace
 from recipelint.versions import clauses, normal
 
-PIN_FILES = ("requirements*.txt", "setup.py", "setup.cfg", "pyproject.toml", "environment.yml", "environment.yaml")
+PIN_FILES = ("requirements*.txt", "setup.py", "setup.cfg", "pyproject.toml", "environment.yml", "environment.yaml", "Dockerfile")
 MAX_INCLUDES = 4  # how deep `-r other.txt` is followed (a loop or a long chain stops there)
 MAX_BYTES = 1_000_000
 _REQUIREMENT = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?\s*\(?\s*([^;#]*?)\s*\)?\s*(?:[;#].*)?$")
@@ -87,6 +89,7 @@ def setup_py(path: Path) -> Iterator[Pin]:
     for statement in tree.body:
         if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
             names[statement.targets[0].id] = statement.value
+    yield from _deps_table(tree, names, path)
     for call in (node for node in ast.walk(tree) if isinstance(node, ast.Call)):
         for keyword in call.keywords:
             value = names.get(keyword.value.id, keyword.value) if isinstance(keyword.value, ast.Name) else keyword.value
@@ -99,6 +102,71 @@ def setup_py(path: Path) -> Iterator[Pin]:
                         pin = requirement(item.value, path, item.lineno)
                         if pin is not None:
                             yield replace(pin, extra=str(extra)) if extra else pin
+
+
+def _deps_table(tree: Any, names: dict[str, Any], path: Path) -> Iterator[Pin]:
+    """transformers' setup.py pattern: a module-level `_deps = ["torch>=2.0", ...]` table, from
+    which `deps["torch"]` and `deps_list("torch", ...)` build install_requires and the extras; a
+    package the file takes from the table is pinned as the table says."""
+    import ast
+
+    table = names.get("_deps")
+    if not isinstance(table, (ast.List, ast.Tuple)):
+        return
+    taken: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == "deps":
+            if isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
+                taken.add(normal(node.slice.value))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "deps_list":
+            taken.update(normal(a.value) for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str))
+    for item in table.elts:
+        if isinstance(item, ast.Constant) and isinstance(item.value, str):
+            pin = requirement(item.value, path, item.lineno)
+            if pin is not None and pin.name in taken:
+                yield pin
+
+
+_PIP_INSTALL = re.compile(r"\bpip3?\s+install\s+(.+)")
+
+
+def dockerfile(path: Path) -> Iterator[Pin]:
+    """`RUN pip install transformers==4.37.2 "deepspeed>=0.14"`: each argument that is a name with a
+    version specifier (options, URLs, `-r file` and bare names say nothing of the release), lines
+    continued with a backslash read as one; each pin keeps the line it is written on."""
+    text = _text(path)
+    if text is None:
+        return
+    lines = text.splitlines()
+    index = 0
+    while index < len(lines):
+        first = index
+        logical = lines[index]
+        while logical.rstrip().endswith("\\") and index + 1 < len(lines):
+            index += 1
+            logical = logical.rstrip()[:-1] + " " + lines[index]
+        index += 1
+        yield from _pip_install(logical, lines, first, path)
+
+
+def _pip_install(logical: str, lines: list[str], first: int, path: Path) -> Iterator[Pin]:
+    import shlex
+
+    for match in _PIP_INSTALL.finditer(logical):
+        command = re.split(r"&&|;|\|\|", match.group(1))[0]
+        try:
+            words = shlex.split(command, comments=True)
+        except ValueError:
+            continue
+        for word in words:
+            if word.startswith("-") or not any(op in word for op in ("==", ">=", "<=", "~=", "<", ">")):
+                continue
+            if any(op in word for op in "<>") and re.search(rf"(?<![\"'\w]){re.escape(word)}(?![\"'])", command):
+                continue  # unquoted, the shell takes `>=0.14` as a redirection: the package is installed unpinned
+            number = next((n + 1 for n in range(first, len(lines)) if word in lines[n]), first + 1)
+            pin = requirement(word, path, number)
+            if pin is not None:
+                yield pin
 
 
 def setup_cfg(path: Path) -> Iterator[Pin]:
@@ -263,6 +331,7 @@ READERS = {
     "pyproject.toml": pyproject,
     "environment.yml": environment_yml,
     "environment.yaml": environment_yml,
+    "Dockerfile": dockerfile,
 }
 
 

@@ -188,6 +188,22 @@ def run_section(ctx: Context) -> Section | None:
     return section
 
 
+def trainer_section(ctx: Context) -> Section | None:
+    """The Hugging Face TrainingArguments values that matter (batch, accumulation, precision,
+    schedule, workers), each with where it comes from: a flag, the script's default, the release's."""
+    from recipelint.hftrainer import shown_rows
+
+    if ctx.recipe.hf_args is None:
+        return None
+    rows = shown_rows(ctx.recipe, ctx.version_range("transformers"))
+    if not rows:
+        return None
+    section = Section("trainer")
+    for label, value, source in rows:
+        section.add(label, value, source)
+    return section
+
+
 def hardware_section(ctx: Context) -> Section | None:
     if not ctx.facts_used:
         return None
@@ -253,6 +269,7 @@ SECTIONS: list[Callable[[Context], Section | None]] = [
     script_section,
     code_section,
     run_section,
+    trainer_section,
     hardware_section,
     unknown_section,
 ]

@@ -229,6 +229,7 @@ def load_ds_launches(script: ShellScript, files: FileCache, root: Path, commands
         _link(recipe, script, command, value, files)
         _script_args(recipe, script, command, index)
         _model_parallel(recipe, command)
+        read_hf_args(recipe, files)
         recipes.append(recipe)
     return recipes
 
@@ -296,7 +297,16 @@ def _plain_launch(script: ShellScript, root: Path, command: Command, launcher: i
         recipe.args["deepspeed"] = named
         recipe.ds_config = recipe.read_config(named.value, parse_json, files, ROLE, named, accept=named_deepspeed)
     _script_args(recipe, script, command, index)
+    read_hf_args(recipe, files)
     return [recipe]
+
+
+def read_hf_args(recipe: Recipe, files: FileCache) -> None:
+    """The training script's HfArgumentParser and TrainingArguments(...) (recipelint.parse.hfparser),
+    for the Trainer's rules and `show`."""
+    from recipelint.hftrainer import reading
+
+    recipe.hf_args = reading(recipe, files)
 
 
 def _script_args(recipe: Recipe, script: ShellScript, command: Command, index: int) -> None:

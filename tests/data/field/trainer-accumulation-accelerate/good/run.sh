@@ -1,0 +1,14 @@
+accelerate launch --config_file ./accelerate_config.yaml train.py \
+    --model_name_or_path '/Baichuan2-13B-base' \
+    --do_train \
+    --output_dir '/baichuan13B_sft/' \
+    --per_device_train_batch_size 4 \
+    --gradient_accumulation_steps 8 \
+    --lr_scheduler_type cosine \
+    --logging_steps 10 \
+    --save_steps 1000 \
+    --learning_rate 5e-5 \
+    --num_train_epochs 1.0 \
+    --fp16 \
+    --max_steps 50000 \
+    --overwrite_output_dir
