@@ -28,12 +28,13 @@ from recipelint.versions import Range, normal
 if TYPE_CHECKING:
     from recipelint.knownissues import KnownIssue
     from recipelint.parse.flags import Flag
-    from recipelint.parse.pycode import KeyReads, PyFile
+    from recipelint.parse.pycode import Compared, KeyReads, PyFile
 
 TOOLKITS = {"wenet": "WeNet", "xtuner": "XTuner"}
 VENV_NAMES = (".venv", "venv", "env", ".env")
 OWN_ENVIRONMENT = "installed in recipelint's Python"
 TRAIN_ENTRY = "bin/train.py"  # the training script a WeNet launch runs unless it names another (bin/train_deprecated.py)
+PACKAGE_FILES = 800  # modules read of one package: upstream WeNet HEAD has about 250
 UPWARD_LEVELS = 8  # how far above the recipe a package folder or a virtual environment is looked for
 
 
@@ -186,10 +187,32 @@ class Checkout:
             spread = pycode.spread_dataset_conf(script, self._module) if script is not None else None
             if spread is not None:
                 return {"": spread}
-            dataset = pycode.parse_python(self.package / "dataset" / "dataset.py")
-            return pycode.dataset_keys(dataset, pycode.parse_python(self.package / "dataset" / "processor.py")) if dataset else None
+            dataset = self._module(self.dataset_module(script)) or pycode.parse_python(self.package / "dataset" / "dataset.py")
+            if dataset is None:
+                return None
+            helpers = [f for f in self.package_files("dataset/*.py") if f.source.path != dataset.source.path]
+            return pycode.dataset_keys(dataset, pycode.parse_python(self.package / "dataset" / "processor.py"), helpers)
 
         return self._cached(f"dataset_keys:{entry}", read)  # type: ignore[no-any-return]
+
+    def dataset_module(self, script: PyFile | None) -> str:
+        """The module the training script takes `Dataset` from: a fork's trainer variant may
+        import its own (`from wenet.dataset.dataset_dys import Dataset`)."""
+        from recipelint.parse import pycode
+
+        found = pycode.imported_from(script, "Dataset") if script is not None else None
+        return found if found and found.startswith(f"{self.toolkit}.") else f"{self.toolkit}.dataset.dataset"
+
+    def package_files(self, pattern: str = "**/*.py") -> list[PyFile]:
+        """The package's Python files matching `pattern`, parsed once a run (at most
+        PACKAGE_FILES: a package is not a whole site-packages)."""
+        from recipelint.parse import pycode
+
+        def read() -> list[PyFile]:
+            paths = sorted(self.package.glob(pattern))[:PACKAGE_FILES]
+            return [f for f in (pycode.parse_python(path) for path in paths) if f is not None]
+
+        return self._cached(f"files:{pattern}", read)  # type: ignore[no-any-return]
 
     def _module(self, name: str) -> PyFile | None:
         """The package's module `wenet.dataset.x` as a parsed file (None outside the package)."""
@@ -200,14 +223,32 @@ class Checkout:
             return None
         return pycode.parse_python(self.package.joinpath(*parts[1:-1], parts[-1] + ".py"))
 
-    def config_keys(self) -> set[str]:
-        """Top-level YAML keys the training code reads."""
+    def code_files(self) -> list[PyFile]:
+        """The package's modules and the modules at the top of the tree that holds it (a fork's
+        own train.py and init_model.py beside `wenet/`)."""
         from recipelint.parse import pycode
 
-        names = ("bin/train.py", "utils/train_utils.py", "utils/executor.py", "utils/init_model.py")
+        def read() -> list[PyFile]:
+            beside = [f for f in (pycode.parse_python(path) for path in sorted(self.root.glob("*.py"))[:PACKAGE_FILES]) if f is not None]
+            return [*self.package_files(), *beside]
+
+        return self._cached("code_files", read)  # type: ignore[no-any-return]
+
+    def compared_values(self, key: str) -> Compared | None:
+        """The values of a YAML key the code handles (pycode.compared_values over code_files)."""
+        from recipelint.parse import pycode
+
+        return self._cached(f"compared:{key}", lambda: pycode.compared_values(self.code_files(), key))  # type: ignore[no-any-return]
+
+    def config_keys(self) -> set[str]:
+        """Top-level YAML keys the code reads: every module of the package (its trainers, model
+        builders and recognisers read the same YAML, saved beside the model), and the modules at
+        the top of the tree that holds it (a fork's own train.py and init_model.py beside
+        `wenet/`)."""
+        from recipelint.parse import pycode
 
         def read() -> set[str]:
-            return pycode.config_keys([f for f in (pycode.parse_python(self.package / n) for n in names) if f is not None])
+            return pycode.config_keys(self.code_files())
 
         return self._cached("config_keys", read)  # type: ignore[no-any-return]
 
