@@ -144,8 +144,11 @@ class Context:
         """The releases of a package the run imports: the toolkit checkout's own version, else what
         is declared beside the recipe, else the settings' `target-versions`, else the newest known."""
         checkout = self.recipe.checkout
-        if checkout is not None and checkout.toolkit == package and checkout.version and not checkout.in_own_environment:
-            return versions.Range(package, f"=={checkout.version}", f"{checkout.name} checkout {checkout.version_source}", "installed")
+        if checkout is not None and checkout.toolkit == package and not checkout.in_own_environment:
+            if checkout.version:
+                return versions.Range(package, f"=={checkout.version}", f"{checkout.name} checkout {checkout.version_source}", "installed")
+            # A fork or snapshot no release tag names: its own code decides, never the newest release.
+            return versions.Range(package, "", f"{checkout.label()}: no release matches it; its code is read", "checkout")
         if package in self.packages:
             return self.packages[package]
         configured = self.options.target(package)

@@ -240,6 +240,38 @@ class Checkout:
 
         return self._cached(f"compared:{key}", lambda: pycode.compared_values(self.code_files(), key))  # type: ignore[no-any-return]
 
+    def entry_files(self, entry: str = TRAIN_ENTRY) -> list[PyFile]:
+        """The training script `entry` and the package modules it imports (one level: v3's
+        train.py builds its DataLoader and join in utils/train_utils.py); [] when the script is
+        not there."""
+        from recipelint.parse import pycode
+
+        def read() -> list[PyFile]:
+            script = pycode.parse_python(self.package / entry)
+            if script is None:
+                return []
+            modules = [self._module(name) for name in pycode.imported_modules(script, self.toolkit)]
+            return [script, *(m for m in modules if m is not None)]
+
+        return self._cached(f"entry_files:{entry}", read)  # type: ignore[no-any-return]
+
+    def value_read(self, name: str, entry: str = TRAIN_ENTRY) -> Span | None | bool:
+        """Where the training script or a module it imports reads the setting `name`
+        (pycode.value_read); False when none reads it; None when the script is not there."""
+        from recipelint.parse import pycode
+
+        files = self.entry_files(entry)
+        if not files:
+            return None
+        found: Span | None = self._cached(f"read:{entry}:{name}", lambda: pycode.value_read(files, name))
+        return False if found is None else found
+
+    def loader_keywords(self, entry: str = TRAIN_ENTRY) -> tuple[set[str], Span | None]:
+        """The keywords the DataLoader calls of the training script and its modules pass."""
+        from recipelint.parse import pycode
+
+        return self._cached(f"loader_keywords:{entry}", lambda: pycode.loader_keywords(self.entry_files(entry)))  # type: ignore[no-any-return]
+
     def config_keys(self) -> set[str]:
         """Top-level YAML keys the code reads: every module of the package (its trainers, model
         builders and recognisers read the same YAML, saved beside the model), and the modules at

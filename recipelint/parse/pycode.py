@@ -417,6 +417,19 @@ def imported_from(file: PyFile, name: str) -> str | None:
     return None
 
 
+def imported_modules(file: PyFile, package: str) -> list[str]:
+    """The modules of `package` the file imports: `from wenet.utils.train_utils import x` ->
+    wenet.utils.train_utils, `from wenet.utils import train_utils` -> both candidates."""
+    found: list[str] = []
+    for node in file.nodes:
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == package:
+            found.append(node.module)
+            found.extend(f"{node.module}.{alias.name}" for alias in node.names)
+        elif isinstance(node, ast.Import):
+            found.extend(a.name for a in node.names if a.name.split(".")[0] == package)
+    return list(dict.fromkeys(found))
+
+
 def _names_conf(node: ast.expr, names: set[str]) -> bool:
     """`dataset_conf` (a variable holding it) or `configs['dataset_conf']`."""
     if isinstance(node, ast.Name):
@@ -789,3 +802,35 @@ def compared_values(files: list[PyFile], key: str) -> Compared | None:
                 if isinstance(node, ast.Assert) or (isinstance(node, ast.If) and _chain_raises(node)):
                     found.rejects = found.rejects or file.span(node)
     return found if found.where is not None else None
+
+
+def value_read(files: list[PyFile], name: str) -> Span | None:
+    """Where the code reads a setting by name: `args.<name>` (any `x.<name>` on a plain
+    variable) or `conf['<name>']` / `conf.get('<name>')` on a name (train.py copies its flags
+    into the config dict). None: no code reads it, so the flag reaches nothing."""
+    for file in files:
+        for node in file.nodes:
+            if (
+                isinstance(node, ast.Attribute)
+                and node.attr == name
+                and isinstance(node.ctx, ast.Load)
+                and isinstance(node.value, ast.Name)
+            ):
+                return file.span(node)
+            if isinstance(node, (ast.Subscript, ast.Call)) and _holds_key(node, name, set()):
+                if not isinstance(node, ast.Subscript) or isinstance(node.ctx, ast.Load):
+                    return file.span(node)
+    return None
+
+
+def loader_keywords(files: list[PyFile]) -> tuple[set[str], Span | None]:
+    """The keywords every `DataLoader(...)` call of these files passes together, and where the
+    first call is (None: the code builds no DataLoader here)."""
+    keywords: set[str] = set()
+    first = None
+    for file in files:
+        for call in file.calls:
+            if _dotted_name(call.func) == "DataLoader":
+                keywords.update(k.arg for k in call.keywords if k.arg)
+                first = first or file.span(call)
+    return keywords, first
