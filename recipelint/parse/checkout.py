@@ -203,6 +203,12 @@ class Checkout:
         found = pycode.imported_from(script, "Dataset") if script is not None else None
         return found if found and found.startswith(f"{self.toolkit}.") else f"{self.toolkit}.dataset.dataset"
 
+    def trainers(self) -> list[str]:
+        """The package's training scripts, relative to it: bin/train.py and its variants
+        (bin/train_dys.py, bin/train_mlcslm_baseline.py in forks), train.py first."""
+        names = sorted(p.name for p in (self.package / "bin").glob("train*.py"))
+        return [f"bin/{n}" for n in sorted(names, key=lambda n: n != "train.py")]
+
     def package_files(self, pattern: str = "**/*.py") -> list[PyFile]:
         """The package's Python files matching `pattern`, parsed once a run (at most
         PACKAGE_FILES: a package is not a whole site-packages)."""

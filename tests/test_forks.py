@@ -1,0 +1,239 @@
+"""WeNet forks judged by their own code (issue 40): the unmodified files of three projects that
+carry their own `wenet/` (tests/data/forks/*/SOURCE.md), each verdict once where the fork's code
+accepts a value and once where it rejects it."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from recipelint import engine
+from recipelint.diagnostics import Diagnostic, Severity
+from recipelint.hardware.profile import load_profile
+from recipelint.parse import pycode
+from recipelint.parse.checkout import Checkout, identify
+from tests.helpers import NODE, cli, lint
+
+FORKS = Path(__file__).parent / "data" / "forks"
+PROFILE = Path(__file__).parent / "data" / "profiles" / "a100-8x-96cpu-ib.yaml"
+HEAD = Path(__file__).parent / "data" / "checkouts" / "wenet-head"
+
+
+def check(path: Path) -> list[Diagnostic]:
+    profile = load_profile(PROFILE)
+    result = engine.check([path], lambda: profile)
+    assert not result.errors, result.errors
+    return result.diagnostics
+
+
+def codes(found: list[Diagnostic], code: str) -> list[Diagnostic]:
+    return [d for d in found if d.code == code]
+
+
+def fork(name: str, tmp_path: Path) -> Path:
+    return Path(shutil.copytree(FORKS / name, tmp_path / name))
+
+
+# -- MSDM: a trainer variant with its own Dataset and model builder ---------------------------
+
+
+def test_msdm_config_is_quiet_by_its_own_code() -> None:
+    """resnet_conf and dys are read by wenet/utils/init_model_dys.py, `decoder: null` is a branch
+    of it (`elif decoder_type is None`), modarity is read by wenet/dataset/dataset_dys.py, which
+    the fork's train_dys.py imports: upstream's schema called them 4 ignored keys and an error."""
+    found = check(FORKS / "msdm")
+    assert [d for d in found if d.code in ("RL701", "RL702")] == []
+
+
+def test_msdm_key_no_code_reads_still_warns(tmp_path: Path) -> None:
+    root = fork("msdm", tmp_path)
+    config = root / "examples/MSDM/conf/train_resnet_10.yaml"
+    config.write_text(config.read_text().replace("\ndys: true", "\ndyss: true").replace("modarity:", "modality:"))
+    found = {d.setting: d for d in codes(check(root), "RL701")}
+    assert set(found) == {"dyss", "dataset_conf.modality"}
+    assert all(d.severity == Severity.WARNING for d in found.values())
+    assert "train_dys.py" in found["dataset_conf.modality"].evidence[0]
+
+
+def test_the_trainer_variant_reads_its_own_dataset() -> None:
+    checkout = identify(Checkout("wenet", FORKS / "msdm", "test"))
+    assert checkout.trainers() == ["bin/train.py", "bin/train_dys.py"]
+    variant, plain = checkout.dataset_keys("bin/train_dys.py"), checkout.dataset_keys("bin/train.py")
+    assert variant is not None and plain is not None
+    assert "modarity" in variant[""].keys and "modarity" not in plain[""].keys
+    assert {"resnet_conf", "dys"} <= checkout.config_keys()
+
+
+# -- DialectMoE: a fork that narrows feats_type --------------------------------------------------
+
+DIALECT_YAML = """\
+encoder: conformer
+encoder_conf:
+    output_size: 256
+accum_grad: 1
+dataset_conf:
+    feats_type: {feats}
+    fbank_conf:
+        num_mel_bins: 80
+    batch_conf:
+        batch_type: static
+        batch_size: 16
+"""
+
+
+def test_choices_come_from_the_forks_assert(tmp_path: Path) -> None:
+    """wenet/dataset/dataset.py of the fork asserts `feats_type in ['fbank', 'mfcc']`: the
+    log_mel_spectrogram upstream accepts stops this fork; mfcc runs."""
+    root = fork("dialectmoe", tmp_path)
+    (root / "conf").mkdir()
+    (root / "conf/bad.yaml").write_text(DIALECT_YAML.format(feats="log_mel_spectrogram"))
+    (root / "conf/good.yaml").write_text(DIALECT_YAML.format(feats="mfcc"))
+    found = codes(lint(root / "conf"), "RL702")
+    assert [(d.span.path.name, d.severity) for d in found] == [("bad.yaml", Severity.ERROR)]
+    assert "rejected by the code this recipe runs (" in found[0].message and "dataset.py:161" in found[0].message
+
+
+def test_a_value_no_code_compares_is_an_info(tmp_path: Path) -> None:
+    root = fork("dialectmoe", tmp_path)
+    (root / "conf").mkdir()
+    (root / "conf/a.yaml").write_text(DIALECT_YAML.format(feats="fbank") + "optim: lamb\n")
+    (only,) = codes(lint(root / "conf"), "RL702")
+    assert only.severity == Severity.INFO and only.setting == "optim"
+    assert "not judged: no code of the WeNet checkout" in only.message
+
+
+# -- deep-sparse-conformer: prefetch_factor and the join dropped ---------------------------------
+
+
+def test_num_workers_zero_starts_where_the_fork_passes_no_prefetch_factor() -> None:
+    (rl101,) = codes(check(FORKS / "deep-sparse-conformer"), "RL101")
+    assert rl101.severity == Severity.INFO
+    assert "train.py:" in rl101.evidence[0] and "prefetch_factor" in rl101.evidence[0]
+
+
+TRAIN_PY = """\
+import argparse
+import datetime
+import torch.distributed as dist
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument('--config', required=True)
+    parser.add_argument('--train_engine', default='torch_ddp', choices=['torch_ddp', 'deepspeed'])
+    parser.add_argument('--timeout', default=30, type=int)
+    parser.add_argument('--num_workers', default=0, type=int)
+    args = parser.parse_args()
+    {join}
+"""
+RUN_SH = """\
+#!/bin/bash
+export CUDA_VISIBLE_DEVICES="0,1,2,3,4,5,6,7"
+torchrun --nnodes=1 --nproc_per_node=8 wenet/bin/train.py --config conf/train.yaml \\
+  --train_engine deepspeed --timeout 1800 --num_workers 2
+"""
+
+
+def test_timeout_reaches_nothing_without_the_join(tmp_path: Path) -> None:
+    """No fork found keeps --timeout and drops its reading (the forks seen that dropped the join
+    are CosyVoice's, not WeNet's): a small train.py, once with the join's reading and once with it
+    commented out, the only difference."""
+    verdicts = {}
+    for name, join in (
+        ("joined", "group = dist.new_group(backend='gloo', timeout=datetime.timedelta(seconds=args.timeout))"),
+        ("dropped", "# group = dist.new_group(backend='gloo', timeout=datetime.timedelta(seconds=args.timeout))"),
+    ):
+        root = tmp_path / name
+        (root / "wenet/bin").mkdir(parents=True)
+        (root / "wenet/bin/train.py").write_text(TRAIN_PY.format(join=join))
+        (root / "run.sh").write_text(RUN_SH)
+        (root / "conf").mkdir()
+        (root / "conf/train.yaml").write_text(DIALECT_YAML.format(feats="fbank"))
+        verdicts[name] = [(d.severity, d.message) for d in codes(check(root), "RL303")]
+    assert [s for s, _ in verdicts["joined"]] == [Severity.ERROR]
+    assert verdicts["dropped"] == [(Severity.INFO, "--timeout 1800 has no effect: the code this recipe runs never reads it")]
+
+
+def test_value_read_follows_the_script_and_its_modules() -> None:
+    fork_checkout = identify(Checkout("wenet", FORKS / "deep-sparse-conformer", "test"))
+    head = identify(Checkout("wenet", HEAD, "test"))
+    assert fork_checkout.value_read("timeout") is False and fork_checkout.value_read("prefetch") is False
+    read = head.value_read("timeout")
+    assert read and not isinstance(read, bool) and read.path.name == "train.py"
+    assert "prefetch_factor" in head.loader_keywords()[0] and "prefetch_factor" not in fork_checkout.loader_keywords()[0]
+
+
+def test_show_names_the_forks_code_not_a_release() -> None:
+    out = cli("show", str(FORKS / "deep-sparse-conformer/examples/csj/s0/run_conformer_bidecoder_large.sh"), "--hardware", str(PROFILE))
+    assert "wenet version      its own code (version unknown)" in out.stdout, out.stdout
+    assert "v3.1.0" not in out.stdout and "newest known" not in out.stdout.split("deepspeed version")[0]
+
+
+# -- following a dict through code: the readers on small code ------------------------------------
+
+
+def parse(tmp_path: Path, name: str, text: str) -> pycode.PyFile:
+    path = tmp_path / name
+    path.write_text(text)
+    file = pycode.parse_python(path)
+    assert file is not None
+    return file
+
+
+def test_conf_handed_to_a_helper_and_a_block_to_a_datapipe(tmp_path: Path) -> None:
+    dataset = parse(
+        tmp_path,
+        "dataset.py",
+        "def Dataset(data_type, data_list_file, tokenizer, conf):\n"
+        "    return get_dataset(data_type, data_list_file, tokenizer, conf)\n"
+        "def get_dataset(data_type, data_list_file, tokenizer, conf):\n"
+        "    shuffle = conf.get('shuffle', True)\n"
+        "    merge_conf = conf.get('merge_conf', {})\n"
+        "    dataset = dataset.merge_utterances(merge_conf, epoch=0)\n"
+        "    other_conf = conf.get('other_conf', {})\n"
+        "    dataset = unknown_helper(other_conf)\n"
+        "    return dataset\n",
+    )
+    pipes = parse(
+        tmp_path,
+        "pipes.py",
+        "@functional_datapipe('merge_utterances')\n"
+        "class Merge(IterDataPipe):\n"
+        "    def __init__(self, dataset, config, epoch=0):\n"
+        "        self.n = config.get('max_utts', 3)\n"
+        "        self.add = config['add_tag']\n",
+    )
+    reads = pycode.dataset_keys(dataset, None, [pipes])
+    assert reads is not None
+    assert {"shuffle", "merge_conf", "other_conf"} <= reads[""].keys
+    assert reads["merge_conf"].keys == {"max_utts", "add_tag"} and not reads["merge_conf"].open
+    assert reads["other_conf"].open and reads["other_conf"].unfollowed == "unknown_helper() at line 8"
+
+
+def test_compared_values_of_an_if_chain_that_raises(tmp_path: Path) -> None:
+    utils = parse(
+        tmp_path,
+        "train_utils.py",
+        "def init_scheduler(configs):\n"
+        "    if configs['scheduler'] == 'warmuplr':\n        pass\n"
+        "    elif configs['scheduler'] == 'steadylr':\n        pass\n"
+        "    else:\n        raise ValueError(configs['scheduler'])\n"
+        "def other(configs):\n"
+        "    kind = configs.get('optim', 'adam')\n"
+        "    if kind == 'adam':\n        pass\n",
+    )
+    scheduler = pycode.compared_values([utils], "scheduler")
+    assert scheduler is not None and scheduler.values == {"warmuplr", "steadylr"} and scheduler.rejects is not None
+    optim = pycode.compared_values([utils], "optim")
+    assert optim is not None and optim.values == {"adam"} and optim.rejects is None
+    assert pycode.compared_values([utils], "feats_type") is None
+
+
+def test_self_configs_counts_as_the_config(tmp_path: Path) -> None:
+    trainer = parse(tmp_path, "asr.py", "class T:\n    def run(self):\n        return self.configs.get('patience', 10)\n")
+    assert pycode.config_keys([trainer]) == {"patience"}
+
+
+def test_node_profile_is_not_needed_for_code_verdicts() -> None:
+    # The code verdicts do not depend on the node: the default test node gives the same RL702s.
+    assert [d.code for d in lint(FORKS / "msdm", NODE) if d.code in ("RL701", "RL702")] == []
