@@ -834,3 +834,58 @@ def loader_keywords(files: list[PyFile]) -> tuple[set[str], Span | None]:
                 keywords.update(k.arg for k in call.keywords if k.arg)
                 first = first or file.span(call)
     return keywords, first
+
+
+WRAPPER_DEPTH = 2  # train_mem.py -> llava.train.train: the wrappers seen are one import deep
+WRAPPER_FILES = 40  # modules read for one launched script, at most
+
+
+def _module_paths(root: Path, module: str) -> list[Path]:
+    base = root.joinpath(*module.split("."))
+    return [base.with_suffix(".py"), base / "__init__.py"]
+
+
+def _imported_names(file: PyFile) -> Iterator[str]:
+    """Dotted modules a file imports (absolute imports), with each imported name as a possible
+    submodule (`from llava.train import train`)."""
+    for node in file.tree.body:
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            yield node.module
+            yield from (f"{node.module}.{a.name}" for a in node.names)
+        elif isinstance(node, ast.Import):
+            yield from (a.name for a in node.names)
+    for inner in file.nodes:  # imports inside functions (`def train(): from x import y`) too
+        if isinstance(inner, ast.ImportFrom) and inner.module and inner.level == 0 and inner not in file.tree.body:
+            yield inner.module
+
+
+def script_closure(script: PyFile, roots: list[Path]) -> list[PyFile]:
+    """The launched script and the modules it imports (WRAPPER_DEPTH deep) that are files under
+    `roots` (the script's folder and those above it): a wrapper such as LLaVA's train_mem.py,
+    whose whole body is `from llava.train.train import train; train()`, is judged by the module
+    whose code it runs. Packages installed elsewhere are not read."""
+    seen: dict[Path, PyFile] = {script.source.path: script}
+    frontier = [script]
+    for _ in range(WRAPPER_DEPTH):
+        found = []
+        for file in frontier:
+            for module in dict.fromkeys(_imported_names(file)):
+                path = next((p for root in roots for p in _module_paths(root, module) if p.is_file()), None)
+                if path is None or path in seen or len(seen) >= WRAPPER_FILES:
+                    continue
+                parsed = parse_python(path)
+                if parsed is not None:
+                    seen[path] = parsed
+                    found.append(parsed)
+        frontier = found
+    return list(seen.values())
+
+
+def parses_arguments(file: PyFile) -> bool:
+    """Whether the file reads the command line: argparse's `parse_args`/`parse_known_args`, an
+    `HfArgumentParser`, or `sys.argv`."""
+    for node in file.nodes:
+        name = _dotted_name(node)
+        if name in ("parse_args", "parse_known_args", "HfArgumentParser", "parse_args_into_dataclasses", "argv"):
+            return True
+    return False
