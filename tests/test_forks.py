@@ -237,3 +237,25 @@ def test_self_configs_counts_as_the_config(tmp_path: Path) -> None:
 def test_node_profile_is_not_needed_for_code_verdicts() -> None:
     # The code verdicts do not depend on the node: the default test node gives the same RL702s.
     assert [d.code for d in lint(FORKS / "msdm", NODE) if d.code in ("RL701", "RL702")] == []
+
+
+# -- PLaST: XTuner's repository vendored in xtuner/ ----------------------------------------------
+
+
+def test_a_vendored_xtuner_repository_is_the_code_every_rule_reads(tmp_path: Path) -> None:
+    """`torchrun -m xtuner.tools.train` is XTuner's train.py; the package is xtuner/xtuner/ (the
+    vendored repository), found once for the recipe: show and RL809 name the same checkout."""
+    script = FORKS / "plast/scripts/train_plast_2b.sh"
+    out = cli("show", str(script), "--hardware", str(PROFILE))
+    assert "XTuner code        " in out.stdout and "plast/xtuner\n" in out.stdout and "xtuner/ repository vendored in" in out.stdout
+    assert "xtuner version     0.1.21" in out.stdout
+    (missing,) = codes(check(script), "RL809")  # the script names a config the repository lacks
+    assert missing.severity == Severity.WARNING and "plast_2b_tinyllama_chat.py does not exist" in missing.message
+    root = fork("plast", tmp_path)
+    named = root / "scripts/train_plast_2b.sh"
+    named.write_text(named.read_text().replace("../workspace/plast_2b_tinyllama_chat.py", "plast_2b_tinyllama_chat"))
+    (name,) = codes(check(named), "RL809")  # a config name: looked up in the vendored checkout, not "no checkout"
+    assert "the XTuner checkout" in name.message and "has no xtuner/configs/**/plast_2b_tinyllama_chat.py" in name.message
+    staged = root / "scripts/train_plast_2b.sh"
+    staged.write_text(named.read_text().replace("plast_2b_tinyllama_chat \\", "../workspace/plast_2b_tinyllama_chat_stage1.py \\"))
+    assert codes(check(staged), "RL809") == []

@@ -526,7 +526,11 @@ def _display(folder: Path) -> Path:
 
 
 def _find(toolkit: str, root: Path, from_path: list[tuple[Path, str]]) -> Checkout | None:
-    candidates = from_path + [(folder, "package folder above the recipe") for folder in _upward(root)]
+    upward = _upward(root)
+    candidates = from_path + [(folder, "package folder above the recipe") for folder in upward]
+    # A repository that vendors the toolkit's own repository as a folder (`xtuner/` holding
+    # setup.py and the package `xtuner/xtuner/`, installed with `cd xtuner; pip install -e .`).
+    candidates += [(folder / toolkit, f"{toolkit}/ repository vendored in {_display(folder)}") for folder in upward]
     for folder, how in candidates:
         if _has_package(folder, toolkit):
             return identify(Checkout(toolkit, _display(folder), how))

@@ -1,5 +1,6 @@
 """XTuner 0.x launches: `xtuner train`, `srun ... xtuner train`, torchrun or
-`torch.distributed.launch` on `xtuner/tools/train.py`, and the `deepspeed` launcher.
+`torch.distributed.launch` on `xtuner/tools/train.py` (or `-m xtuner.tools.train`), and the
+`deepspeed` launcher.
 
 Each becomes the same Launch model the WeNet front end builds (nodes, processes per node,
 rendezvous, environment), with the XTuner arguments as settings. Facts: xtuner/entry_point.py
@@ -117,8 +118,8 @@ def launches(script: ShellScript) -> list[tuple[Command, int, str]]:
                     form = "srun" if Path(words[0]).name == "srun" else "cli"
                     found.append((command, index + 1, form))
                 break
-            if TRAIN_PY.search(text):
-                found.append((command, index, "direct"))
+            if TRAIN_PY.search(text) or (text == "xtuner.tools.train" and index > 0 and words[index - 1] == "-m"):
+                found.append((command, index, "direct"))  # `torchrun -m xtuner.tools.train` runs the same file
                 break
             if TRAIN_V1.search(text):
                 found.append((command, index, "v1"))
