@@ -12,7 +12,9 @@ from recipelint.diagnostics import Diagnostic, Severity
 from recipelint.hardware.profile import load_profile
 from recipelint.parse import pycode
 from recipelint.parse.checkout import Checkout, identify
-from tests.helpers import NODE, cli, lint
+from recipelint.records import replace
+from tests.helpers import NODE, RecipeSpec, cli, copy_upstream, lint
+from tests.test_checkout import recipe_in
 
 FORKS = Path(__file__).parent / "data" / "forks"
 PROFILE = Path(__file__).parent / "data" / "profiles" / "a100-8x-96cpu-ib.yaml"
@@ -259,3 +261,29 @@ def test_a_vendored_xtuner_repository_is_the_code_every_rule_reads(tmp_path: Pat
     staged = root / "scripts/train_plast_2b.sh"
     staged.write_text(named.read_text().replace("plast_2b_tinyllama_chat \\", "../workspace/plast_2b_tinyllama_chat_stage1.py \\"))
     assert codes(check(staged), "RL809") == []
+
+
+# -- the memory model and a fork's own batcher ----------------------------------------------------
+
+
+def test_a_batcher_with_its_own_cap_is_not_extrapolated(tmp_path: Path) -> None:
+    """No fork found carries its own batch cap (the issue's had max_seq_in_batch): WeNet v2.2.1's
+    processor.batch() with one more parameter stands for it. The YAML that sets the cap gets an
+    info instead of upstream's memory estimate; without it, the estimate is the same as upstream's."""
+    repo = copy_upstream("wenet-v2.2.1", tmp_path / "fork")
+    processor = repo / "wenet/dataset/processor.py"
+    text = processor.read_text()
+    old = "def batch(data, batch_type='static', batch_size=16, max_frames_in_batch=12000):"
+    assert old in text
+    processor.write_text(text.replace(old, old[:-2] + ", max_seq_in_batch=400):"))
+    loader = {"num_workers": "8", "prefetch": "500"}
+    capped = replace(RecipeSpec(), variables=loader, batch="    batch_type: dynamic\n    max_frames_in_batch: 12000\n    max_seq_in_batch: 400")
+    small = {**NODE, "memory_gib": 16}
+    (info,) = [d for d in lint(recipe_in(repo, capped), small) if d.code == "RL103"]
+    assert (
+        info.severity == Severity.INFO and "not estimated: batch_conf.max_seq_in_batch, which batch() of the WeNet checkout" in info.message
+    )
+    plain = replace(RecipeSpec(), variables=loader, batch="    batch_type: dynamic\n    max_frames_in_batch: 12000")
+    upstream = copy_upstream("wenet-v2.2.1", tmp_path / "upstream")
+    verdicts = [[(d.severity, d.message) for d in lint(recipe_in(root, plain), small) if d.code == "RL103"] for root in (repo, upstream)]
+    assert verdicts[0] == verdicts[1] and verdicts[0] and verdicts[0][0][0] == Severity.WARNING
