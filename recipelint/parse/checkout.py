@@ -34,6 +34,8 @@ TOOLKITS = {"wenet": "WeNet", "xtuner": "XTuner"}
 VENV_NAMES = (".venv", "venv", "env", ".env")
 OWN_ENVIRONMENT = "installed in recipelint's Python"
 TRAIN_ENTRY = "bin/train.py"  # the training script a WeNet launch runs unless it names another (bin/train_deprecated.py)
+REPOSITORY_FILES = 3000  # Python files read for the keys of a config no launch names
+SKIPPED_FOLDERS = {*VENV_NAMES, "site-packages", "node_modules", ".git"}
 PACKAGE_FILES = 800  # modules read of one package: upstream WeNet HEAD has about 250
 UPWARD_LEVELS = 8  # how far above the recipe a package folder or a virtual environment is looked for
 
@@ -277,6 +279,24 @@ class Checkout:
         from recipelint.parse import pycode
 
         return self._cached(f"loader_keywords:{entry}", lambda: pycode.loader_keywords(self.entry_files(entry)))  # type: ignore[no-any-return]
+
+    def read_keys(self) -> set[str]:
+        """Every string key any code of the package (or beside it) reads from a dict (pycode.read_keys)."""
+        from recipelint.parse import pycode
+
+        return self._cached("read_keys", lambda: pycode.read_keys(self.code_files()))  # type: ignore[no-any-return]
+
+    def repository_keys(self, top: Path) -> set[str]:
+        """The keys every Python file of the repository at `top` reads or writes (at most
+        REPOSITORY_FILES, virtual environments left out): a config no launch names may be read by
+        a trainer of the repository outside the package (`local/me/bin/train.py`)."""
+        from recipelint.parse import pycode
+
+        def read() -> set[str]:
+            paths = [p for p in sorted(top.glob("**/*.py")) if not set(p.relative_to(top).parts) & SKIPPED_FOLDERS]
+            return pycode.read_keys([f for f in (pycode.parse_python(p) for p in paths[:REPOSITORY_FILES]) if f is not None])
+
+        return self._cached(f"repository_keys:{top}", read)  # type: ignore[no-any-return]
 
     def config_keys(self) -> set[str]:
         """Top-level YAML keys the code reads: every module of the package (its trainers, model

@@ -462,6 +462,27 @@ def config_keys(files: list[PyFile]) -> set[str]:
     return keys
 
 
+def read_keys(files: list[PyFile]) -> set[str]:
+    """Every string key the code reads from any dict, or writes into one: `x['k']`, `x.get('k')`,
+    `'k' in x`. A fork hands its YAML around under many names (`args['pseudo_ratio']` in an
+    executor, `conf` blocks in model builders), and saves keys of its own into the train.yaml
+    it writes beside the model (`infos['save_time']`)."""
+    keys: set[str] = set()
+    for file in files:
+        for node in file.nodes:
+            if isinstance(node, ast.Subscript):  # loaded, or written: a key the code puts in the YAML it saves (infos['save_time'])
+                key = _text(node.slice)
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get" and node.args:
+                key = _text(node.args[0])
+            elif isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.In, ast.NotIn)):
+                key = _text(node.left)
+            else:
+                continue
+            if key:
+                keys.add(key)
+    return keys
+
+
 def _indexed(node: ast.AST, names: set[str]) -> Iterator[ast.Subscript]:
     """`configs['k']` loads in an expression, leaving out the parts that may not run (the arms of
     `a if c else b`, the right of `and`/`or`, lambdas and comprehensions)."""

@@ -72,7 +72,15 @@ def known_keys(ctx: Context, path: list[str]) -> tuple[Collection[str] | None, s
             trainers = ", ".join(e.rsplit("/", 1)[-1] for e in entries)
             return keys, f"the keys the Dataset of any of its trainers ({trainers}) reads in the {checkout.label()} (ast)"
     if not path and schema is not None:
-        return {*schema, *checkout.config_keys()}, f"{SCHEMA_SOURCE}, and the keys the training code of the {checkout.label()} reads"
+        keys = {*schema, *checkout.config_keys(), *checkout.read_keys()}
+        if ctx.recipe.launch is None and ctx.recipe.entry is None:  # no launch says which code reads it
+            # The tree that holds the package (a fork's repository), never above it: a trainer of
+            # the fork outside wenet/ (`local/me/bin/train.py`) may be the one that reads it.
+            top = checkout.root
+            return keys | checkout.repository_keys(top), f"{SCHEMA_SOURCE}, and the keys the Python code under {top} reads"
+        return keys, f"{SCHEMA_SOURCE}, and the keys the code of the {checkout.label()} reads"
+    if schema is not None:  # another block (tokenizer_conf, ...): a key any of its code reads is the code's
+        return {*schema, *checkout.read_keys()}, f"{SCHEMA_SOURCE}, and the keys the code of the {checkout.label()} reads"
     return schema, SCHEMA_SOURCE
 
 

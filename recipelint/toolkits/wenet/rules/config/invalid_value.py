@@ -12,6 +12,9 @@ None:`). A value some branch handles is fine; a value the code rejects (the asse
 if/elif chain whose else raises) is an error naming that line; a value no branch handles and
 nothing rejects is a warning. When no code compares the key, the schema's verdict becomes an
 info: the upstream schema does not bind a fork, and its code was not followed for that key.
+Any other schema verdict (a type, a minimum) on a checkout no release matches is an info too:
+wafer9/sincnet's `spec_aug_conf.max_t: 0.5` is seconds to its `spec_aug()`
+(`random.randint(1, max_t * sample_rate)`), not upstream's frame count.
 
 ## Why is this bad
 WeNet does not validate its config: `batch_size: "16"` reaches the batcher as a string,
@@ -62,6 +65,13 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
             continue
         node = config.root.get(problem.path) if problem.path else None
         if node is None or (by_code and _code_judges(problem.message, node.value)):
+            continue
+        if checkout is not None and by_code and checkout.version is None:
+            # A checkout no release matches: upstream's schema does not bind its code, and this
+            # value's use in it was not followed.
+            why = f"the {checkout.label()} matches no release; how its code uses {problem.path} was not followed"
+            message = f"{problem.path}: upstream WeNet's schema says {problem.message}, not judged: {why}"
+            yield ctx.diagnostic(CODE, Severity.INFO, message, node.span, setting=problem.path, current=node.value, evidence=[why])
             continue
         yield ctx.diagnostic(CODE, SEVERITY, f"invalid value: {problem.message}", node.span, setting=problem.path, current=node.value)
     if checkout is not None and by_code:
