@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from recipelint.checkcmd import echo, print_errors
+from recipelint.console import echo, print_errors
 
 if TYPE_CHECKING:
     from recipelint.diagnostics import Diagnostic, Edit

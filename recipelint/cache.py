@@ -490,6 +490,7 @@ def _diagnostic(d: Any) -> dict[str, Any]:
         "v": [_value(d.current), _value(d.suggested)],
         "e": list(d.evidence),
         "f": fix,
+        "o": d.once,
     }
 
 
@@ -501,7 +502,9 @@ def _undiagnostic(data: dict[str, Any]) -> Any:
         edits, applicability, title = data["f"]
         fix = Fix(tuple(Edit(_unspan(span), content) for span, content in edits), Applicability(applicability), title)
     current, suggested = (_unvalue(v) for v in data["v"])
-    return Diagnostic(data["c"], Severity(data["s"]), data["m"], _unspan(data["p"]), data["k"], current, suggested, data["e"], fix)
+    return Diagnostic(
+        data["c"], Severity(data["s"]), data["m"], _unspan(data["p"]), data["k"], current, suggested, data["e"], fix, data.get("o")
+    )
 
 
 def _spans(item: Any) -> list[Any]:

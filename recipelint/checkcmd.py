@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import os
 import sys
+from collections import Counter
+from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn, Optional
+from typing import TYPE_CHECKING, Optional
 
+from recipelint.console import echo, fail, print_errors
 from recipelint.report import REPORTERS
 
 if TYPE_CHECKING:
@@ -31,45 +34,6 @@ if TYPE_CHECKING:
 else:
     Format = Enum("Format", {name: name for name in REPORTERS}, type=str, module=__name__)
     Format.__doc__ = "`--format`: one member per registered reporter."
-
-
-def echo(message: str = "", err: bool = False, nl: bool = True, raw: bool = False) -> None:
-    """What typer.echo does with text (a newline, a flush), with every control character escaped
-    (recipelint writes no styles; a recipe's bytes must not drive the terminal). `raw`: a diff of
-    the files themselves, shown as `git diff` shows it."""
-    from recipelint.parse.files import terminal_text
-
-    stream = sys.stderr if err else sys.stdout
-    out = message + "\n" if nl else message
-    if not raw:
-        out = terminal_text(out)
-    if out:
-        stream.write(out)
-    stream.flush()
-
-
-def fail(message: str) -> NoReturn:
-    echo(f"recipelint: error: {message}", err=True)
-    raise SystemExit(2)
-
-
-def report_crash(exc: Exception) -> int:
-    """One line for an exception that escaped a command, and the exit code (2); the traceback
-    only with RECIPELINT_DEBUG set."""
-    from recipelint.parse.files import SourceError
-
-    if isinstance(exc, SourceError):  # bad input found late (a lazily loaded profile): still one line
-        print(f"recipelint: error: {exc}", file=sys.stderr)
-        return 2
-    if os.environ.get("RECIPELINT_DEBUG"):
-        raise exc
-    print(f"recipelint: internal error: {type(exc).__name__}: {exc} (set RECIPELINT_DEBUG=1 for a traceback)", file=sys.stderr)
-    return 2
-
-
-def print_errors(errors: list[SourceError]) -> None:
-    for error in errors:
-        echo(f"{error}", err=True)
 
 
 def hardware_loader(path: Optional[Path]) -> ProfileLoader | None:
@@ -208,9 +172,11 @@ def run_check(
     silent: bool = False,
     color: Optional[Color] = None,
     stdin_filename: Optional[Path] = None,
+    baseline: Optional[Path] = None,
+    write_baseline: Optional[Path] = None,
+    diff: Optional[str] = None,
 ) -> int:
     """Check recipes and print the report; the exit code."""
-    from recipelint import engine
     from recipelint.parse.files import FileCache
 
     files = FileCache()
@@ -222,31 +188,78 @@ def run_check(
         from recipelint.addignore import add_ignores
 
         return add_ignores(targets, hardware_loader(hardware), settings, command=command, model_params=model_params)
-    fmt = output_format or Format("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
-    if statistics and fmt.value in ("sarif", "github"):
-        fail(f"--statistics applies to the text, concise and json formats, not to {fmt.value}, whose readers take one result per finding")
+    fmt = _format(output_format, statistics)
     preflight(settings, targets)
+    known = _read_baseline(baseline) if baseline is not None else None
     progress = _progress(quiet or silent)
+
+    def run(paths: list[Path], run_files: FileCache, cached: bool = True) -> engine.Result:
+        skip_cache = no_cache or not cached
+        return _engine_check(settings, paths, run_files, hardware, no_inline_ignores, model_params, command, jobs, skip_cache, progress)
+
     try:
-        result = engine.check(
-            targets,
-            hardware_loader(hardware),
-            files,
-            resolver=settings,
-            inline_ignores=not no_inline_ignores,
-            model_params=model_params,
-            command=command,
-            keep_recipes=False,
-            jobs=1 if files.overlay else _jobs(settings, jobs),
-            cache=None if no_cache or files.overlay else _cache(settings),
-            progress=progress,
-        )
+        result = run(targets, files)
+        if diff is not None:
+            _compare_with(result, run, targets, diff, settings)
     finally:
         if progress is not None:
             progress.clear()
-    config_errors(settings, result.errors if result.judged else [*result.errors, *unused_profiles(settings)])
+    _known(settings, result, known, write_baseline)
     level = 2 if silent else min(quiet, 2)
-    _print_report(result, fmt.value, output_file, statistics, level, color)
+    _report(settings, result, targets, level, fmt.value, output_file, statistics, color)
+    return 2 if result.errors else (0 if exit_zero or not result.failing else 1)
+
+
+def _engine_check(
+    settings: Resolver,
+    targets: list[Path],
+    files: FileCache,
+    hardware: Optional[Path],
+    no_inline_ignores: bool,
+    model_params: Optional[float],
+    command: Optional[str],
+    jobs: Optional[int],
+    no_cache: bool,
+    progress: Progress | None,
+) -> engine.Result:
+    from recipelint import engine
+
+    return engine.check(
+        targets,
+        hardware_loader(hardware),
+        files,
+        resolver=settings,
+        inline_ignores=not no_inline_ignores,
+        model_params=model_params,
+        command=command,
+        keep_recipes=False,
+        jobs=1 if files.overlay else _jobs(settings, jobs),
+        cache=None if no_cache or files.overlay else _cache(settings),
+        progress=progress,
+    )
+
+
+def _format(output_format: Optional[Format], statistics: bool) -> Format:
+    """The report's format: GitHub's annotations in a GitHub Actions run unless one is asked for."""
+    fmt = output_format or Format("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
+    if statistics and fmt.value in ("sarif", "github"):
+        fail(f"--statistics applies to the text, concise and json formats, not to {fmt.value}, whose readers take one result per finding")
+    return fmt
+
+
+def _report(
+    settings: Resolver,
+    result: engine.Result,
+    targets: list[Path],
+    level: int,
+    fmt: str,
+    output_file: Optional[Path],
+    statistics: bool,
+    color: Optional[Color],
+) -> None:
+    """The configuration's errors, the report, and a word when nothing was a recipe."""
+    config_errors(settings, result.errors if result.judged else [*result.errors, *unused_profiles(settings)])
+    _print_report(result, fmt, output_file, statistics, level, color)
     if not result.parsed and not result.errors and level == 0:
         # as ruff's "No Python files found": a clean report of nothing is not an all clear
         named = ", ".join(str(path) for path in targets) if targets else "the command line"
@@ -254,9 +267,49 @@ def run_check(
             f"recipelint: no recipes found in {named} (no launch, WeNet/DeepSpeed/Accelerate config or XTuner config recipelint reads)",
             err=True,
         )
-    if result.errors:
-        return 2
-    return 0 if exit_zero or not result.failing else 1
+
+
+def _known(settings: Resolver, result: engine.Result, known: Counter[str] | None, write_baseline: Optional[Path]) -> None:
+    """--baseline: drop the findings the baseline holds; --write-baseline: write this run's."""
+    from recipelint import engine
+
+    if known is not None:
+        from recipelint.baseline import apply_baseline
+
+        apply_baseline(result, known, lambda d: engine.fails(settings, d))
+    if write_baseline is not None:
+        from recipelint.baseline import write_baseline as write
+
+        echo(f"recipelint: wrote {write(write_baseline, result)} findings to {write_baseline}", err=True)
+
+
+def _read_baseline(path: Path) -> Counter[str]:
+    from recipelint.baseline import read_baseline
+    from recipelint.parse.files import SourceError
+
+    try:
+        return read_baseline(path)
+    except SourceError as error:
+        fail(str(error))
+
+
+def _compare_with(result: engine.Result, run: Callable[..., engine.Result], targets: list[Path], rev: str, settings: Resolver) -> None:
+    """`--diff REV`: the same check of the repository as it was at REV, and the findings it had
+    too turned into infos (recipelint.baseline.apply_diff)."""
+    from recipelint import engine
+    from recipelint.baseline import apply_diff, git_top, mapped, tree_at
+    from recipelint.fingerprint import fingerprints
+    from recipelint.parse.files import FileCache, SourceError
+
+    try:
+        top = git_top(Path.cwd())
+        with tree_at(top, rev) as tree:
+            old_files = FileCache()
+            before = run(mapped(targets, top, tree), old_files, cached=False)
+            known = Counter(fingerprints(before.diagnostics, old_files, tree))
+    except SourceError as error:
+        fail(str(error))
+    apply_diff(result, known, top, rev, lambda d: engine.fails(settings, d))
 
 
 def _show_settings(settings: Resolver, targets: list[Path]) -> int:
@@ -307,7 +360,7 @@ def _print_report(
     """The report on stdout (coloured by the usual rules in the text formats) or in the file;
     the file errors on stderr. `quiet` 2 (-qq, --silent) prints no report."""
     report = render(result, fmt, statistics, quiet)
-    if fmt != "json":
+    if fmt not in ("json", "concise"):  # those two carry the file errors in the report itself
         print_errors(result.errors)
     if output_file is not None:
         output_file.write_text(report + "\n", encoding="utf-8")

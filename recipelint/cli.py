@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional
 
@@ -13,10 +12,10 @@ import typer
 if TYPE_CHECKING:
     from recipelint.engine import Result
     from recipelint.fix import FixOutcome
-    from recipelint.hardware.profile import Hardware
     from recipelint.parse.files import SourceError
 
-from recipelint.checkcmd import Color, Format, echo, fail, hardware_loader, print_errors, report_crash, resolver
+from recipelint.checkcmd import Color, Format, hardware_loader, resolver
+from recipelint.console import echo, fail, print_errors, report_crash
 
 app = typer.Typer(
     add_completion=True,
@@ -102,44 +101,77 @@ def _print_machine(result) -> None:  # type: ignore[no-untyped-def]
         echo(summary_line(result.judged, result.hardware), err=True)
 
 
+OutputFileOpt = Annotated[Optional[Path], typer.Option("--output-file", "-o", help="Write the report to this file.")]
+StatisticsOpt = Annotated[bool, typer.Option("--statistics", help="Print the number of findings per rule.")]
+ShowSettingsOpt = Annotated[bool, typer.Option("--show-settings", help="Print the settings in force for each path and exit.")]
+ModelParamsOpt = Annotated[
+    Optional[float], typer.Option("--model-params", help="Model parameter count (e.g. 7e9), for the DeepSpeed offload memory check.")
+]
+CommandOpt = Annotated[
+    Optional[str], typer.Option("--command", help="Lint one launch command line, e.g. 'NNODES=2 NPROC_PER_NODE=8 xtuner train cfg.py'.")
+]
+JobsOpt = Annotated[
+    Optional[int],
+    typer.Option("--jobs", min=1, help="Use at most N processes (default: the CPUs, when the work pays for them)."),
+]
+NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Neither read nor write the result cache (.recipelint_cache).")]
+AddIgnoreOpt = Annotated[
+    bool, typer.Option("--add-ignore", help="Write `# recipelint: ignore[CODE] TODO: ...` on the line of every current finding.")
+]
+QuietOpt = Annotated[
+    int, typer.Option("--quiet", "-q", count=True, help="Print the findings only, no summary; -qq prints nothing (the exit code says).")
+]
+SilentOpt = Annotated[bool, typer.Option("--silent", "-s", help="Print no report (as -qq); errors still go to stderr.")]
+ColorOpt = Annotated[
+    Optional[Color],
+    typer.Option("--color", help="Colour the text formats: auto (a terminal, unless NO_COLOR; FORCE_COLOR forces), always, never."),
+]
+
+
+BaselineOpt = Annotated[
+    Optional[Path], typer.Option("--baseline", help="Report only findings this baseline (from --write-baseline) does not hold.")
+]
+WriteBaselineOpt = Annotated[Optional[Path], typer.Option("--write-baseline", help="Write the findings of this run to FILE as a baseline.")]
+DiffOpt = Annotated[
+    Optional[str],
+    typer.Option("--diff", metavar="REV", help="Fail only on findings the tree at git revision REV did not have; those it had are infos."),
+]
+SuggestionsOpt = Annotated[
+    Optional[Path],
+    typer.Option(
+        "--suggestions",
+        help="Write the fixes to FILE as GitHub pull-request review comments with suggestion blocks (JSON; `-`: stdout); nothing else is written.",
+    ),
+]
+
+
 @app.command()
 def check(
     paths: PathsArg = None,
     hardware: HardwareOpt = None,
     output_format: FormatOpt = None,
-    output_file: Annotated[Optional[Path], typer.Option("--output-file", "-o", help="Write the report to this file.")] = None,
-    statistics: Annotated[bool, typer.Option("--statistics", help="Print the number of findings per rule.")] = False,
+    output_file: OutputFileOpt = None,
+    statistics: StatisticsOpt = False,
     config: ConfigOpt = None,
     isolated: IsolatedOpt = False,
-    show_settings: Annotated[bool, typer.Option("--show-settings", help="Print the settings in force for each path and exit.")] = False,
+    show_settings: ShowSettingsOpt = False,
     no_inline_ignores: NoInlineOpt = False,
     exit_zero: ExitZeroOpt = False,
-    model_params: Annotated[
-        Optional[float], typer.Option("--model-params", help="Model parameter count (e.g. 7e9), for the DeepSpeed offload memory check.")
-    ] = None,
-    command: Annotated[
-        Optional[str], typer.Option("--command", help="Lint one launch command line, e.g. 'NNODES=2 NPROC_PER_NODE=8 xtuner train cfg.py'.")
-    ] = None,
-    jobs: Annotated[
-        Optional[int],
-        typer.Option("--jobs", min=1, help="Use at most N processes (default: the CPUs, when the work pays for them)."),
-    ] = None,
-    no_cache: Annotated[bool, typer.Option("--no-cache", help="Neither read nor write the result cache (.recipelint_cache).")] = False,
-    add_ignore: Annotated[
-        bool, typer.Option("--add-ignore", help="Write `# recipelint: ignore[CODE] TODO: ...` on the line of every current finding.")
-    ] = False,
+    model_params: ModelParamsOpt = None,
+    command: CommandOpt = None,
+    jobs: JobsOpt = None,
+    no_cache: NoCacheOpt = False,
+    add_ignore: AddIgnoreOpt = False,
     select: SelectOpt = None,
     extend_select: ExtendSelectOpt = None,
     ignore: IgnoreOpt = None,
-    quiet: Annotated[
-        int, typer.Option("--quiet", "-q", count=True, help="Print the findings only, no summary; -qq prints nothing (the exit code says).")
-    ] = 0,
-    silent: Annotated[bool, typer.Option("--silent", "-s", help="Print no report (as -qq); errors still go to stderr.")] = False,
-    color: Annotated[
-        Optional[Color],
-        typer.Option("--color", help="Colour the text formats: auto (a terminal, unless NO_COLOR; FORCE_COLOR forces), always, never."),
-    ] = None,
+    quiet: QuietOpt = 0,
+    silent: SilentOpt = False,
+    color: ColorOpt = None,
     stdin_filename: StdinNameOpt = None,
+    baseline: BaselineOpt = None,
+    write_baseline: WriteBaselineOpt = None,
+    diff: DiffOpt = None,
 ) -> None:
     """Check recipes and print what is wrong, why, and the suggested values. `-` reads one from stdin."""
     from recipelint import checkcmd
@@ -167,6 +199,9 @@ def check(
         silent=silent,
         color=color,
         stdin_filename=stdin_filename,
+        baseline=baseline,
+        write_baseline=write_baseline,
+        diff=diff,
     )
     raise typer.Exit(code)
 
@@ -179,6 +214,7 @@ def fix(
     diff: Annotated[bool, typer.Option("--diff", help="Print a unified diff and write nothing (the default without --write).")] = False,
     unsafe_fixes: Annotated[bool, typer.Option("--unsafe-fixes", help="Also apply fixes marked unsafe.")] = False,
     show_fixes: Annotated[bool, typer.Option("--show-fixes", help="List the fixes applied.")] = False,
+    suggestions: SuggestionsOpt = None,
     config: ConfigOpt = None,
     isolated: IsolatedOpt = False,
     no_inline_ignores: NoInlineOpt = False,
@@ -195,6 +231,8 @@ def fix(
 
     if write and diff:
         _fail("--write and --diff exclude each other")
+    if suggestions is not None and (write or diff):
+        _fail("--suggestions writes review comments instead of the files: leave out --write and --diff")
     loader = _hardware(hardware)
     resolver = _resolver(config, isolated, checkcmd.selection(select, extend_select, ignore))
     stdin = FileCache()
@@ -215,13 +253,29 @@ def fix(
     if result is not None:
         checkcmd.config_errors(resolver, result.errors if result.judged else [*result.errors, *checkcmd.unused_profiles(resolver)])
     write_errors: list[SourceError] = []
-    if stdin.overlay and not diff:
+    if suggestions is not None:
+        written = _write_suggestions(outcome, suggestions)
+    elif stdin.overlay and not diff:
         written = _print_fixed(outcome, stdin.overlay)
     else:
         written, write_errors = _write_or_diff(outcome, write, targets)
     raise typer.Exit(
         _fix_summary(outcome, result, write or bool(stdin.overlay and not diff), write_errors, written, show_fixes, unsafe_fixes, exit_zero)
     )
+
+
+def _write_suggestions(outcome: FixOutcome, target: Path) -> int:
+    """`fix --suggestions FILE`: the fixes as review comments (recipelint.report.review.suggestions)."""
+    import json
+
+    from recipelint.report.review import suggestions
+
+    text = json.dumps(suggestions(outcome.original, outcome.changed), indent=2) + "\n"
+    if str(target) == "-":
+        echo(text, nl=False, raw=True)
+    else:
+        target.write_text(text, encoding="utf-8")
+    return 0
 
 
 def _print_fixed(outcome: FixOutcome, stdin: dict[Path, bytes]) -> int:
@@ -425,24 +479,25 @@ def tune(
     if measure and hardware is None:
         _fail("--measure writes its results into a profile: pass --hardware node.yaml (made by `recipelint probe --output`)")
     given = _hardware(hardware)
-    loader: Callable[[], Hardware]
-    if given is None:
-        from recipelint.hardware.probe import probe as run_probe
-
-        probed = run_probe()
-        loader = lambda: probed  # noqa: E731
-    else:
-        loader = given
-    found, errors = tuning.recipes(targets, loader, resolver)
-    for line in errors:
+    found, errors, skipped = tuning.recipes(targets, given, resolver)
+    for line in [*errors, *skipped]:
         echo(line, err=True)
     if measure:
-        assert hardware is not None
-        _measure(tuning, found, loader, resolver, hardware, checkout, batches, time_limit)
-        remeasured = _hardware(hardware)
-        assert remeasured is not None
-        loader = remeasured
+        assert hardware is not None and given is not None
+        _measure(tuning, found, given, resolver, hardware, checkout, batches, time_limit)
+        given = _hardware(hardware)
+    from recipelint.hardware.machines import Machines
+
+    machines = Machines(given)
     for recipe in found:
+        loader, refused = tuning.judged_machine(machines, recipe, resolver)
+        if refused is not None:
+            where = recipe.script.source.path if recipe.script else recipe.root
+            echo(
+                f"{where}: not tuned: {refused}; on the training node run `recipelint probe --output node.yaml`, "
+                "then pass --hardware node.yaml (or set hardware in recipelint.toml)"
+            )
+            continue
         echo("\n".join(tuning.describe(tuning.context(recipe, loader, resolver))))
     raise typer.Exit(2 if errors else 0)
 
@@ -475,7 +530,9 @@ def server(
     try:
         import pygls  # noqa: F401 - the optional extra: say how to get it, not a traceback
     except ImportError:
-        _fail("the language server needs pygls: pip install 'recipelint[server]'")
+        _fail(
+            "the language server needs pygls: install recipelint with its server extra (pip install '/path/to/recipelint[server]' from a checkout or a wheel, or pip install 'pygls>=2.1,<3')"
+        )
     from recipelint.server.app import main as serve
     from recipelint.server.app import server as language_server
 

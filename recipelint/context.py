@@ -356,10 +356,11 @@ class Context:
         suggested: Any = None,
         evidence: list[str] | None = None,
         fix: Fix | None = None,
+        once: str | None = None,
     ) -> Diagnostic | None:
         if span is None:
             return None
-        return Diagnostic(code, severity, message, span, setting, current, suggested, list(evidence or []), fix)
+        return Diagnostic(code, severity, message, span, setting, current, suggested, list(evidence or []), fix, once)
 
 
 @dataclass(frozen=True)

@@ -50,6 +50,9 @@ class Diagnostic:
     suggested: Any = None
     evidence: list[str] = field(default_factory=list)  # the facts and formula behind the finding
     fix: Fix | None = None
+    # Said once per run for each (code, once): a fact of something several recipes share (the
+    # toolkit checkout RL902 judges), which every recipe would otherwise repeat.
+    once: str | None = None
 
     @property
     def sort_key(self) -> tuple[str, int, int, str]:

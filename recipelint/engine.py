@@ -6,7 +6,7 @@ result (settings and suppressions applied by recipelint.suppression).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable
 from contextlib import nullcontext
 from functools import partial
 from pathlib import Path
@@ -56,6 +56,9 @@ class Result:
 
     judged: list[Judged] = field(default_factory=list)  # which machine each recipe was judged against, and why
     sources: FileCache | None = field(default=None, repr=False)  # the run's file cache: reporters quote lines from it
+    named: list[str] = field(default_factory=list)  # the paths (and `--command`) the run was given, as given
+    known: int = 0  # findings a baseline or `--diff REV` knew: not shown (baseline) or shown as infos (diff)
+    known_as: str = ""  # what became of them, for the summary
 
 
 def run_rules(
@@ -257,7 +260,7 @@ def check(
     deps.new_run()
     files = files or FileCache()
     resolver = resolver or Resolver()
-    result = Result(sources=files)
+    result = Result(sources=files, named=[str(path) for path in paths] + (["the --command line"] if command is not None else []))
     keep = keep_recipes or observe is not None
     if keep or select is not None:
         jobs, cache = 1, None
@@ -275,28 +278,39 @@ def check(
         work = _settle(targets, resolver, model_params)
 
         ready = [(target, settings) for target, settings in work if not isinstance(settings, SourceError)]
-        outcomes = _outcomes(job, ready, jobs)
+        outcomes = _outcomes(job, ready, jobs, progress)
         try:
-            counted = outcomes if progress is None else _counted(outcomes, len(ready), progress)
-            first = _gather(result, work, counted, resolver, inline_ignores, observe, cache, job.rules)
+            first = _gather(result, work, outcomes, resolver, inline_ignores, observe, cache, job.rules)
         finally:
             outcomes.close()  # a pool's workers stop now, not when the generator is collected
-        if first is not None and hardware is None:
-            result.hardware_loader = job.machines.loader(first)
-        if hardware is not None and result.parsed:  # a bad --hardware profile is an error even when unused
-            result.hardware_loader = job.machines.loader(Settings())
-            if cache is not None:
-                cache.loads(str(getattr(hardware, "path", "")), result.hardware_loader)
-            else:
-                result.hardware_loader()
-        if result.judged and all(j.kind == "none" for j in result.judged):
-            result.hardware_loader = None  # every recipe found this host not its node: no machine to show
+        _machine(result, job, hardware, first, cache)
     result.errors = list({str(error): error for error in result.errors}.values())
     unique = {(d.code, d.span, d.message): d for d in result.diagnostics}
     judged_with(list(unique.values()), targets)
     result.diagnostics = sorted(unique.values(), key=lambda d: d.sort_key)
-    result.failing = sum(1 for d in result.diagnostics if d.severity >= settings_for(resolver, d.span.path).fail_on)
+    result.failing = sum(1 for d in result.diagnostics if fails(resolver, d))
     return result
+
+
+def fails(resolver: Resolver, diagnostic: Diagnostic) -> bool:
+    """Whether a finding fails the run: at or above its file's fail-on severity."""
+    return diagnostic.severity >= settings_for(resolver, diagnostic.span.path).fail_on
+
+
+def _machine(result: Result, job: Job, hardware: Callable[[], Hardware] | None, first: Settings | None, cache: Any) -> None:
+    """The machine the report shows: the --hardware profile (loaded now when anything was read,
+    so a bad one is an error even when unused), else the first recipe's; none when every recipe
+    found this host not its node."""
+    if first is not None and hardware is None:
+        result.hardware_loader = job.machines.loader(first)
+    if hardware is not None and result.parsed:
+        result.hardware_loader = job.machines.loader(Settings())
+        if cache is not None:
+            cache.loads(str(getattr(hardware, "path", "")), result.hardware_loader)
+        else:
+            result.hardware_loader()
+    if result.judged and all(j.kind == "none" for j in result.judged):
+        result.hardware_loader = None
 
 
 Work = tuple[Target, "Settings | SourceError"]
@@ -347,26 +361,31 @@ def _prepare(job: Job, items: list[tuple[Target, Settings]]) -> None:
             pass  # each recipe reports it
 
 
-def _outcomes(job: Job, ready: list[tuple[Target, Settings]], jobs: int) -> Generator[Outcome, None, None]:
+def _outcomes(
+    job: Job, ready: list[tuple[Target, Settings]], jobs: int, progress: Callable[[int, int], None] | None = None
+) -> Generator[Outcome, None, None]:
     """Each target's outcome, in order: from the cache when it holds one, else checked (the
-    checks on several CPUs when they pay; cache hits never count as work)."""
+    checks on several CPUs when they pay; cache hits never count as work). `progress(done,
+    total)` counts the targets as they finish, in whichever process (cache hits first)."""
     from recipelint import parallel
 
     known = [job.cache.lookup(job, target, settings) for target, settings in ready] if job.cache is not None else [None] * len(ready)
     todo = [item for item, hit in zip(ready, known, strict=True) if hit is None]
-    checked = parallel.run(_check_work, job, todo, jobs, partial(_prepare, job))
+    tick = None
+    if progress is not None:
+        done = [len(ready) - len(todo)]
+        progress(done[0], len(ready))
+
+        def tick(count: int) -> None:
+            done[0] += count
+            progress(done[0], len(ready))
+
+    checked = parallel.run(_check_work, job, todo, jobs, partial(_prepare, job), tick)
     try:
         for hit in known:
             yield hit if hit is not None else next(checked)
     finally:
         checked.close()  # helpers stop now, not when the generator is collected
-
-
-def _counted(outcomes: Iterable[Outcome], total: int, progress: Callable[[int, int], None]) -> Iterator[Outcome]:
-    progress(0, total)
-    for done, outcome in enumerate(outcomes, 1):
-        progress(done, total)
-        yield outcome
 
 
 def _check_work(job: Job, item: tuple[Target, Settings]) -> Outcome:
@@ -414,24 +433,37 @@ def _gather(
             result.diagnostics.extend(kept)
             if observe is not None and item.ctx is not None:
                 observe(item.ctx, kept)
-    result.diagnostics.extend(apply(_not_the_node(result.judged, rules), resolver, suppressions))
+    derived = _skipped_rules(result.judged, rules)
+    result.diagnostics.extend(apply(_not_the_node(result.judged, derived), resolver, suppressions))
     if inline_ignores:
-        result.diagnostics.extend(suppression_findings(suppressions, resolver))
+        result.diagnostics.extend(suppression_findings(suppressions, resolver, {rule.code for rule in derived}))
     return first
 
 
-def _not_the_node(judged: list[Judged], rules: Callable[[str], list[Rule]]) -> list[Diagnostic]:
+def _unjudged(judged: list[Judged]) -> list[Judged]:
+    """The recipes judged against no machine: this host is not their node."""
+    return [j for j in judged if j.kind == "none" or j.stated is not None]
+
+
+def _skipped_rules(judged: list[Judged], rules: Callable[[str], list[Rule]]) -> list[Rule]:
+    """The hardware-derived rules (those declaring FACTS) that judged nothing because this host
+    is not the node, by code."""
+    skipped = _unjudged(judged)
+    if not skipped:
+        return []
+    toolkits = sorted({j.toolkit for j in skipped})
+    stated = set(skipped[0].stated or ())  # a job file's allocation: its rules judged what it states
+    found = {r.code: r for t in toolkits for r in rules(t) if r.hardware_derived and not set(r.facts) <= stated}
+    return sorted(found.values(), key=lambda r: r.code)
+
+
+def _not_the_node(judged: list[Judged], derived: list[Rule]) -> list[Diagnostic]:
     """RL004 once per run: the first recipe this host was not the training node for, and the
-    hardware-derived rules (those declaring FACTS) that therefore judged nothing."""
-    skipped = [j for j in judged if j.kind == "none" or j.stated is not None]
+    rules that therefore judged nothing."""
+    skipped = _unjudged(judged)
     if not skipped:
         return []
     from recipelint.hardware.report import not_the_node_finding
 
-    toolkits = sorted({j.toolkit for j in skipped})
-    stated = set(skipped[0].stated or ())  # a job file's allocation: its rules judged what it states
-    derived = sorted(
-        {r.code: r for t in toolkits for r in rules(t) if r.hardware_derived and not set(r.facts) <= stated}.values(), key=lambda r: r.code
-    )
     finding = not_the_node_finding(skipped[0], [(r.code, r.facts) for r in derived])
     return [finding] if finding is not None else []

@@ -30,6 +30,9 @@ CHECK_VALUES: dict[str, tuple[str, str]] = {
     "--ignore": ("ignore", "list"),
     "--color": ("color", "color"),
     "--stdin-filename": ("stdin_filename", "path"),
+    "--baseline": ("baseline", "path"),
+    "--write-baseline": ("write_baseline", "path"),
+    "--diff": ("diff", "text"),
 }
 CHECK_FLAGS: dict[str, str] = {
     "--statistics": "statistics",
@@ -142,6 +145,6 @@ def run(parsed: dict[str, Any]) -> int:
     except SystemExit as exit_:
         return exit_.code if isinstance(exit_.code, int) else 1
     except Exception as exc:
-        from recipelint.checkcmd import report_crash
+        from recipelint.console import report_crash
 
         return report_crash(exc)

@@ -50,11 +50,14 @@ def run(
     items: list[T],
     jobs: int = 1,
     prepare: Callable[[list[T]], None] | None = None,
+    tick: Callable[[int], None] | None = None,
 ) -> Generator[R, None, None]:
     """function(context, item) for each item, in order; on several CPUs when it pays.
 
     `jobs`: at most this many processes (0: one per CPU). `prepare(items left)`: runs before
-    the helpers are forked, so that what they all need is loaded once, here."""
+    the helpers are forked, so that what they all need is loaded once, here. `tick(n)`: n more
+    items are done, called as they finish in any process (results still come back in order,
+    so a progress line fed by the results alone would stand still until the helpers end)."""
     workers = min(jobs or cpus(), cpus(), len(items))
     took: list[float] = []
     done = 0
@@ -62,6 +65,8 @@ def run(
         started = time.perf_counter()
         result = function(context, items[done])
         took.append(time.perf_counter() - started)
+        if tick is not None:
+            tick(1)
         yield result
         done += 1
         left = len(items) - done
@@ -71,7 +76,7 @@ def run(
             if serial * (1 - 1 / workers) > PAYS_OFF * FORK_SECONDS * (workers - 1) and can_fork():
                 if prepare is not None:
                     prepare(items[done:])
-                yield from _shared(function, context, items[done:], workers)
+                yield from _shared(function, context, items[done:], workers, tick)
                 return
 
 
@@ -81,9 +86,12 @@ def blocks(count: int) -> list[range]:
     return [range(start, min(start + BLOCK, count)) for start in range(0, count, BLOCK)]
 
 
-def _shared(function: Callable[[Any, T], R], context: Any, items: list[T], workers: int) -> Generator[R, None, None]:
+def _shared(
+    function: Callable[[Any, T], R], context: Any, items: list[T], workers: int, tick: Callable[[int], None] | None = None
+) -> Generator[R, None, None]:
     """The parent and its helpers take blocks from one queue (a pipe of block numbers, each
-    read whole by one process) until it is empty: whoever is faster takes more."""
+    read whole by one process) until it is empty: whoever is faster takes more. Each helper
+    writes a byte to the ticks pipe per item done, which the parent reads between its own blocks."""
     import gc
     import pickle  # noqa: F401 - loaded once here, before the helpers need it
 
@@ -91,6 +99,8 @@ def _shared(function: Callable[[Any, T], R], context: Any, items: list[T], worke
     queue, feed = os.pipe()
     os.write(feed, b"".join(number.to_bytes(4, "little") for number in range(len(spans))))
     os.close(feed)  # an empty queue then reads as the end
+    ticks, ticked = os.pipe()
+    os.set_blocking(ticks, False)
     helpers: list[tuple[int, int]] = []  # (pid, the read end of its results pipe)
     gc.freeze()  # the helpers' collectors leave the inherited objects alone: their pages stay shared
     try:
@@ -99,13 +109,20 @@ def _shared(function: Callable[[Any, T], R], context: Any, items: list[T], worke
             pid = os.fork()
             if pid == 0:  # pragma: no cover - runs in the helper, which never returns
                 os.close(read)
-                _helper(function, context, items, spans, queue, write)
+                os.close(ticks)
+                _helper(function, context, items, spans, queue, write, ticked)
             os.close(write)
             helpers.append((pid, read))
+        os.close(ticked)
+        ticked = -1
         results: dict[int, R] = {}
         for number in _take(queue):
             for index in spans[number]:
                 results[index] = function(context, items[index])
+            if tick is not None:
+                tick(len(spans[number]) + _ticks(ticks))
+        if tick is not None:
+            _drain(ticks, tick)
         while helpers:
             pid, read = helpers.pop(0)
             for number, done in _collect(pid, read):
@@ -117,8 +134,41 @@ def _shared(function: Callable[[Any, T], R], context: Any, items: list[T], worke
     finally:
         gc.unfreeze()
         os.close(queue)
+        os.close(ticks)
+        if ticked >= 0:
+            os.close(ticked)
         for pid, read in helpers:  # interrupted: stop the helpers still running
             _stop(pid, read)
+
+
+def _ticks(ticks: int) -> int:
+    """The items the helpers finished since the last look (the pipe is non-blocking)."""
+    count = 0
+    while True:
+        try:
+            chunk = os.read(ticks, 4096)
+        except BlockingIOError:
+            return count
+        if not chunk:
+            return count
+        count += len(chunk)
+
+
+def _drain(ticks: int, tick: Callable[[int], None]) -> None:
+    """Once the parent's own blocks are done: count the helpers' items as they finish, until every
+    helper has closed its end (each closes it before sending its results, so this never waits on
+    a full results pipe)."""
+    import select
+
+    while True:
+        select.select([ticks], [], [], 1.0)
+        try:
+            chunk = os.read(ticks, 4096)
+        except BlockingIOError:
+            continue
+        if not chunk:
+            return
+        tick(len(chunk))
 
 
 def _take(queue: int) -> Generator[int, None, None]:
@@ -128,14 +178,18 @@ def _take(queue: int) -> Generator[int, None, None]:
         yield int.from_bytes(record, "little")
 
 
-def _helper(function: Callable[[Any, T], R], context: Any, items: list[T], spans: list[range], queue: int, write: int) -> None:
-    """In the forked helper: check blocks from the queue, send the results pickled, exit
-    without cleanup (the parent's buffers and exit handlers are the parent's)."""
+def _helper(function: Callable[[Any, T], R], context: Any, items: list[T], spans: list[range], queue: int, write: int, ticked: int) -> None:
+    """In the forked helper: check blocks from the queue, a byte on the ticks pipe per item, send
+    the results pickled, exit without cleanup (the parent's buffers and exit handlers are the parent's)."""
     import pickle
 
     code = 0
     try:
-        done = [(number, [function(context, items[index]) for index in spans[number]]) for number in _take(queue)]
+        done = []
+        for number in _take(queue):
+            done.append((number, [function(context, items[index]) for index in spans[number]]))
+            os.write(ticked, b"\x01" * len(spans[number]))
+        os.close(ticked)
         data = pickle.dumps((True, done), protocol=pickle.HIGHEST_PROTOCOL)
     except BaseException as exc:  # noqa: BLE001 - whatever it is, the parent reports it
         data = pickle.dumps((False, f"{type(exc).__name__}: {exc}"))

@@ -4,7 +4,7 @@ filter of findings by settings and suppressions, and the findings about suppress
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -54,8 +54,11 @@ def _covering(diagnostic: Diagnostic, suppressions: dict[Path, list[Suppression]
     return [s for path, line in places for s in suppressions.get(path, []) if s.covers(diagnostic.code, line)]
 
 
-def suppression_findings(suppressions: dict[Path, list[Suppression]], resolver: Resolver) -> list[Diagnostic]:
-    """RL002, RL003 and RL005 over every suppression the run read, once the findings are filtered."""
+def suppression_findings(
+    suppressions: dict[Path, list[Suppression]], resolver: Resolver, skipped: Collection[str] = ()
+) -> list[Diagnostic]:
+    """RL002, RL003 and RL005 over every suppression the run read, once the findings are filtered.
+    `skipped`: the hardware rules that judged nothing because this host is not the node (RL004)."""
     if not any(suppressions.values()):
         return []  # the rules stay unimported: a run the cache answers should not pay for them
     from recipelint.rules.meta import suppression_unknown_code, suppression_unused, suppression_without_reason
@@ -64,12 +67,28 @@ def suppression_findings(suppressions: dict[Path, list[Suppression]], resolver: 
     out: list[Diagnostic] = []
     for path, items in suppressions.items():
         settings = settings_for(resolver, path)
-        for rule, extra in ((suppression_unused, (codes,)), (suppression_unknown_code, (codes,)), (suppression_without_reason, ())):
+        unjudged = _not_run(items, settings, skipped)
+        for rule, extra in (
+            (suppression_unused, (codes, unjudged)),
+            (suppression_unknown_code, (codes,)),
+            (suppression_without_reason, ()),
+        ):
             if not settings.enabled(rule.CODE):
                 continue
             severity = settings.severity.get(rule.CODE, rule.SEVERITY)
             finding: Callable[..., Diagnostic | None] = rule.finding
             out.extend(d for d in (finding(item, severity, *extra) for item in items) if d is not None)
+    return out
+
+
+def _not_run(items: list[Suppression], settings: Settings, skipped: Collection[str]) -> dict[str, str]:
+    """The codes the suppressions name that this run did not run on their file, with why."""
+    out: dict[str, str] = {}
+    for code in {c for item in items for c in item.codes if c != "ALL"}:
+        if not settings.enabled(code):
+            out[code] = "is not selected"
+        elif code in skipped:
+            out[code] = "was skipped (no profile: this host is not the training node, RL004)"
     return out
 
 

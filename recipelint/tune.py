@@ -8,19 +8,51 @@ from collections.abc import Callable
 from pathlib import Path
 
 from recipelint.context import Context
+from recipelint.hardware.machines import Machines
 from recipelint.hardware.profile import Hardware
+from recipelint.hardware.report import Judged
 from recipelint.model import Recipe
 from recipelint.settings import Resolver
 
 
-def recipes(paths: list[Path], hardware: Callable[[], Hardware], resolver: Resolver) -> tuple[list[Recipe], list[str]]:
-    """The recipes with a launch and a train YAML under the paths (read only: no rule runs), and read errors."""
+def recipes(paths: list[Path], hardware: Callable[[], Hardware] | None, resolver: Resolver) -> tuple[list[Recipe], list[str], list[str]]:
+    """The recipes with a launch and a train YAML under the paths whose toolkit offers `tune`
+    (read only: no rule runs), the read errors, and one line per toolkit whose recipes were found
+    but offer no tune (instead of printing nothing for them)."""
     from recipelint import engine
+    from recipelint.toolkits import offering
 
     result = engine.check(paths, hardware, select=lambda rule: False, resolver=resolver)
-    # the loader plan models a launch with a train YAML (`Recipe.config`: WeNet's), whoever read it
-    found = [r for r in result.recipes if r.launch is not None and r.config is not None]
-    return found, [str(e) for e in result.errors]
+    found = [r for r in result.recipes if offering("tune", r.toolkit) and r.launch is not None and r.config is not None]
+    said: list[str] = []
+    others: dict[str, list[Recipe]] = {}
+    for recipe in result.recipes:
+        if not offering("tune", recipe.toolkit):
+            others.setdefault(recipe.toolkit, []).append(recipe)
+    for kind, skipped in others.items():
+        said.append(
+            f"tune: {len(skipped)} {kind} recipe(s) ({_where(skipped[0])}{', ...' if len(skipped) > 1 else ''}) not planned: the {kind} toolkit offers no tune"
+        )
+    return found, [str(e) for e in result.errors], said
+
+
+def _where(recipe: Recipe) -> str:
+    if recipe.launch is not None:
+        span = recipe.launch.command.span
+        return f"{span.path}:{span.line}"
+    return str(next(iter(recipe.files), recipe.root))
+
+
+def judged_machine(machines: Machines, recipe: Recipe, resolver: Resolver) -> tuple[Callable[[], Hardware], str | None]:
+    """The machine `check` judges the recipe against (the --hardware profile, the settings'
+    profile, else this host's probe), and why it is not the training node when this host is not:
+    the plan is then not made, as `check` skips the hardware rules (RL004), instead of tuning the
+    recipe for the machine recipelint happens to run on."""
+    judged: list[Judged] = []
+    load = machines.judging(machines.loader(resolver.for_path(recipe.root)), recipe, judged)
+    load()
+    refused = next((j for j in judged if j.kind == "none"), None)
+    return load, (refused.why if refused is not None else None)
 
 
 def context(recipe: Recipe, hardware: Callable[[], Hardware], resolver: Resolver) -> Context:
@@ -35,7 +67,10 @@ def describe(ctx: Context) -> list[str]:
     recipe, plan = ctx.recipe, ctx.loader_plan
     workers, prefetch = recipe.arg("num_workers").as_int(), recipe.arg("prefetch").as_int()
     where = recipe.script.source.path if recipe.script else recipe.root
-    lines = [f"{where}: num_workers {workers} -> {plan.num_workers}, prefetch {prefetch} -> {plan.prefetch}"]
+    advised_workers, advised_prefetch = plan.advised(workers)
+    lines = [f"{where}: num_workers {workers} -> {advised_workers}, prefetch {prefetch} -> {advised_prefetch}"]
+    if advised_workers != plan.num_workers:
+        lines.append(f"  headroom {advised_workers}: one worker per rank leaves CPUs idle; the caps allow {advised_workers} (RL106)")
     if ctx.cpu_cap is not None:
         lines.append(f"  cpu bound {ctx.cpu_cap[0]}: {ctx.cpu_cap[1]}")
     for name, value in plan.limits.items():
@@ -44,8 +79,8 @@ def describe(ctx: Context) -> list[str]:
     if plan.prefetch_floor is not None:
         lines.append(f"  prefetch floor {plan.prefetch_floor}: a worker's sort burst (sort_size / utterances per batch)")
     memory, ranks = ctx.memory_inputs, ctx.ranks_per_node
-    if memory is not None and ranks and plan.num_workers and plan.prefetch:
-        usage = memory.usage(plan.num_workers, plan.prefetch)
+    if memory is not None and ranks and advised_workers and advised_prefetch:
+        usage = memory.usage(advised_workers, advised_prefetch)
         budget = f" of {memory.ram[0] / 1024**3:.1f} GiB ({memory.ram[1]})" if memory.ram else ""
         lines.append(f"  loader memory per node with the plan: {ranks * usage.total / 1024**3:.1f} GiB{budget}")
         lines.extend(f"    {line}" for line in usage.how)

@@ -493,6 +493,14 @@ class LoaderPlan:
     headroom_prefetch: int | None = None  # the prefetch that goes with `headroom` workers (same queue, same bounds)
     prefetch_floor: int | None = None  # the sort burst: less prefetch makes workers wait on each other
 
+    def advised(self, workers: int | None) -> tuple[int | None, int | None]:
+        """(num_workers, prefetch) as the rules advise them for a recipe now at `workers`: the caps'
+        values, or, for a loader of one worker per rank that the caps would let grow (RL106's
+        case), the headroom. `tune`, RL106 and the server's hover print this one pair."""
+        if workers == 1 and self.headroom is not None and self.headroom > workers:
+            return self.headroom, self.headroom_prefetch
+        return self.num_workers, self.prefetch
+
 
 def plan_loader(
     num_workers: int | None,

@@ -176,7 +176,9 @@ def test_progress_is_one_line_on_a_terminal_after_a_second() -> None:
     now[0] = 1.4
     progress(2110, 2110)
     progress.clear()
-    assert stream.getvalue() == ("\r\x1b[Krecipelint: checked 700/2110 targets\r\x1b[Krecipelint: checked 2110/2110 targets\r\x1b[K")
+    assert stream.getvalue() == (
+        "\r\x1b[Krecipelint: checked 700/2110 scripts and lone configs\r\x1b[Krecipelint: checked 2110/2110 scripts and lone configs\r\x1b[K"
+    )
 
 
 def test_no_progress_when_stderr_is_not_a_terminal() -> None:
@@ -398,6 +400,9 @@ def test_the_check_run_drives_the_progress_line(monkeypatch: pytest.MonkeyPatch,
             assert written == ""
             continue
         steps = [part for part in written.split("\r\x1b[K") if part]
-        assert steps[0] == "recipelint: checked 0/10 targets" and steps[-1] == "recipelint: checked 10/10 targets"
+        assert (
+            steps[0] == "recipelint: checked 0/10 scripts and lone configs"
+            and steps[-1] == "recipelint: checked 10/10 scripts and lone configs"
+        )
         assert written.endswith("\r\x1b[K")  # erased: the report starts on a clean line
     capsys.readouterr()

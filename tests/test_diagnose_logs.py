@@ -9,7 +9,7 @@ import pytest
 from recipelint.diagnose import Report, diagnose
 from recipelint.diagnose.signatures import all_signatures
 from tests.helpers import REPO
-from tests.test_diagnose_threads import THREADS
+from tests.test_diagnose_threads import ENVIRONMENT, THREADS
 
 LOGS = REPO / "tests" / "data" / "logs"
 
@@ -156,7 +156,14 @@ CASES: list[tuple[str, str, int, list[str], list[str], str]] = [
     ("gdrnet-16-bus-error.log", "LOG008", 3, ["a DataLoader worker died (Bus error)"], ["2 worker deaths reported"], "shm"),
     ("parallelwavegan-314-bus-error.log", "LOG008", 1, ["(Bus error)"], [], "shm"),
     ("dcpdn-58-bus-error.log", "LOG008", 1, ["(Bus error)"], [], "shm"),
-    ("cppo-6-sigkill.log", "LOG009", 15, ["killed with SIGKILL"], [], "offload"),
+    (
+        "cppo-6-sigkill.log",
+        "LOG009",
+        15,
+        ["killed with SIGKILL"],
+        [],
+        "loader-ram",
+    ),  # no DeepSpeed line or recipe: offload is not ranked first (issue 44)
     ("chatglm2-520-sigkill-loading.log", "LOG009", 1, ["killed with SIGKILL (local rank 0)"], [], "model-load"),
     ("wenet-1678-cuda-oom.log", "LOG010", 1, ["1.81 GiB requested on GPU 1 (39.59 GiB, 1.69 GiB free)"], [], "long-batch"),
     ("framepack-382-cuda-oom-new.log", "LOG010", 1, ["544.00 MiB requested on GPU 0 (12.00 GiB, 6.47 GiB free)"], [], "long-batch"),
@@ -231,8 +238,8 @@ def test_the_excerpts_come_from_at_least_twelve_threads_and_cover_every_signatur
     threads = {row.split("|")[2].strip() for row in rows}
     assert files == {p.name for p in LOGS.glob("*.log")} and len(files) >= 20
     assert len(threads) >= 12 and all(t.startswith("https://github.com/") for t in threads)
-    assert {case[0] for case in CASES} | set(THREADS) == files
-    covered = {case[1] for case in CASES} | {code for code, _, _ in THREADS.values()}
+    assert {case[0] for case in CASES} | set(THREADS) | set(ENVIRONMENT) == files
+    covered = {case[1] for case in CASES} | {code for code, _, _ in [*THREADS.values(), *ENVIRONMENT.values()]}
     # LOG017-LOG019 are shown by the field reports and by written logs in test_diagnose.py.
     assert set(all_signatures()) - covered == {"LOG017", "LOG018", "LOG019"}
 

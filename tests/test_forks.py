@@ -277,7 +277,9 @@ def test_a_batcher_with_its_own_cap_is_not_extrapolated(tmp_path: Path) -> None:
     assert old in text
     processor.write_text(text.replace(old, old[:-2] + ", max_seq_in_batch=400):"))
     loader = {"num_workers": "8", "prefetch": "500"}
-    capped = replace(RecipeSpec(), variables=loader, batch="    batch_type: dynamic\n    max_frames_in_batch: 12000\n    max_seq_in_batch: 400")
+    capped = replace(
+        RecipeSpec(), variables=loader, batch="    batch_type: dynamic\n    max_frames_in_batch: 12000\n    max_seq_in_batch: 400"
+    )
     small = {**NODE, "memory_gib": 16}
     (info,) = [d for d in lint(recipe_in(repo, capped), small) if d.code == "RL103"]
     assert (

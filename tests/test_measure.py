@@ -246,3 +246,32 @@ def test_tune_measure_on_the_example(tmp_path: Path) -> None:
     expected = min(250 * workers // 4, int(room // (workers * per_batch)))
     assert after["RL103"].suggested == expected != before["RL103"].suggested
     assert any("measured, recipelint tune --measure" in line for line in after["RL103"].evidence)
+
+
+def test_tune_does_not_tune_for_a_host_that_is_not_the_node() -> None:
+    """As `check` skips the hardware rules on a GPU-less host without a profile (RL004), `tune`
+    says the recipe was not tuned and how to give the node, instead of planning for this host."""
+    result = cli("tune", str(EXAMPLE), env={"CUDA_VISIBLE_DEVICES": ""})
+    assert result.returncode == 0, result.stderr
+    assert "run.sh: not tuned: this host is not the training node" in result.stdout
+    assert "--hardware node.yaml" in result.stdout and "num_workers 4 ->" not in result.stdout
+
+
+def test_tune_and_rl106_give_one_plan(tmp_path: Path) -> None:
+    """A loader of one worker per rank on a node with CPUs to spare: RL106 suggests the headroom,
+    and `tune` prints the same number (it printed `1 -> 1`, the caps' plan, before)."""
+    import json as json_module
+
+    from recipelint import engine
+    from recipelint.hardware.profile import from_mapping
+    from tests.helpers import NODE
+
+    root = RecipeSpec(variables={"num_workers": "1", "prefetch": "200"}).write(tmp_path / "recipe")
+    profile = tmp_path / "node.yaml"
+    profile.write_text("".join(f"{key}: {json_module.dumps(value)}\n" for key, value in NODE.items()))
+    hardware = from_mapping(dict(NODE), "profile node.yaml")
+    (rl106,) = [d for d in engine.check([root], lambda: hardware).diagnostics if d.code == "RL106"]
+    result = cli("tune", str(root), "--hardware", str(profile))
+    assert result.returncode == 0, result.stderr
+    assert f"num_workers 1 -> {rl106.suggested}," in result.stdout.splitlines()[0]
+    assert rl106.suggested is not None and rl106.suggested > 1

@@ -22,10 +22,11 @@ def test_sarif_validates_against_the_official_schema() -> None:
     errors = list(Draft7Validator(schema).iter_errors(log))
     assert errors == []
     results = log["runs"][0]["results"]
-    # the 4-node V100 case, and the two known-bug examples (whose findings include lines of their WeNet checkouts)
+    # the 4-node V100 case, and the two known-bug examples (whose findings include lines of their WeNet checkouts;
+    # RL902 only for the shard recipe: the aishell one's data is raw, and the fix it lacks is in the tar reading)
     assert sorted(r["ruleId"] for r in results) == [
         *["RL103", "RL105", "RL201", "RL204", "RL205", "RL301", "RL504"],
-        *["RL901", "RL901", "RL901", "RL901", "RL902", "RL902"],
+        *["RL901", "RL901", "RL901", "RL901", "RL902"],
     ]
     assert any(r.get("fixes") for r in results)
 

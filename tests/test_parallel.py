@@ -50,9 +50,9 @@ def test_a_pool_gives_the_serial_report(tmp_path: Path, monkeypatch: pytest.Monk
     started: list[int] = []
     real = parallel._shared
 
-    def shared(function: Any, context: Any, items: list[Any], workers: int) -> Any:
+    def shared(function: Any, context: Any, items: list[Any], workers: int, tick: Any = None) -> Any:
         started.append(len(items))
-        return real(function, context, items, workers)
+        return real(function, context, items, workers, tick)
 
     monkeypatch.setattr(parallel, "_shared", shared)
     monkeypatch.setattr(parallel, "FORK_SECONDS", 0.0)  # any work pays
@@ -100,6 +100,34 @@ def test_run_keeps_the_order_and_measures_before_it_forks(monkeypatch: pytest.Mo
     helpers = {pid for item, pid in results if item not in seen}
     assert helpers and os.getpid() not in helpers  # the queue shares the blocks out as each process is free
     assert parallel.blocks(10) == [range(0, 4), range(4, 8), range(8, 10)]
+
+
+def test_items_are_counted_as_they_finish_in_any_process(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The progress line's feed: every item a helper finishes is ticked before the parent hands
+    back the first result of the shared part (which waits for the helpers), so the count moves
+    while they work instead of jumping at the end."""
+    if not parallel.can_fork():
+        pytest.skip("helper processes are forked (Linux)")
+    monkeypatch.setattr(parallel, "cpus", lambda: 2)
+    monkeypatch.setattr(parallel, "FORK_SECONDS", 0.0)
+    parent, helper_ran = os.getpid(), tmp_path / "helper-ran"
+    ticked: list[int] = []
+
+    def work(context: None, item: int) -> int:
+        if os.getpid() != parent:
+            helper_ran.touch()
+        elif item >= 3:
+            deadline = time.monotonic() + 10
+            while not helper_ran.exists() and time.monotonic() < deadline:
+                time.sleep(0.001)
+        return os.getpid()
+
+    seen_at: list[int] = []
+    for _ in parallel.run(work, None, list(range(40)), jobs=0, tick=ticked.append):
+        seen_at.append(sum(ticked))
+    assert sum(ticked) == 40 and helper_ran.exists()
+    assert seen_at[:3] == [1, 2, 3]  # the serial start: one tick per item
+    assert seen_at[3] == 40  # the shared part: the helpers' items were counted before any result came back
 
 
 @pytest.mark.parametrize("how", ["raises", "killed"])

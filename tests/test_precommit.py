@@ -141,3 +141,31 @@ def test_the_documented_local_hook_runs(hook_repo: Path, tmp_path: Path) -> None
     )
     assert result.returncode == 1, result.stdout + result.stderr
     assert "RL102" in result.stdout and "recipelint check" in result.stdout and "Failed" in result.stdout
+
+
+def test_a_diff_hook_lets_an_untouched_launchs_old_finding_pass(hook_repo: Path, tmp_path: Path) -> None:
+    """The documented local hook with `--diff HEAD` (docs/usage.md, adopting on an existing
+    repository): the launch has an old RL102 warning; a commit that changes only the train YAML
+    it names (a comment added) passes, while the plain hook blocks it."""
+    usage = (REPO / "docs" / "usage.md").read_text()
+    block = usage.split("## pre-commit\n", 1)[1].split("```yaml\n", 1)[1].split("```", 1)[0]
+    root = project(tmp_path, cpus=12)
+    train = root / "recipe" / "conf" / "train.yaml"
+    train.write_text(train.read_text() + "# tuned for the new node\n")
+    env = {
+        **os.environ,
+        "PRE_COMMIT_HOME": str(hook_repo.parent / "cache"),
+        "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+        "CUDA_VISIBLE_DEVICES": "",
+    }
+    outcomes = []
+    for entry in ("recipelint check", "recipelint check --diff HEAD"):
+        config = block.replace("file:///opt/recipelint", hook_repo.as_uri()).replace("entry: recipelint check\n", f"entry: {entry}\n", 1)
+        (root / ".pre-commit-config.yaml").write_text(config)
+        git(root, "add", "-A")
+        run = subprocess.run(
+            [*_pre_commit(), "run", "--files", "recipe/conf/train.yaml"], cwd=root, capture_output=True, text=True, env=env, timeout=900
+        )
+        outcomes.append(run)
+    assert outcomes[0].returncode == 1 and "RL102" in outcomes[0].stdout, outcomes[0].stdout
+    assert outcomes[1].returncode == 0, outcomes[1].stdout + outcomes[1].stderr

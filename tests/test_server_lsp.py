@@ -168,10 +168,18 @@ def test_hover_shows_where_a_value_came_from_and_the_suggestion(example: Path) -
         await session.open(run_sh)
         on_value = await session.hover(run_sh, line, len("num_workers="))
         on_comment = await session.hover(run_sh, 0, 3)
+        flag = next(i for i, text in enumerate(lines) if "--num_workers" in text)
+        on_name = await session.hover(run_sh, line, 2)  # `num_workers` of the assignment
+        on_flag = await session.hover(run_sh, flag, lines[flag].index("--num_workers") + 3)
         await session.stop()
+        names.extend((on_name, on_flag))
         return on_value, on_comment
 
+    names: list[types.Hover | None] = []
     on_value, on_comment = run(go)
+    for hover in names:  # the setting's name answers as its value does (issue 45)
+        assert hover is not None and isinstance(hover.contents, types.MarkupContent)
+        assert "**num_workers** = `4`" in hover.contents.value
     assert on_value is not None and isinstance(on_value.contents, types.MarkupContent)
     text = on_value.contents.value
     assert "**num_workers** = `4`" in text
@@ -255,7 +263,7 @@ def test_without_pygls_the_server_says_how_to_install_it() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
     assert done.stderr.strip().count("\n") == 0
-    assert "pip install 'recipelint[server]'" in done.stderr
+    assert "server extra" in done.stderr and "pygls" in done.stderr
 
 
 def test_hover_on_a_deepspeed_batch_key(tmp_path: Path) -> None:
@@ -338,7 +346,8 @@ def test_related_information_points_at_the_config_values_and_the_launch(tmp_path
     assert ("train_conformer.yaml", batch_line, "dataset_conf.batch_conf.batch_size: 16") in related[("run.sh", "RL103")]
     launch = next(i for i, line in enumerate(run_sh.read_text().splitlines(), 1) if line.lstrip().startswith("torchrun"))
     assert ("run.sh", launch, "the launch that reads this file") in related[("executor.py", "RL901")]
-    assert related[("run.sh", "RL902")] == [], "a word of the message that is a key, without its value, is no citation"
+    # RL902 said no YAML key (its only case here went with issue 45: the recipe's data is raw, the fix it lacked is in the tar reading)
+    assert ("run.sh", "RL902") not in related
 
 
 @pytest.mark.parametrize("debounce", [None, 150])

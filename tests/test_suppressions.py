@@ -76,12 +76,34 @@ def test_removing_an_unused_suppression_gives_back_the_upstream_bytes(tmp_path: 
     lines = run_sh.read_bytes().split(b"\n")
     lines.insert(38, b"# recipelint: ignore-file[RL104] shm is raised on the cluster")  # below content: matches nothing
     run_sh.write_bytes(b"\n".join(lines))
-    unused = [d for d in _found(recipe) if d.code == "RL002"]
+    a100 = load_profile(DATA / "profiles" / "a100-8x-96cpu-ib.yaml")
+    unused = [d for d in engine.check([recipe], lambda: a100).diagnostics if d.code == "RL002"]
     assert [d.span.line for d in unused] == [36, 39]
     assert all(d.fix is not None and d.fix.applicability is Applicability.UNSAFE for d in unused)
-    assert cli("fix", "--write", str(recipe), cwd=tmp_path).stderr.count("RL002") == 0  # unsafe: not by default
-    cli("fix", "--write", "--unsafe-fixes", str(recipe), cwd=tmp_path)
+    profile = ["--hardware", str(DATA / "profiles" / "a100-8x-96cpu-ib.yaml")]
+    assert cli("fix", "--write", *profile, str(recipe), cwd=tmp_path).stderr.count("RL002") == 0  # unsafe: not by default
+    cli("fix", "--write", "--unsafe-fixes", *profile, str(recipe), cwd=tmp_path)
     assert run_sh.read_bytes() == original
+
+
+def test_a_suppression_of_a_rule_the_run_did_not_run_is_not_called_unused(tmp_path: Path) -> None:
+    """Without a profile on a host that is not the node, RL102 judges nothing: its suppression is
+    an info that says so, with no fix, and `fix --unsafe-fixes` keeps it; a rule the settings do
+    not select is said the same way."""
+    recipe = _recipe(tmp_path)
+    run_sh = recipe / "run.sh"
+    _with_comment(run_sh, 36, "  # recipelint: ignore[RL102] the node has 96 cores")
+    commented = run_sh.read_bytes()
+    (skipped,) = [d for d in _found(recipe) if d.code == "RL002"]
+    assert skipped.severity.name == "INFO" and skipped.fix is None
+    assert (
+        skipped.message == "suppression not judged in this run: RL102 was skipped (no profile: this host is not the training node, RL004)"
+    )
+    cli("fix", "--write", "--unsafe-fixes", str(recipe), cwd=tmp_path)
+    assert run_sh.read_bytes() == commented
+    profile = str(DATA / "profiles" / "a100-8x-96cpu-ib.yaml")
+    ignored = cli("check", "--hardware", profile, "--ignore", "RL102", "--format", "concise", str(recipe), cwd=tmp_path)
+    assert "RL002 [info] suppression not judged in this run: RL102 is not selected" in ignored.stdout
 
 
 def test_add_ignore_covers_every_finding_of_an_upstream_recipe(tmp_path: Path) -> None:

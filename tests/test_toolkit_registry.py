@@ -11,11 +11,11 @@ from recipelint.discovery import not_a_recipe
 from recipelint.hardware.profile import dump_profile, load_profile
 from recipelint.model import Recipe
 from recipelint.parse.files import FileCache, SourceError
-from recipelint.parse.shell import ShellScript, parse_shell
+from recipelint.parse.shell import Command, ShellScript, parse_shell
 from recipelint.parse.span import SourceText
 from recipelint.rules import all_rules
 from recipelint.settings import Resolver
-from recipelint.toolkits import REGISTRY, Target, load_target, ranked, read_script, registered
+from recipelint.toolkits import REGISTRY, Claim, Offer, Target, Toolkit, claimants, load_target, ranked, read_script, registered
 from tests import toytool
 from tests.helpers import A100, CORPUS, DATA, REPO, UPSTREAM, describe
 
@@ -55,7 +55,9 @@ def test_a_batch_script_is_slurms_and_its_launch_the_trainers() -> None:
     text = "#!/bin/bash\n#SBATCH --nodes=2 --gres=gpu:8\ntorchrun --nnodes $SLURM_NNODES --nproc_per_node 8 wenet/bin/train.py --config c.yaml\n"
     script = parse_shell(SourceText(Path("job.sh"), text.encode()))
     target = Target("script", Path("job.sh"))
-    assert [t.name for t in ranked(target, script)] == ["slurm", "wenet", "xtuner", "deepspeed"]
+    assert [t.name for t in ranked(target, script)] == ["slurm"]  # the only claim on the whole file
+    [command] = script.commands
+    assert _claimed(command, target, script) == ["wenet", "deepspeed"]
     assert REGISTRY[0].name == "slurm"
     [recipe] = REGISTRY[0].load(target, FileCache(), script)
     assert recipe.toolkit == "wenet" and recipe.allocation is not None
@@ -79,19 +81,33 @@ def _script(text: str) -> tuple[Target, FileCache]:
     return Target("command", Path("<command>"), text), files
 
 
-def test_a_wenet_launch_is_claimed_before_xtuner_and_deepspeed() -> None:
+def _claimed(command: Command, target: Target, script: ShellScript) -> list[str]:
+    return [toolkit.name for _, toolkit in claimants(command, Offer(target, script, FileCache()))]
+
+
+def test_a_wenet_launch_is_claimed_before_deepspeed() -> None:
+    """No whole-file claim on a run script: its command is WeNet's (0.9, on train.py) before it
+    is a plain DeepSpeed launch (0.4); XTuner does not claim it."""
     text = "python wenet/bin/train.py --config conf/train.yaml --deepspeed_config conf/ds.json\n"
     script = parse_shell(SourceText(Path("run.sh"), text.encode()))
     target = Target("script", Path("run.sh"))
-    assert [t.name for t in ranked(target, script)] == ["wenet", "xtuner", "deepspeed"]
+    assert ranked(target, script) == []
+    [command] = script.commands
+    assert _claimed(command, target, script) == ["wenet", "deepspeed"]
+    claim, _ = claimants(command, Offer(target, script, FileCache()))[0]
+    assert (claim.confidence, claim.evidence) == (0.9, "runs wenet/bin/train.py")
 
 
-def test_a_script_without_a_wenet_launch_goes_to_xtuner_then_deepspeed_then_wenet_called_scripts() -> None:
-    script = parse_shell(SourceText(Path("run.sh"), b"bash other.sh\n"))
-    target = Target("script", Path("run.sh"))
-    assert [t.name for t in ranked(target, script)] == ["xtuner", "deepspeed", "wenet"]
-    # a command line is never a WeNet run script
-    assert [t.name for t in ranked(Target("command", Path("<command>")), script)] == ["xtuner", "deepspeed"]
+def test_a_command_that_calls_a_wenet_script_is_wenets_last(tmp_path: Path) -> None:
+    """`bash other.sh` is WeNet's (0.1) when other.sh launches train.py; not from a command line."""
+    (tmp_path / "other.sh").write_text("torchrun wenet/bin/train.py --config c.yaml\n")
+    (tmp_path / "idle.sh").write_text("echo hi\n")
+    run = tmp_path / "run.sh"
+    script = parse_shell(SourceText(run, b"bash other.sh\nbash idle.sh\n"))
+    target = Target("script", run)
+    calls, idle = script.commands
+    assert _claimed(calls, target, script) == ["wenet"] and _claimed(idle, target, script) == []
+    assert _claimed(calls, Target("command", Path("<command>")), script) == []
 
 
 def test_xtuner_wins_a_command_that_both_xtuner_and_deepspeed_could_read() -> None:
@@ -134,7 +150,7 @@ WENET_YAML = CORPUS / "wenet/examples/aishell/s0/conf/train_conformer.yaml"
 ESPNET_YAML = DATA / "nonrecipe/espnet/egs2/aishell/asr1/conf/tuning/train_asr_conformer_e12_amp.yaml"
 
 
-class TrainerArguments:
+class TrainerArguments(Toolkit):
     """A toolkit as a reviewer would add one: LLaMA-Factory train YAMLs, on their own keys."""
 
     name = "llamafactory"
@@ -153,9 +169,6 @@ class TrainerArguments:
 
         document = parse_yaml(files.read(target.path))
         return [Recipe(root=target.root, toolkit=self.name, explicit=target.explicit, payload=document)]
-
-    def configs_named(self, script: ShellScript) -> list[str]:
-        return []
 
 
 def test_a_toolkit_appended_to_the_registry_gets_the_yaml_its_evidence_claims() -> None:
@@ -215,12 +228,12 @@ def test_a_profile_written_as_json_is_not_read_as_a_deepspeed_config(tmp_path: P
 
 def test_no_two_toolkits_claim_a_real_file_equally() -> None:
     """Ties go by registry order, which a toolkit added later cannot see: on every real config and
-    run script the tests carry, the claims that are not 0 differ."""
+    run script the tests carry, and on every command of those scripts, the claims that are not 0 differ."""
     files = FileCache()
     paths = [p for p in sorted(DATA.rglob("*")) if p.is_file() and p.suffix in (".yaml", ".yml", ".json", ".sh", ".py")]
     paths += sorted(EXAMPLES.rglob("*.sh"))
     kinds = {".yaml": "yaml", ".yml": "yaml", ".json": "json", ".sh": "script", ".py": "python"}
-    checked = 0
+    checked = commands = 0
     for path in paths:
         target = Target(kinds[path.suffix], path)
         script = None
@@ -232,13 +245,18 @@ def test_no_two_toolkits_claim_a_real_file_equally() -> None:
         claims = [c for c in (toolkit.claims(target, script) for toolkit in REGISTRY) if c > 0]
         assert len(claims) == len(set(claims)), f"{path}: equal claims {claims}"
         checked += 1
-    assert checked > 500
+        for command in script.commands if script is not None else []:
+            offer = Offer(target, script, files)  # type: ignore[arg-type]
+            on = [c.confidence for c in (toolkit.claim(command, offer) for toolkit in REGISTRY) if c is not None and c.confidence > 0]
+            assert len(on) == len(set(on)), f"{path}:{command.span.line}: equal claims {on}"
+            commands += bool(on)
+    assert checked > 500 and commands > 300
 
 
 # -- the rule loop: one rule's bug costs no other rule's findings ---------------------------------
 
 
-class Broken:
+class Broken(Toolkit):
     """A toolkit that claims nothing and brings one rule that raises on every recipe."""
 
     name = "broken"
@@ -250,9 +268,6 @@ class Broken:
         return 0.0
 
     def load(self, target: Target, files: FileCache, script: ShellScript | None) -> list[Recipe]:
-        return []
-
-    def configs_named(self, script: ShellScript) -> list[str]:
         return []
 
 
@@ -271,13 +286,17 @@ def test_a_rule_that_raises_is_named_and_the_other_findings_are_kept() -> None:
 
 
 class ToyNamer(Broken):
-    """A toolkit whose launches name a `.toy` file with `--toy FILE` (claims nothing itself)."""
+    """A toolkit whose launches name a `.toy` file with `--toy FILE` (it claims such a command,
+    and builds nothing of it)."""
 
     name = "namer"
     rules: tuple[str, ...] = ()
 
-    def configs_named(self, script: ShellScript) -> list[str]:
-        words = [word.value or "" for command in script.commands for word in command.words]
+    def claim(self, command: Command, offer: Offer) -> Claim | None:
+        return Claim(0.3, "passes --toy") if any(word.value == "--toy" for word in command.words) else None
+
+    def configs_named(self, command: Command, offer: Offer) -> list[str]:
+        words = [word.value or "" for word in command.words]
         return [after for before, after in zip(words, words[1:], strict=False) if before == "--toy"]
 
 

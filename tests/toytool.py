@@ -34,7 +34,7 @@ from recipelint.model import Recipe
 from recipelint.parse.files import FileCache
 from recipelint.parse.shell import ShellScript
 from recipelint.parse.span import SourceText, Span
-from recipelint.toolkits import Target
+from recipelint.toolkits import Target, Toolkit
 
 CODE = "TOY001"
 NAME = "toy-no-workers"
@@ -60,7 +60,7 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
         yield ctx.diagnostic(CODE, SEVERITY, "workers = 0 loads data in the trainer; use workers = 2", toy.span, fix=fix)
 
 
-class Toytool:
+class Toytool(Toolkit):
     name = "toytool"
     suffixes: tuple[str, ...] = (".toy",)
     rules: tuple[str, ...] = (__name__,)
@@ -76,6 +76,3 @@ class Toytool:
         if match is not None:
             toy = ToyFile(source, int(match.group(1)), source.span(match.start(1), match.end(1)))
         return [Recipe(root=target.root, toolkit=self.name, explicit=target.explicit, payload=toy)]
-
-    def configs_named(self, script: ShellScript) -> list[str]:
-        return []  # no run script names a .toy file

@@ -22,6 +22,10 @@ REPORTERS: dict[str, str] = {
     "json": "recipelint.report.jsonout:render",
     "sarif": "recipelint.report.sarif:render",
     "github": "recipelint.report.github:render",
+    "rdjson": "recipelint.report.review:render_rdjson",
+    "rdjsonl": "recipelint.report.review:render_rdjsonl",
+    "junit": "recipelint.report.review:render_junit",
+    "gitlab": "recipelint.report.review:render_gitlab",
 }
 
 

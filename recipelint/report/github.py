@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from recipelint.diagnostics import Diagnostic, Severity
+from recipelint.parse.files import SourceError
 from recipelint.parse.where import shown
 
 if TYPE_CHECKING:
@@ -28,6 +29,18 @@ def workflow_commands(diagnostics: list[Diagnostic]) -> str:
     return "\n".join(lines)
 
 
+def error_commands(errors: list[SourceError]) -> str:
+    """An `::error` annotation for each file that could not be read: a run that failed on one
+    names the file in the pull request, not only in the log."""
+    lines = []
+    for error in errors:
+        where = f"file={_escape(str(shown(error.path)), True)}"
+        if error.line:
+            where += f",line={error.line},col={max(error.column, 1)}"
+        lines.append(f"::error {where},title=file-error::{_escape(error.reason)}")
+    return "\n".join(lines)
+
+
 def render(result: Result) -> str:
     """The report of a run (the reporters' one signature, recipelint.report.REPORTERS)."""
-    return workflow_commands(result.diagnostics)
+    return "\n".join(part for part in (workflow_commands(result.diagnostics), error_commands(result.errors)) if part)

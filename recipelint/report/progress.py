@@ -27,7 +27,9 @@ class Progress:
         if now - self.start < DELAY or (now - self.last < INTERVAL and done < total):
             return
         self.last = now
-        self.stream.write(f"{_CLEAR}recipelint: checked {done}/{total} targets")
+        # a target is a run script or README with the configs its launches name, or a config no
+        # launch names: fewer than the files given when scripts name configs
+        self.stream.write(f"{_CLEAR}recipelint: checked {done}/{total} scripts and lone configs")
         self.stream.flush()
         self.shown = True
 

@@ -57,7 +57,14 @@ def findings(diagnostics: Iterable[Diagnostic], files: FileCache, concise: bool 
     return "\n".join(lines)
 
 
-def summary(diagnostics: list[Diagnostic], errors: int) -> str:
+def summary(diagnostics: list[Diagnostic], errors: int, nothing_in: list[str] | None = None) -> str:
+    """The closing line. `nothing_in`: the paths of a run that read no recipe, so a run that
+    checked nothing never reads as an all clear."""
+    if not diagnostics and nothing_in is not None:
+        where = ", ".join(nothing_in) or "the current folder"
+        if errors:
+            return f"{errors} file error{'s' if errors != 1 else ''}; nothing checked in {where}."
+        return f"Nothing checked: no recipes found in {where}."
     if not diagnostics and not errors:
         return "No problems found."
     in_files = [d for d in diagnostics if d.fix is not None and d.span.path.name != "<command>"]  # --command has no file
@@ -94,10 +101,21 @@ def render_quiet(result: Result, concise: bool) -> str:
     return findings(result.diagnostics, result.sources or FileCache(), concise=concise).rstrip("\n")
 
 
+def error_lines(errors: list[SourceError]) -> str:
+    """Each file that could not be read as a line of the concise report, as a finding is
+    written (`path:line:col: file-error [error] reason`), so tools that read it see the file."""
+    return "".join(printable(f"{shown(e.path)}:{max(e.line, 1)}:{max(e.column, 1)}: file-error [error] {e.reason}") + "\n" for e in errors)
+
+
 def _report(result: Result, concise: bool) -> str:
     body = findings(result.diagnostics, result.sources or FileCache(), concise=concise)
+    if concise and result.errors:
+        body = (body + "\n" if body and not body.endswith("\n") else body) + error_lines(result.errors)
     head = body.rstrip("\n") + ("" if concise else "\n") + "\n" if body.strip() else ""
-    return head + summary(result.diagnostics, len(result.errors))
+    tail = summary(result.diagnostics, len(result.errors), None if result.parsed else result.named)
+    if result.known:
+        tail += f" {result.known} known finding{'s' if result.known != 1 else ''} {result.known_as}."
+    return head + tail
 
 
 # A finding's first line as `findings` writes it; the path is the shortest prefix before

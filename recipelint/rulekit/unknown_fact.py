@@ -63,13 +63,17 @@ def hardware_unknown(ctx: Context, code: str, fact: str, setting: Setting) -> Di
 
 
 def once_per_run(found: Iterable[Diagnostic], machine: str, said: set[tuple[str, str | None]]) -> list[Diagnostic]:
-    """The findings of one recipe with RL001 kept once per fact and machine for the whole run:
-    each target says it as if it were the first (`said` holds what the run kept so far)."""
+    """The findings of one recipe with RL001 kept once per fact and machine for the whole run, and
+    a finding that says it is once (`Diagnostic.once`) once per code and key: each target says
+    it as if it were the first (`said` holds what the run kept so far)."""
     kept = []
     for diagnostic in found:
-        if diagnostic.code == CODE:
-            if (machine, diagnostic.setting) in said:
+        key = (machine, diagnostic.setting) if diagnostic.code == CODE else None
+        if diagnostic.once is not None:
+            key = (diagnostic.code, diagnostic.once)
+        if key is not None:
+            if key in said:
                 continue
-            said.add((machine, diagnostic.setting))
+            said.add(key)
         kept.append(diagnostic)
     return kept

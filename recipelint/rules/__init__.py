@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
 
@@ -71,6 +72,21 @@ def _from_module(module: ModuleType, family: str, package: ModuleType) -> Rule:
     )
 
 
+def rules_page() -> Path:
+    """docs/rules.md as this install has it: shipped in the wheel (`recipelint/pages/rules.md`),
+    else the source tree's. Rule links point here, a page every user has, not a web address."""
+    installed = Path(__file__).parent.parent / "pages" / "rules.md"
+    return installed if installed.is_file() else Path(__file__).parent.parent.parent / "docs" / "rules.md"
+
+
+def rule_url(code: str) -> str:
+    """A link to a rule's section of the rules page (`#rl201-name`, the heading's anchor); the
+    page alone for a code that is no rule (a file error, a log signature)."""
+    page = rules_page().resolve().as_uri()
+    rule = all_rules().get(code)
+    return f"{page}#{code.lower()}-{rule.name}" if rule is not None else page
+
+
 # The rules found, by the toolkit asked for (None: all), with the registry as it was then (a
 # toolkit registered later is seen).
 _RULES: dict[str | None, tuple[tuple[int, ...], dict[str, Rule]]] = {}
@@ -85,6 +101,7 @@ def _rule_modules(name: str, family: str, toolkit: str | None) -> Iterator[tuple
         yield module, family, module
         return
     limited = getattr(module, "TOOLKITS", None)
+    _known_kinds(limited, name)
     if toolkit is not None and limited is not None and toolkit not in limited:
         return
     for sub, is_package in submodules(module.__path__):
@@ -94,6 +111,17 @@ def _rule_modules(name: str, family: str, toolkit: str | None) -> Iterator[tuple
             yield from _rule_modules(f"{name}.{sub}", sub, toolkit)
         else:
             yield importlib.import_module(f"{name}.{sub}"), family, module
+
+
+def _known_kinds(names: tuple[str, ...] | None, where: str) -> None:
+    """A TOOLKITS naming a recipe kind no registered toolkit builds fails when the rules load: a
+    typo would switch the rule off unnoticed."""
+    from recipelint.toolkits import kinds
+
+    known = kinds()
+    for kind in names or ():
+        if kind not in known:
+            raise RuntimeError(f"{where}: TOOLKITS names {kind!r}, which no registered toolkit builds (known: {', '.join(sorted(known))})")
 
 
 def _sources() -> Iterator[tuple[str, str]]:
@@ -126,6 +154,7 @@ def rules_for(toolkit: str | None) -> dict[str, Rule]:
         for name, family in _sources():
             for module, module_family, package in _rule_modules(name, family, toolkit):
                 rule = _from_module(module, module_family, package)
+                _known_kinds(rule.toolkits, module.__name__)
                 if rule.code in found:
                     raise RuntimeError(f"rule code {rule.code} is defined twice")
                 if toolkit is None or rule.applies_to(toolkit):

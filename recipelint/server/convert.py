@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from recipelint.diagnostics import Severity
+from recipelint.rules import rule_url
 from recipelint.server.positions import position
 from recipelint.server.workspace import Checked, Workspace, normal
 
@@ -20,8 +21,6 @@ if TYPE_CHECKING:
     from recipelint.parse.span import Span
 
 SOURCE = "recipelint"
-# Each rule's page: docs/rules.md, generated from the rules' docstrings (`## RL102 name` headings).
-RULES_PAGE = "https://github.com/recipelint/recipelint/blob/main/docs/rules.md"
 SEVERITY = {
     Severity.ERROR: types.DiagnosticSeverity.Error,
     Severity.WARNING: types.DiagnosticSeverity.Warning,
@@ -35,14 +34,6 @@ _PAIR = re.compile(r"(?=\b([A-Za-z_]\w*)(?: |=|: )([^\s,;()]+))")
 
 def uri(path: Path) -> str:
     return normal(path).as_uri()
-
-
-def rule_url(code: str) -> str:
-    """The rule's section of docs/rules.md (GitHub's anchor of `## RL102 name`)."""
-    from recipelint.rules import all_rules
-
-    rule = all_rules().get(code)
-    return f"{RULES_PAGE}#{code.lower()}-{rule.name}" if rule is not None else RULES_PAGE
 
 
 def lsp_range(data: bytes | None, span: Span, encoding: str = "utf-16") -> types.Range:

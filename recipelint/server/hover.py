@@ -35,15 +35,50 @@ def _covers(span: Span | None, path: Path, offset: int) -> bool:
     return span is not None and normal(span.path) == path and span.start <= offset <= span.end
 
 
+def _spans_of(setting: Setting) -> list[Span | None]:
+    """Where a hover finds a setting: its value, the value's assignment, and its name: the flag
+    (`--num_workers`) and the assigned variable (`num_workers` of `num_workers=4`)."""
+    spans = [setting.span, setting.edit_span, setting.flag]
+    edit, via = setting.edit_span, setting.via
+    if edit is not None and via and edit.start > len(via):
+        # the assignment `via=value` the value came through: its name ends one byte before the value
+        spans.append(edit._replace(start=edit.start - len(via) - 1, end=edit.start - 1, column=max(edit.column - len(via) - 1, 1)))
+    return spans
+
+
+def _flag_word(recipe: Recipe, setting: Setting) -> Span | None:
+    """The flag a value is written after (`--num_workers` of `--num_workers ${num_workers}`), when
+    the front end kept only the value's word."""
+    if setting.flag is not None or setting.word is None or recipe.launch is None:
+        return setting.flag
+    words = recipe.launch.command.words
+    for flag, value in zip(words, words[1:], strict=False):
+        if value is setting.word:
+            return flag.span
+    return None
+
+
+def _innermost(recipe: Recipe, path: Path, offset: int) -> tuple[str, Setting] | None:
+    """The setting whose span at the offset is the narrowest: a flag not given points at its whole
+    command, which covers every word of it."""
+    best: tuple[int, tuple[str, Setting]] | None = None
+    for name, setting in _settings(recipe):
+        for span in [*_spans_of(setting), _flag_word(recipe, setting)]:
+            if span is not None and _covers(span, path, offset) and (best is None or span.end - span.start < best[0]):
+                best = (span.end - span.start, (name, setting))
+    return best[1] if best is not None else None
+
+
 def hover_text(workspace: Workspace, path: Path, offset: int) -> str | None:
     """Markdown for the value at a byte offset of `path`, or None when nothing is known there."""
     for checked in workspace.checked.values():
         if path not in checked.touched:
             continue
         for ctx, found in checked.contexts:
-            for name, setting in _settings(ctx.recipe):
-                if _covers(setting.span, path, offset) or _covers(setting.edit_span, path, offset):
-                    return _describe(ctx, name, setting, [d for d in found if d.setting in (name, setting.name)])
+            hit = _innermost(ctx.recipe, path, offset)
+            if hit is not None:
+                name, setting = hit
+                return _describe(ctx, name, setting, [d for d in found if d.setting in (name, setting.name)])
             node = _config_node(ctx.recipe, path, offset)
             if node is not None:
                 return _describe_node(ctx, node, found)

@@ -1,17 +1,23 @@
 """The toolkits recipelint reads: each is one package with its front end, its knowledge tables
-and its rules, behind the `Toolkit` protocol, and one line in `REGISTRY`.
+and its rules, behind the `Toolkit` protocol, and one line in `BUILTIN`.
 
-A target (a file discovery found, or the `--command` line) is offered to every registered
-toolkit; each says how sure it is that the target is its own (`claims`), on its own evidence
-only, and the most confident one that yields recipes (`load`) wins. Equal confidences go by the
-order of `REGISTRY`, but two toolkits claiming one real file equally is a bug the registry test
-looks for (tests/test_toolkit_registry.py). The core (discovery, the engine, the context, the
-reports) names no toolkit: what it needs to know of one is asked through this protocol.
+Claims are made where the evidence is. A config (YAML, JSON, Python, a suffix a toolkit asked
+for) is claimed whole, on its own keys (`Toolkit.claims`); so is a job file that runs launches
+(a scheduler's, which hands the launches on and adds the allocation). A script, a README's shell
+fences or the `--command` line is read once and each of its commands is offered to every toolkit
+(`Toolkit.claim`): a toolkit claims a command on its own evidence (the program, the training
+script and what it imports) with a confidence, and the most confident claimant builds that
+command's recipe (`Toolkit.build`); a second kind of launch in the same file is its own recipe,
+built by its own claimant. Equal confidences go by registry order, but two toolkits claiming
+one real file or command equally is a bug the registry test looks for
+(tests/test_toolkit_registry.py). The core (discovery, the engine, the context, the reports)
+names no toolkit: what it needs to know of one is asked through this protocol.
 Importing this module imports no front end and no rule: start-up matters.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -22,7 +28,7 @@ from recipelint.records import dataclass
 if TYPE_CHECKING:
     from recipelint.model import Recipe
     from recipelint.parse.files import FileCache
-    from recipelint.parse.shell import ShellScript
+    from recipelint.parse.shell import Command, ShellScript
 
 # What discovery calls a target, by how it is read: a shell script (run.sh), a Markdown file whose
 # code blocks are shell, the `--command` line, a YAML, a JSON, a Python config, or "file": a suffix
@@ -47,8 +53,30 @@ class Target:
         return self.path.parent if self.kind != "command" else Path(".")
 
 
+@dataclass
+class Offer:
+    """What comes with a command offered to the toolkits: the target it is read from, the parsed
+    shell it is part of (read once, whoever claims its commands) and the file cache."""
+
+    target: Target
+    script: ShellScript
+    files: FileCache
+
+
+@dataclass
+class Claim:
+    """A toolkit's claim on a command: how sure it is (0 never, 1 certain) and its evidence, in
+    words (`recipelint show` prints it with the launch)."""
+
+    confidence: float
+    evidence: str
+
+
 class Toolkit(Protocol):
-    """One training toolkit (like pre-commit's `Language`): what it reads and what it checks."""
+    """One training toolkit (like pre-commit's `Language`): what it reads and what it checks.
+
+    A toolkit subclasses this protocol to take the defaults of what it does not read: no whole
+    file, no command."""
 
     name: str  # the `Recipe.toolkit` it produces; rules name it in TOOLKITS
     suffixes: tuple[str, ...]  # file suffixes discovery hands to the toolkits as kind "file"
@@ -58,34 +86,57 @@ class Toolkit(Protocol):
     # Modules its front end imports to read a target, loaded once before worker processes fork
     # (each worker would import them again otherwise).
     preload: tuple[str, ...]
+    # The recipe kinds its front end builds, beside `name` ("torch" for DeepSpeed's plain
+    # launches): the names a rule's TOOLKITS may use.
+    kinds: tuple[str, ...] = ()
+    # The commands it serves beyond check, fix and show ("tune": a loader plan of its recipes);
+    # a command asked of recipes of a toolkit that does not offer it says so in one line.
+    offers: tuple[str, ...] = ()
 
     def claims(self, target: Target, script: ShellScript | None) -> float:
-        """How sure the toolkit is that the target is its own: 0 never, 1 certain.
-        `script` is the parsed shell of a script, Markdown or command target."""
-        ...
+        """How sure the toolkit is that the whole file is its own: 0 never, 1 certain. A config's
+        evidence is in the file; a script is claimed whole only by a job that hands its launches
+        on (a scheduler's). `script` is the parsed shell of a script, Markdown or command target."""
+        return 0.0
 
     def load(self, target: Target, files: FileCache, script: ShellScript | None) -> list[Recipe]:
-        """The recipes the target holds (empty: not this toolkit's after all)."""
-        ...
+        """The recipes of a file it claimed whole (empty: not this toolkit's after all)."""
+        return []
 
-    def configs_named(self, script: ShellScript) -> list[str]:
-        """The config files the script's launches name, as written (relative to the script's
+    def claim(self, command: Command, offer: Offer) -> Claim | None:
+        """Its claim on one command of a script, on its own evidence; None: not its own."""
+        return None
+
+    def build(self, command: Command, offer: Offer) -> list[Recipe]:
+        """The recipe of a command it claimed (empty: not this toolkit's after all)."""
+        return []
+
+    def configs_named(self, command: Command, offer: Offer) -> list[str]:
+        """The config files a command it claimed names, as written (relative to the script's
         folder): a folder check reads them with their launch, not a second time alone."""
-        ...
+        return []
+
+
+# The toolkits recipelint carries, by where their object is (as REPORTERS names the reports): the
+# core imports a toolkit, a toolkit never the registry's list of the others. The order breaks
+# ties: a scheduler's job file goes first (it hands its launches to the others); the trainers
+# recipelint does not judge go last.
+BUILTIN = (
+    "recipelint.toolkits.slurm:SLURM",
+    "recipelint.toolkits.kube:KUBE",
+    "recipelint.toolkits.wenet:WENET",
+    "recipelint.toolkits.xtuner:XTUNER",
+    "recipelint.toolkits.deepspeed:DEEPSPEED",
+    "recipelint.toolkits.unjudged:UNJUDGED",
+)
 
 
 def _builtin() -> list[Toolkit]:
-    from recipelint.toolkits.deepspeed import DEEPSPEED
-    from recipelint.toolkits.kube import KUBE
-    from recipelint.toolkits.slurm import SLURM
-    from recipelint.toolkits.unjudged import UNJUDGED
-    from recipelint.toolkits.wenet import WENET
-    from recipelint.toolkits.xtuner import XTUNER
-
-    # The order breaks ties: a script launching XTuner is XTuner's before it is a plain DeepSpeed
-    # launch. A scheduler's job file goes first: it hands its launches to the others; the
-    # trainers recipelint does not judge go last.
-    return [SLURM, KUBE, WENET, XTUNER, DEEPSPEED, UNJUDGED]
+    found: list[Toolkit] = []
+    for entry in BUILTIN:
+        module, _, name = entry.partition(":")
+        found.append(getattr(importlib.import_module(module), name))
+    return found
 
 
 REGISTRY: list[Toolkit] = _builtin()
@@ -96,25 +147,71 @@ def suffixes() -> dict[str, Toolkit]:
     return {suffix: toolkit for toolkit in REGISTRY for suffix in toolkit.suffixes}
 
 
+def kinds() -> dict[str, Toolkit]:
+    """Every recipe kind a registered toolkit builds, and which toolkit builds it: the names a
+    rule's TOOLKITS may use (recipelint.rules refuses another when the rules load)."""
+    return {kind: toolkit for toolkit in REGISTRY for kind in (toolkit.name, *toolkit.kinds)}
+
+
+def offering(command: str, kind: str) -> bool:
+    """Whether the toolkit that builds recipes of `kind` offers `command` (see Toolkit.offers)."""
+    toolkit = kinds().get(kind)
+    return toolkit is not None and command in toolkit.offers
+
+
 def ranked(target: Target, script: ShellScript | None) -> list[Toolkit]:
-    """The toolkits that claim the target, most confident first; ties in registry order."""
+    """The toolkits that claim the whole target, most confident first; ties in registry order."""
     claims = [(toolkit.claims(target, script), index, toolkit) for index, toolkit in enumerate(REGISTRY)]
     return [toolkit for confidence, _, toolkit in sorted(claims, key=lambda c: (-c[0], c[1])) if confidence > 0]
 
 
+def claimants(command: Command, offer: Offer) -> list[tuple[Claim, Toolkit]]:
+    """The toolkits that claim a command, most confident first; ties in registry order."""
+    claims = []
+    for index, toolkit in enumerate(REGISTRY):
+        claim = toolkit.claim(command, offer)
+        if claim is not None and claim.confidence > 0:
+            claims.append((claim, index, toolkit))
+    return [(claim, toolkit) for claim, _, toolkit in sorted(claims, key=lambda c: (-c[0].confidence, c[1]))]
+
+
+def launch_recipes(target: Target, files: FileCache, script: ShellScript) -> list[Recipe]:
+    """A recipe for each claimed command of the script, built by its most confident claimant (the
+    next one when it finds nothing to build after all), with the claim in `show`'s launch section."""
+    offer = Offer(target, script, files)
+    recipes: list[Recipe] = []
+    for command in script.commands:
+        for claim, toolkit in claimants(command, offer):
+            built = toolkit.build(command, offer)
+            for recipe in built:
+                recipe.note("launch", "claimed by", f"{toolkit.name} ({claim.confidence:g})", claim.evidence)
+            recipes.extend(built)
+            if built:
+                break
+    return recipes
+
+
 def configs_named(path: Path, files: FileCache) -> list[Path]:
-    """The configs a run script's launches name, by any registered toolkit, resolved from the
-    script's folder (the script is parsed once, whoever reads it)."""
+    """The configs a run script's claimed launches name, resolved from the script's folder (the
+    script is parsed once, whoever reads it). Each command's claimants are asked, not only the
+    one that builds its recipe: the builder reads what a runner-up names too (XTuner's launch
+    reads the JSON its `--deepspeed` names, which DeepSpeed's reading of the launch also names)."""
     from recipelint.parse.files import SourceError
 
+    target = Target("script", path)
     try:
-        script = read_script(Target("script", path), files)
+        script = read_script(target, files)
     except (SourceError, RecursionError):
         return []
     if script is None:
         return []
+    offer = Offer(target, script, files)
+    named: list[str] = []
+    for command in script.commands:
+        for _, toolkit in claimants(command, offer):
+            named.extend(toolkit.configs_named(command, offer))
     paths: list[Path] = []
-    for value in dict.fromkeys(value for toolkit in REGISTRY for value in toolkit.configs_named(script)):
+    for value in dict.fromkeys(named):
         try:
             paths.append((path.parent / value).resolve())
         except (OSError, RuntimeError, ValueError):
@@ -143,19 +240,33 @@ def read_script(target: Target, files: FileCache) -> ShellScript | None:
 
 
 def load_target(target: Target, files: FileCache) -> list[Recipe]:
-    """The recipes a target holds, read by the toolkit that claims it: a run script or a README
-    may start several trainings."""
+    """The recipes a target holds: a file claimed whole is read by its claimant (a config, a job
+    file); a script, a README or a command line gives a recipe per claimed launch."""
     script = read_script(target, files) if target.kind in SHELL_KINDS else None
-    if target.kind == "markdown" and script is None:
+    if script is not None:
+        return script_recipes(target, files, script)
+    if target.kind == "markdown":
         return []
-    claimants = ranked(target, script)
-    for toolkit in claimants:
-        recipes = toolkit.load(target, files, script)
+    whole = ranked(target, None)
+    for toolkit in whole:
+        recipes = toolkit.load(target, files, None)
         if recipes:
             return recipes
-    if not claimants and script is None:
+    if not whole:
         _unclaimed(target, files)
     return []
+
+
+def script_recipes(target: Target, files: FileCache, script: ShellScript, besides: Toolkit | None = None) -> list[Recipe]:
+    """The recipes of parsed shell: a job file's, read by the toolkit that claims it whole (it
+    hands the launches on: `besides` is the job's own toolkit, asking for them), else a recipe per
+    claimed launch."""
+    for toolkit in ranked(target, script):
+        if toolkit is not besides:
+            recipes = toolkit.load(target, files, script)
+            if recipes:
+                return recipes
+    return launch_recipes(target, files, script)
 
 
 def _unclaimed(target: Target, files: FileCache) -> None:

@@ -144,6 +144,9 @@ COLLECT = {
     "cuda": "CUDA_LAUNCH_BLOCKING=1 (the failing kernel in the traceback), compute-sanitizer on one rank, NCCL_DEBUG=INFO, "
     "and the driver's Xid lines (dmesg) and nvidia-smi -q's ECC counters on the node",
     "nccl": "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET on every rank (which interface and port each rank tried)",
+    "build": "ds_report (which DeepSpeed ops are built and why not), pip list (torch, CUDA, the package's releases), nvcc --version "
+    "and gcc --version in the training environment",
+    "packages": "pip list (or pip freeze) in the training environment, and the requirements the project pins",
 }
 
 

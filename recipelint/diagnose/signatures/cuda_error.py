@@ -48,6 +48,11 @@ PATTERNS = {
     "nccl": ("NCCL WARN", r"Cuda failure (?:(?P<code>\d+) )?'(?P<what>[^']+)'"),
     "unhandled": ("unhandled cuda error", r"unhandled cuda error"),
     "cublas": ("CUDA error: ", r"CUDA error: CUBLAS_STATUS_(?P<what>EXECUTION_FAILED|INTERNAL_ERROR|ARCH_MISMATCH)"),
+    # torch's warning at start-up when its build has no kernels for the GPU (torch/cuda/__init__.py _check_capability)
+    "arch": (
+        "is not compatible with the current PyTorch",
+        r"with CUDA capability (?P<sm>sm_\d+) is not compatible with the current PyTorch",
+    ),
 }
 CAUSES = {
     "index": Cause(
@@ -78,6 +83,15 @@ def explain(found: Found) -> Explanation | None:
     lowered = what.lower()
     if "assert" in lowered:
         order = ["index", "kernel", "build", "hardware"]
+    elif "no kernel image" in lowered or "arch_mismatch" in lowered:
+        # cudaErrorNoKernelImageForDevice: no binary for this GPU's compute capability in the build
+        order = ["build", "hardware", "kernel", "index"]
+        arch = found.hits("arch")
+        evidence.append(
+            f"build: torch says the GPU's {arch[0].groups['sm']} is not among its build's capabilities ({arch[0].line})"
+            if arch
+            else "build: no kernel for this GPU's compute capability in torch or an extension (`torch.cuda.get_arch_list()` against the GPU's)"
+        )
     elif "ecc" in lowered or "uncorrectable" in lowered:
         order = ["hardware", "build", "kernel", "index"]
     elif origin == "NCCL":

@@ -107,6 +107,18 @@ TRIGGERS: dict[str, Callable[[Context], Hit]] = {
 }
 
 
+# The code path a trigger lies on, when a recipe can stay off it altogether: compressed shards are
+# met only by a recipe that opens shards at all (--data_type shard); a raw-data recipe never
+# reaches the tar reading a fix of that trigger changed.
+PATHS: dict[str, Callable[[Context], Hit]] = {"compressed_shards": shard_data}
+
+
+def on_path(ctx: Context, issue: KnownIssue) -> bool:
+    """Whether the recipe reaches the code an issue's fix changed (True when it cannot tell)."""
+    path = PATHS.get(issue.trigger or "")
+    return path is None or path(ctx).met is not False
+
+
 def evaluate(ctx: Context, issue: KnownIssue) -> Hit:
     if issue.trigger is None:
         return Hit(True)

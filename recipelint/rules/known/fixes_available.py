@@ -3,8 +3,9 @@
 ## What it does
 For the checkout RL901 finds, lists the known issues (`recipelint/knownissues/`) it still has
 that this recipe does not meet today (or that recipelint cannot tell it meets): one info
-finding per recipe, with each fix's link and the first release that has all of them. A script
-or README with several launches gets it once, at its first launch.
+finding per checkout for the whole run (at the first recipe that runs it), with each fix's link
+and the first release that has all of them. An issue whose fixed code the recipe never reaches
+is left out (a tar-reading fix for a recipe of raw data, which opens no shard).
 
 ## Why is this bad
 Nothing fails yet, but a change of data or launch can: a checkout that decodes tar members in
@@ -31,6 +32,7 @@ from recipelint.diagnostics import Diagnostic, Severity
 from recipelint.parse.checkout import version_key
 from recipelint.parse.span import Span
 from recipelint.rules.known._common import affected
+from recipelint.rules.known._triggers import on_path
 
 CODE = "RL902"
 NAME = "toolkit-fixes-available"
@@ -43,7 +45,11 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
     checkout, launch = ctx.recipe.checkout, ctx.recipe.launch
     if checkout is None or launch is None:
         return
-    pending = [issue for issue, _, hit in affected(ctx) if issue.fixed is not None and (issue.rule != "RL901" or hit.met is not True)]
+    pending = [
+        issue
+        for issue, _, hit in affected(ctx)
+        if issue.fixed is not None and (issue.rule != "RL901" or hit.met is not True) and on_path(ctx, issue)
+    ]
     if not pending:
         return
     releases = [issue.fixed.release for issue in pending if issue.fixed is not None and issue.fixed.release]
@@ -59,6 +65,7 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
         current=checkout.version or checkout.date or checkout.commit,
         suggested=newest,
         evidence=[f"{issue.id}: {issue.headline()}; fix {issue.fixed.cite()}" for issue in pending if issue.fixed is not None],
+        once=f"{checkout.toolkit}:{checkout.root}",
     )
 
 

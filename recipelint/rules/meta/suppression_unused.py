@@ -15,7 +15,10 @@ num_workers=2  # recipelint: ignore[RL102] node has 96 cores
 ```
 after the node was fixed: nothing to suppress.
 
-A code that is no rule's is RL005's finding, not this one's.
+A code that is no rule's is RL005's finding, not this one's. A code this run did not run (not
+selected by the settings or `--select`, or a hardware rule skipped because this host is not the
+training node and no profile was given) is not called unused: an info says which and why, with
+no fix.
 
 ## Fix
 Takes the unused codes out of the comment, and the whole comment when none is left (the rest of
@@ -29,7 +32,7 @@ unused in this run may be needed on the node; the fix also drops the reason writ
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterator, Mapping
 from typing import TYPE_CHECKING
 
 from recipelint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
@@ -53,13 +56,23 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
     return iter(())
 
 
-def finding(item: Suppression, severity: Severity, codes: Collection[str] = ()) -> Diagnostic | None:
+def finding(
+    item: Suppression, severity: Severity, codes: Collection[str] = (), unjudged: Mapping[str, str] | None = None
+) -> Diagnostic | None:
     """RL002 for a suppression naming rule codes that matched no finding of the run (`codes`:
-    every rule code; a code that is none of them is left to RL005)."""
+    every rule code; a code that is none of them is left to RL005). `unjudged`: the codes this
+    run did not run, with why ("is not selected", "was skipped (...)"): a suppression of those
+    cannot be judged, so it is an info that says so, with no fix (removing it would lose a
+    suppression the training node's run needs)."""
     from recipelint.rules.meta.suppression_unknown_code import known_code
 
     unused = [c for c in item.codes if not any(u.startswith(c) or c == "ALL" for u in item.used)]
     unused = [c for c in unused if not codes or known_code(c, codes)]
+    not_run = [c for c in unused if unjudged and c in unjudged]
+    unused = [c for c in unused if c not in not_run]
+    if not unused and not_run and unjudged:
+        reasons = "; ".join(f"{c} {unjudged[c]}" for c in not_run)
+        return Diagnostic(CODE, Severity.INFO, f"suppression not judged in this run: {reasons}", item.span, setting=", ".join(not_run))
     if not unused:
         return None
     kind = "ignore-file" if item.whole_file else "ignore"

@@ -4,28 +4,45 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from recipelint.toolkits import SHELL_KINDS
+from recipelint.toolkits import Claim, Offer, Toolkit
 
 if TYPE_CHECKING:
     from recipelint.model import Recipe
     from recipelint.parse.files import FileCache
-    from recipelint.parse.shell import ShellScript
+    from recipelint.parse.shell import Command, ShellScript
     from recipelint.toolkits import Target
 
 
-class DeepSpeed:
+class DeepSpeed(Toolkit):
     name = "deepspeed"
     suffixes: tuple[str, ...] = ()
     rules: tuple[str, ...] = ("recipelint.toolkits.deepspeed.rules",)
     preload: tuple[str, ...] = ("recipelint.toolkits.deepspeed.frontend",)
+    kinds: tuple[str, ...] = ("torch",)  # a distributed launch with no DeepSpeed config: the launch rules still apply
 
     def claims(self, target: Target, script: ShellScript | None) -> float:
         if target.kind == "json":
             return 1.0
         if target.kind == "yaml":  # an Accelerate config, on its own key (load reads the rest)
             return 1.0 if _accelerate_evidence(target) else 0.0
-        # below XTuner's 0.5: a script that launches XTuner with --deepspeed is XTuner's
-        return 0.4 if target.kind in SHELL_KINDS else 0.0
+        return 0.0
+
+    def claim(self, command: Command, offer: Offer) -> Claim | None:
+        from recipelint.toolkits.deepspeed.frontend import launch_evidence
+
+        evidence = launch_evidence(offer.script, command)
+        # below XTuner's 0.5: a launch of XTuner's train.py with --deepspeed is XTuner's
+        return Claim(0.4, evidence) if evidence is not None else None
+
+    def build(self, command: Command, offer: Offer) -> list[Recipe]:
+        from recipelint.toolkits.deepspeed.frontend import load_ds_launches
+
+        return load_ds_launches(offer.script, offer.files, offer.target.root, [command])
+
+    def configs_named(self, command: Command, offer: Offer) -> list[str]:
+        from recipelint.toolkits.deepspeed.frontend import named_json
+
+        return named_json(command)
 
     def load(self, target: Target, files: FileCache, script: ShellScript | None) -> list[Recipe]:
         if target.kind == "json":
@@ -48,19 +65,9 @@ class DeepSpeed:
             if not target.explicit and not looks_like_deepspeed(document.root):
                 return []
             return [Recipe(root=target.root, explicit=target.explicit, ds_config=document, toolkit=self.name)]
-        if target.kind == "yaml":
-            from recipelint.toolkits.deepspeed.frontend import load_accelerate_config
+        from recipelint.toolkits.deepspeed.frontend import load_accelerate_config
 
-            return load_accelerate_config(target, files)
-        assert script is not None
-        from recipelint.toolkits.deepspeed.frontend import load_ds_launches
-
-        return load_ds_launches(script, files, target.root)
-
-    def configs_named(self, script: ShellScript) -> list[str]:
-        from recipelint.toolkits.deepspeed.frontend import named_json
-
-        return named_json(script)
+        return load_accelerate_config(target, files)
 
 
 def _accelerate_evidence(target: Target) -> bool:

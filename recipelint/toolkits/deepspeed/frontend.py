@@ -181,9 +181,25 @@ def _unknown_launcher(script: ShellScript, command: Command, launcher: int, inde
     return Launch(word.text, command, command.words[index], nodes, per_node, rendezvous, launch_env(script, command))
 
 
-def load_ds_launches(script: ShellScript, files: FileCache, root: Path) -> list[Recipe]:
+def launch_evidence(script: ShellScript, command: Command) -> str | None:
+    """Why a command is a launch this front end reads (what `load_ds_launches` builds a recipe
+    of): a launcher running a training script, or a launch whose DeepSpeed flag only the run time
+    spells (`eval $cmd`); None: no launch of its."""
+    found = program(command.words)
+    if found is None:
+        maybe = command.name == "eval" or _launcher(command.words) is not None
+        return (
+            "a launch whose DeepSpeed config flag is in a value the run time decides" if maybe and _hidden_flag(script, command) else None
+        )
+    launcher, index = found
+    flag = ds_flag(command.words, launcher + 1)
+    said = f"{word_text(command.words[launcher])} runs {word_text(command.words[index])}"
+    return f"{said} with {flag[0]} {word_text(flag[1])}" if flag is not None else said
+
+
+def load_ds_launches(script: ShellScript, files: FileCache, root: Path, commands: list[Command] | None = None) -> list[Recipe]:
     recipes = []
-    for command in script.commands:
+    for command in script.commands if commands is None else commands:
         found = program(command.words)
         flag = ds_flag(command.words, found[0] + 1) if found is not None else None
         if flag is None:
@@ -285,20 +301,21 @@ def _script_args(recipe: Recipe, script: ShellScript, command: Command, index: i
         recipe.args.setdefault(name, setting_from_word(name, word, script, command.span.start))
 
 
-def named_json(script: ShellScript) -> list[str]:
-    """The DeepSpeed configs (and Accelerate configs) the script's launches name, so a folder
-    check lints each with its launch, not a second time alone."""
+def named_json(command: Command) -> list[str]:
+    """The DeepSpeed configs (and Accelerate configs) a launch names, so a folder check lints
+    each with its launch, not a second time alone."""
+    words = command.words
+    launch = program(words)
+    if launch is None:
+        return []
     found = []
-    for command in script.commands:
-        words = command.words
-        launch = program(words)
-        flag = ds_flag(words, launch[0] + 1) if launch is not None else None
-        if flag is not None and flag[1].value and _names_a_file(flag[1]):
-            found.append(flag[1].value)
-        start = options_start(words, launch[0]) if launch is not None else None
-        config = options(words, start, launch[1]).get("config_file") if launch is not None and start is not None else None
-        if config is not None and config.value:
-            found.append(config.value)
+    flag = ds_flag(words, launch[0] + 1)
+    if flag is not None and flag[1].value and _names_a_file(flag[1]):
+        found.append(flag[1].value)
+    start = options_start(words, launch[0])
+    config = options(words, start, launch[1]).get("config_file") if start is not None else None
+    if config is not None and config.value:
+        found.append(config.value)
     return found
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from recipelint.toolkits import Toolkit
+
 if TYPE_CHECKING:
     from recipelint.model import Recipe
     from recipelint.parse.files import FileCache
@@ -17,7 +19,7 @@ if TYPE_CHECKING:
     from recipelint.toolkits import Target
 
 
-class Kube:
+class Kube(Toolkit):
     name = "kube"
     suffixes: tuple[str, ...] = ()
     rules: tuple[str, ...] = ("recipelint.toolkits.kube.rules",)
@@ -35,9 +37,6 @@ class Kube:
         from recipelint.toolkits.kube.frontend import load_manifest
 
         return load_manifest(self, target, files)
-
-    def configs_named(self, script: ShellScript) -> list[str]:
-        return []  # a manifest is YAML, not a script: no launch of its names a config discovery walks
 
 
 KUBE = Kube()

@@ -15,7 +15,7 @@ from recipelint.parse.span import SourceText, Span
 from recipelint.parse.tree import Node
 from recipelint.parse.yamlfile import parse_yaml
 from recipelint.records import replace
-from recipelint.toolkits import Target, ranked
+from recipelint.toolkits import Target, script_recipes
 from recipelint.toolkits.kube.manifest import PodGroup, allocation, pod_groups
 
 if TYPE_CHECKING:
@@ -58,14 +58,7 @@ def _container_recipes(me: Toolkit, target: Target, files: FileCache, source: So
     script = container_script(source, container)
     if script is None:
         return []
-    inner = replace(target, kind="script")
-    for toolkit in ranked(inner, script):
-        if toolkit is not me:
-            recipes = toolkit.load(inner, files, script)
-            if recipes:
-                break
-    else:
-        recipes = _plain(target, script)
+    recipes = script_recipes(replace(target, kind="script"), files, script, me) or _plain(target, script)
     env = _env(source, container)
     for recipe in recipes:
         if recipe.launch is not None:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from recipelint.toolkits import Toolkit
+
 if TYPE_CHECKING:
     from recipelint.model import Recipe
     from recipelint.parse.files import FileCache
@@ -17,7 +19,7 @@ if TYPE_CHECKING:
     from recipelint.toolkits import Target
 
 
-class Slurm:
+class Slurm(Toolkit):
     name = "slurm"
     suffixes: tuple[str, ...] = (".slurm", ".sbatch")
     rules: tuple[str, ...] = ("recipelint.toolkits.slurm.rules",)
@@ -35,9 +37,6 @@ class Slurm:
         from recipelint.toolkits.slurm.frontend import load_job
 
         return load_job(self, target, files, script)
-
-    def configs_named(self, script: ShellScript) -> list[str]:
-        return []  # the launches it hands on are the trainers' toolkits': they name their configs
 
 
 SLURM = Slurm()

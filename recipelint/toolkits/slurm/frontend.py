@@ -10,7 +10,7 @@ from recipelint.model import Launch, Recipe, Setting
 from recipelint.parse.files import FileCache, head
 from recipelint.parse.shell import Command, ShellScript, Word
 from recipelint.records import replace
-from recipelint.toolkits import Target, ranked
+from recipelint.toolkits import Target, script_recipes
 from recipelint.toolkits.slurm.directives import READ, SHORT, SLURM_VARS, allocation, sbatch_directives, sbatch_lines, srun_directives
 
 if TYPE_CHECKING:
@@ -51,12 +51,7 @@ def load_job(me: Toolkit, target: Target, files: FileCache, script: ShellScript 
 
         script = parse_shell(files.read(target.path), files.read)
     inner = replace(target, kind="script")
-    recipes: list[Recipe] = []
-    for toolkit in ranked(inner, script):
-        if toolkit is not me:
-            recipes = toolkit.load(inner, files, script)
-            if recipes:
-                break
+    recipes = script_recipes(inner, files, script, me)
     batch = sbatch_directives(script.source)
     for recipe in recipes:
         launch = recipe.launch

@@ -2,8 +2,8 @@
 torchtune's `tune run`, ms-swift's `swift sft`): each launch of one is a recipe of its own, so
 that `check` says the launch was seen and not judged (RL013) instead of "No problems found".
 
-A script or README that also launches something another toolkit reads is that toolkit's: this
-one claims a target last, and only when it holds such a launch.
+It claims such a command last, below every toolkit that reads a launch: a command another
+toolkit reads is judged by it.
 """
 
 from __future__ import annotations
@@ -11,16 +11,14 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from recipelint.toolkits import SHELL_KINDS
+from recipelint.toolkits import Claim, Offer, Toolkit
 
 if TYPE_CHECKING:
     from recipelint.model import Recipe
-    from recipelint.parse.files import FileCache
-    from recipelint.parse.shell import Command, ShellScript
-    from recipelint.toolkits import Target
+    from recipelint.parse.shell import Command
 
-# Below every toolkit that reads a launch (XTuner and DeepSpeed claim any shell at 0.5, WeNet a
-# script that only calls others at 0.1): a launch another toolkit reads is judged by it.
+# Below every toolkit that reads a launch (XTuner's 0.5, DeepSpeed's 0.4, WeNet's 0.1 for a
+# command that calls a script): a launch another toolkit reads is judged by it.
 CLAIM = 0.05
 _PYTHON = re.compile(r"python(\d+(\.\d+)?)?")
 # Console commands and their subcommands that start a training run (not chat, export, webui...).
@@ -53,24 +51,22 @@ def trainer(command: Command) -> str | None:
     return None
 
 
-class Unjudged:
+class Unjudged(Toolkit):
     name = "unjudged"
     suffixes: tuple[str, ...] = ()
     rules: tuple[str, ...] = ("recipelint.toolkits.unjudged.rules",)
     preload: tuple[str, ...] = ("recipelint.toolkits.unjudged.frontend",)
 
-    def claims(self, target: Target, script: ShellScript | None) -> float:
-        if target.kind not in SHELL_KINDS or script is None:
-            return 0.0
-        return CLAIM if any(trainer(command) for command in script.commands) else 0.0
+    def claim(self, command: Command, offer: Offer) -> Claim | None:
+        started = trainer(command)
+        return Claim(CLAIM, f"starts {started}, a trainer recipelint does not judge") if started is not None else None
 
-    def load(self, target: Target, files: FileCache, script: ShellScript | None) -> list[Recipe]:
+    def build(self, command: Command, offer: Offer) -> list[Recipe]:
         from recipelint.toolkits.unjudged.frontend import load_launches
 
-        return load_launches(script, target) if script is not None else []
+        return load_launches(offer.script, offer.target, [command])
 
-    def configs_named(self, script: ShellScript) -> list[str]:
-        return []  # the trainer's own YAML is not read: a config it names is checked alone, as before
+    # the trainer's own YAML is not read: a config it names is checked alone, as before
 
 
 UNJUDGED = Unjudged()

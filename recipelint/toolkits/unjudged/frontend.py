@@ -22,11 +22,11 @@ class TrainerLaunch:
     trainer: str
 
 
-def load_launches(script: ShellScript, target: Target) -> list[Recipe]:
+def load_launches(script: ShellScript, target: Target, commands: list[Command] | None = None) -> list[Recipe]:
     from recipelint.toolkits.unjudged import UNJUDGED, trainer
 
     recipes = []
-    for command in script.commands:
+    for command in script.commands if commands is None else commands:
         started = trainer(command)
         if started is not None:
             payload = TrainerLaunch(script.source, command, started)

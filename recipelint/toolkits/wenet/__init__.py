@@ -5,11 +5,12 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from recipelint.toolkits import Claim, Offer, Target, Toolkit
+
 if TYPE_CHECKING:
     from recipelint.model import Recipe
     from recipelint.parse.files import FileCache
-    from recipelint.parse.shell import ShellScript
-    from recipelint.toolkits import Target
+    from recipelint.parse.shell import Command, ShellScript
 
 
 # WeNet's evidence in a YAML, at its top: `dataset_conf` (WeNet's data pipeline; every train
@@ -52,50 +53,58 @@ def has_evidence(target: Target) -> bool:
     return start is not None and is_train_config({key.decode() for key in _TOP_KEY.findall(start)})
 
 
-class WeNet:
+class WeNet(Toolkit):
     name = "wenet"
     suffixes: tuple[str, ...] = ()
     rules: tuple[str, ...] = ("recipelint.toolkits.wenet.rules",)
     preload: tuple[str, ...] = ("recipelint.toolkits.wenet.frontend",)
+    offers: tuple[str, ...] = ("tune",)  # the loader plan of its recipes (recipelint.tune)
 
     def claims(self, target: Target, script: ShellScript | None) -> float:
-        if target.kind == "yaml":
-            return 1.0 if has_evidence(target) else 0.0
-        if target.kind != "script" or script is None:
-            return 0.0
-        from recipelint.toolkits.wenet.frontend import find_launch
-
-        # A train.py launch 0.9: 1.0 is left to a job file around launches (a scheduler's), which
-        # hands them on. A run.sh that only calls other scripts is WeNet's last: any launch goes first.
-        return 0.9 if find_launch(script) is not None else 0.1
+        return 1.0 if target.kind == "yaml" and has_evidence(target) else 0.0
 
     def load(self, target: Target, files: FileCache, script: ShellScript | None) -> list[Recipe]:
-        if target.kind == "yaml":
-            from recipelint.model import Recipe
-            from recipelint.parse.checkout import find_checkout
-            from recipelint.parse.yamlfile import parse_yaml
+        from recipelint.model import Recipe
+        from recipelint.parse.checkout import find_checkout
+        from recipelint.parse.yamlfile import parse_yaml
 
-            document = parse_yaml(files.read(target.path))
-            if document.root.kind != "map" or not is_train_config(set(document.root.entries)):
-                return []  # the peek saw the keys somewhere the parse does not put at the top
-            recipe = Recipe(root=target.root, toolkit=self.name, explicit=target.explicit, config=document)
-            # A train config no launch names is still read by the WeNet code of its repository.
-            recipe.checkout = find_checkout("wenet", target.path.parent, None, files)
-            from recipelint.toolkits.wenet.frontend import folder_entry
+        document = parse_yaml(files.read(target.path))
+        if document.root.kind != "map" or not is_train_config(set(document.root.entries)):
+            return []  # the peek saw the keys somewhere the parse does not put at the top
+        recipe = Recipe(root=target.root, toolkit=self.name, explicit=target.explicit, config=document)
+        # A train config no launch names is still read by the WeNet code of its repository.
+        recipe.checkout = find_checkout("wenet", target.path.parent, None, files)
+        from recipelint.toolkits.wenet.frontend import folder_entry
 
-            folder_entry(recipe, target.path, files)
-            return [recipe]
-        assert script is not None
-        from recipelint.toolkits.wenet.frontend import find_launch, load_called, load_recipe
+        folder_entry(recipe, target.path, files)
+        return [recipe]
 
-        if find_launch(script) is not None:
-            return [load_recipe(target.path, files, script)]
-        return load_called(script, files)
+    def claim(self, command: Command, offer: Offer) -> Claim | None:
+        if offer.target.kind != "script":
+            return None  # a recipe folder's run script: a README's or a command line's launch is read as a plain one
+        from recipelint.toolkits.wenet.frontend import calls_a_launch, launch_evidence
 
-    def configs_named(self, script: ShellScript) -> list[str]:
-        from recipelint.toolkits.wenet.frontend import names_config
+        found = launch_evidence(command, offer)
+        if found is not None:
+            # 0.9: 1.0 is left to a job file around launches (a scheduler's), which hands them on.
+            return Claim(0.9, found[1])
+        called = calls_a_launch(command, offer.script)
+        # A command that only calls another script is WeNet's last: any launch goes first.
+        return Claim(0.1, called) if called is not None else None
 
-        return names_config(script)
+    def build(self, command: Command, offer: Offer) -> list[Recipe]:
+        from recipelint.toolkits.wenet.frontend import launch_evidence, load_called, load_recipe
+
+        found = launch_evidence(command, offer)
+        if found is not None:
+            return [load_recipe(offer.script.source.path, offer.files, offer.script, (command, found[0]))]
+        return load_called(offer.script, offer.files, [command])
+
+    def configs_named(self, command: Command, offer: Offer) -> list[str]:
+        from recipelint.toolkits.wenet.frontend import launch_evidence, names_config
+
+        found = launch_evidence(command, offer)
+        return names_config(command, found[0]) if found is not None else []
 
 
 WENET = WeNet()

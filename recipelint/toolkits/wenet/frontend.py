@@ -22,6 +22,7 @@ from recipelint.parse.shell import Binding, Command, ShellScript, Word, parse_sh
 from recipelint.parse.where import shown
 from recipelint.parse.yamlfile import parse_yaml
 from recipelint.records import replace
+from recipelint.toolkits import Offer
 from recipelint.toolkits.launchers import parse_torchrun, set_places, setting_from_word, to_value
 from recipelint.toolkits.wenet.datalist import read_data_list
 
@@ -102,19 +103,65 @@ def entry_of(recipe: Recipe) -> str:
 
 
 def find_launch(script: ShellScript) -> tuple[Command, int] | None:
-    """The command that runs wenet/bin/train.py, and the index of that word."""
+    """The first command that runs wenet/bin/train.py, and the index of that word."""
     for command in script.commands:
-        for index, word in enumerate(command.words):
-            if TRAIN_SCRIPT.search(word.value or word.text):
-                return command, index
+        index = _train_word(command)
+        if index is not None:
+            return command, index
     return None
 
 
-def names_config(script: ShellScript) -> list[str]:
-    found = find_launch(script)
-    if found is None:
-        return []
-    command, index = found
+def _train_word(command: Command) -> int | None:
+    for index, word in enumerate(command.words):
+        if TRAIN_SCRIPT.search(word.value or word.text):
+            return index
+    return None
+
+
+# A fork's own trainer beside train.py (ronggong/wenet's wenet/bin/train_sed.py): WeNet's when
+# the file imports WeNet's training code, which is what reads the YAML and the flags.
+VARIANT = re.compile(r"(^|/)wenet/bin/train_\w+\.py$")
+WENET_TRAINING = ("wenet.utils.train_utils", "wenet.utils.executor")
+
+
+def launch_evidence(command: Command, offer: Offer) -> tuple[int, str] | None:
+    """The index of the training script's word in a WeNet launch, and the evidence: the script is
+    wenet/bin/train.py (or train_deprecated.py), or another wenet/bin/train_*.py that imports
+    WeNet's training code (its trainer and executor)."""
+    index = _train_word(command)
+    if index is not None:
+        word = command.words[index]
+        return index, f"runs {word.value or word.text}"
+    for index, word in enumerate(command.words):
+        text = word.value or ""
+        if VARIANT.search(text):
+            imported = _wenet_imports(offer.script, command, text, offer.files)
+            if imported:
+                return index, f"runs {text}, which imports {', '.join(imported)} (WeNet's trainer)"
+    return None
+
+
+def _wenet_imports(script: ShellScript, command: Command, program: str, files: FileCache) -> list[str]:
+    """The WeNet training modules the launched script imports, read with ast where the launch runs."""
+    import ast
+
+    from recipelint.toolkits.launchers import places_of, working_folder
+
+    for folder in places_of(script, command, working_folder(script, command, program)):
+        path = folder / program
+        if not path.is_file():
+            continue
+        try:
+            tree = ast.parse(files.read(path).text)
+        except (SourceError, SyntaxError, ValueError, RecursionError):
+            return []
+        modules = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module}
+        modules |= {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+        return [module for module in WENET_TRAINING if module in modules]
+    return []
+
+
+def names_config(command: Command, index: int) -> list[str]:
     values = []
     words = command.words[index + 1 :]
     for i, word in enumerate(words):
@@ -305,14 +352,15 @@ def _nodes_for_python(script: ShellScript, launch: Launch) -> None:
         )
 
 
-def load_recipe(script_path: Path, files: FileCache, script: ShellScript | None = None) -> Recipe:
-    """Build a WeNet recipe from its run script; missing configs are left as None."""
+def load_recipe(script_path: Path, files: FileCache, script: ShellScript | None = None, found: tuple[Command, int] | None = None) -> Recipe:
+    """Build a WeNet recipe from its run script (`found`: the launch and its training script's
+    word; the script's first train.py launch when not given); missing configs are left as None."""
     root = script_path.parent
     script = script or parse_shell(files.read(script_path), files.read)
     recipe = Recipe(
         root=root, toolkit="wenet", script=script, ds_filler="none", consumer=toolkit_consumer("wenet")
     )  # WeNet passes the JSON as is
-    found = find_launch(script)
+    found = found or find_launch(script)
     if found is None:
         return recipe
     command, index = found
@@ -353,19 +401,39 @@ def _kaldi_options(words: list[Word]) -> dict[str, Binding]:
     return options
 
 
-def load_called(script: ShellScript, files: FileCache) -> list[Recipe]:
+def _called(command: Command, script: ShellScript) -> tuple[Path, int] | None:
+    """The local script a command runs (`bash run_nst.sh ...`), and the index of its word."""
+    at = 1 if command.name in ("bash", "sh") else 0
+    target = command.words[at] if len(command.words) > at else None
+    if target is None or not (target.value or "").endswith(".sh") or command.cwd is None:
+        return None
+    path = script.source.path.parent / command.cwd / (target.value or "")
+    if not path.is_file() or path.resolve() == script.source.path.resolve():
+        return None
+    return path, at
+
+
+def calls_a_launch(command: Command, script: ShellScript) -> str | None:
+    """The evidence of a command that runs a local script whose text names wenet/bin/train.py
+    (the load reads it with the caller's options, and finds out)."""
+    called = _called(command, script)
+    if called is None:
+        return None
+    from recipelint.parse.files import head
+
+    start = head(called[0], 1 << 20)
+    return f"runs {called[0].name}, which launches wenet/bin/train.py" if start is not None and b"wenet/bin/train" in start else None
+
+
+def load_called(script: ShellScript, files: FileCache, commands: list[Command] | None = None) -> list[Recipe]:
     """Training launches in local scripts this one runs with options (`bash run_nst.sh
     --data_list x.list`), read with the values the caller passes to their parse_options.sh."""
     recipes = []
-    base = script.source.path.parent
-    for command in script.commands:
-        at = 1 if command.name in ("bash", "sh") else 0
-        target = command.words[at] if len(command.words) > at else None
-        if target is None or not (target.value or "").endswith(".sh") or command.cwd is None:
+    for command in script.commands if commands is None else commands:
+        called = _called(command, script)
+        if called is None:
             continue
-        path = base / command.cwd / (target.value or "")
-        if not path.is_file() or path.resolve() == script.source.path.resolve():
-            continue
+        path, at = called
         options = _kaldi_options(command.words[at + 1 :])
         try:
             callee = parse_shell(files.read(path), files.read, options=options)

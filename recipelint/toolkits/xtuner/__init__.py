@@ -4,41 +4,44 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from recipelint.toolkits import SHELL_KINDS
+from recipelint.toolkits import Claim, Offer, Toolkit
 
 if TYPE_CHECKING:
     from recipelint.model import Recipe
     from recipelint.parse.files import FileCache
-    from recipelint.parse.shell import ShellScript
+    from recipelint.parse.shell import Command, ShellScript
     from recipelint.toolkits import Target
 
 
-class XTuner:
+class XTuner(Toolkit):
     name = "xtuner"
     suffixes: tuple[str, ...] = ()
     rules: tuple[str, ...] = ("recipelint.toolkits.xtuner.rules", "recipelint.toolkits.xtuner.v1_launch")
     preload: tuple[str, ...] = ("recipelint.toolkits.xtuner.frontend",)
+    kinds: tuple[str, ...] = ("xtuner-v1",)  # XTuner v1's launches: no mmengine config, the 0.x rules do not apply
 
     def claims(self, target: Target, script: ShellScript | None) -> float:
-        if target.kind == "python":
-            return 1.0
-        return 0.5 if target.kind in SHELL_KINDS else 0.0
+        return 1.0 if target.kind == "python" else 0.0
 
     def load(self, target: Target, files: FileCache, script: ShellScript | None) -> list[Recipe]:
-        if target.kind == "python":
-            from recipelint.model import Recipe
-            from recipelint.parse.pyconfig import parse_pyconfig
+        from recipelint.model import Recipe
+        from recipelint.parse.pyconfig import parse_pyconfig
 
-            recipe = Recipe(root=target.root, explicit=target.explicit, toolkit=self.name)
-            recipe.pyconfig = parse_pyconfig(files.read(target.path))
-            return [recipe]
-        assert script is not None
+        recipe = Recipe(root=target.root, explicit=target.explicit, toolkit=self.name)
+        recipe.pyconfig = parse_pyconfig(files.read(target.path))
+        return [recipe]
+
+    def claim(self, command: Command, offer: Offer) -> Claim | None:
+        from recipelint.toolkits.xtuner.frontend import launch_of
+
+        found = launch_of(command)
+        # 0.5: above a plain DeepSpeed launch (XTuner's train.py with --deepspeed is XTuner's)
+        return Claim(0.5, f"runs {found[2]}") if found is not None else None
+
+    def build(self, command: Command, offer: Offer) -> list[Recipe]:
         from recipelint.toolkits.xtuner.frontend import load_xtuner
 
-        return load_xtuner(script, files, target.root)
-
-    def configs_named(self, script: ShellScript) -> list[str]:
-        return []  # a Python config a launch names is still read alone (an mmengine config on its own keys)
+        return load_xtuner(offer.script, offer.files, offer.target.root, [command])
 
 
 XTUNER = XTuner()

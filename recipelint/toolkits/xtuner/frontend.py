@@ -107,29 +107,36 @@ def _xtuner_cli(script: ShellScript, command: Command, index: int, srun: dict[st
     )
 
 
-def launches(script: ShellScript) -> list[tuple[Command, int, str]]:
+def launch_of(command: Command) -> tuple[int, str, str] | None:
+    """(index of the train word, form, the words that name the launch) when the command is an
+    XTuner training launch."""
+    words = [word_text(w) for w in command.words]
+    for index, text in enumerate(words):
+        if text == "xtuner" or text.endswith("/xtuner"):
+            if index + 1 < len(words) and words[index + 1] == "train":
+                form = "srun" if Path(words[0]).name == "srun" else "cli"
+                return index + 1, form, "xtuner train"
+            return None
+        if TRAIN_PY.search(text) or (text == "xtuner.tools.train" and index > 0 and words[index - 1] == "-m"):
+            return index, "direct", text  # `torchrun -m xtuner.tools.train` runs the same file
+        if TRAIN_V1.search(text):
+            return index, "v1", text
+    return None
+
+
+def launches(script: ShellScript, commands: list[Command] | None = None) -> list[tuple[Command, int, str]]:
     """(command, index of the train word, form) for every XTuner training launch in a script."""
     found = []
-    for command in script.commands:
-        words = [word_text(w) for w in command.words]
-        for index, text in enumerate(words):
-            if text == "xtuner" or text.endswith("/xtuner"):
-                if index + 1 < len(words) and words[index + 1] == "train":
-                    form = "srun" if Path(words[0]).name == "srun" else "cli"
-                    found.append((command, index + 1, form))
-                break
-            if TRAIN_PY.search(text) or (text == "xtuner.tools.train" and index > 0 and words[index - 1] == "-m"):
-                found.append((command, index, "direct"))  # `torchrun -m xtuner.tools.train` runs the same file
-                break
-            if TRAIN_V1.search(text):
-                found.append((command, index, "v1"))
-                break
+    for command in script.commands if commands is None else commands:
+        launch = launch_of(command)
+        if launch is not None:
+            found.append((command, launch[0], launch[1]))
     return found
 
 
-def load_xtuner(script: ShellScript, files: FileCache, root: Path) -> list[Recipe]:
+def load_xtuner(script: ShellScript, files: FileCache, root: Path, commands: list[Command] | None = None) -> list[Recipe]:
     recipes = []
-    found = launches(script)
+    found = launches(script, commands)
     checkout = find_checkout("xtuner", root, script, files) if found else None
     for command, index, form in found:
         recipe = Recipe(

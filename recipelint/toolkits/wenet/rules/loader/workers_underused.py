@@ -50,12 +50,11 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
     if recipe.launch is None or workers != 1 or not ctx.fact("cpus").known:
         return  # an unknown CPU count is RL001's finding, said by RL102
     plan = ctx.loader_plan
-    target = plan.headroom
+    target, new_prefetch = plan.advised(workers)
     ranks = ctx.ranks_per_node
     if target is None or target <= workers or ranks is None:
         return
     prefetch = recipe.arg("prefetch").as_int()
-    new_prefetch = plan.headroom_prefetch
     queued = (
         f", prefetch {new_prefetch}: {tuner.queued_batches(ranks, target, new_prefetch)} batches queued per node"
         f" (now {tuner.queued_batches(ranks, workers, prefetch)})"

@@ -1,0 +1,1 @@
+from wenet.cli.model import load_model  # noqa
