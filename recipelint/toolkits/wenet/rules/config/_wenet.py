@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Collection
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from recipelint.context import Context
 from recipelint.parse.checkout import Checkout
 from recipelint.parse.flags import Guard
-from recipelint.parse.pycode import KeyReads
 from recipelint.parse.tree import Document
 from recipelint.records import dataclass
 from recipelint.schemas import load_schema
 from recipelint.toolkits.wenet.frontend import entry_of
+
+if TYPE_CHECKING:  # the Python reader is imported only where a checkout is read (start-up)
+    from recipelint.parse.pycode import KeyReads
 
 SCHEMA = "wenet/train.schema.json"
 
@@ -62,7 +64,7 @@ def known_keys(ctx: Context, path: list[str]) -> tuple[Collection[str] | None, s
         if blocks and all(b is not False for b in blocks):
             if any(b is None or b.open for b in blocks if not isinstance(b, bool)):
                 return None, ""
-            found = [b for b in blocks if isinstance(b, KeyReads)]
+            found = [b for b in blocks if b is not None and not isinstance(b, bool)]
             block = found[0]
             keys = set().union(*(b.keys for b in found))
             if block.module is not None:
