@@ -10,6 +10,11 @@ timed from sending the change to receiving the diagnostics of that document's ne
 Peers in the same run: the in-process check of the same path (`engine.check`, what the server
 runs) and `recipelint check --no-cache` of it as a process (what an editor that runs the CLI on
 each change would pay). Nothing here asserts a time: it measures.
+
+`--lone N`: a keystroke in a config opened alone (its run.sh not open) inside a generated
+repository of N WeNet-like recipes (bench/precommit.py's, 8 files each: 250 make 2,000 files),
+the config judged with the launch that names it, found through the repository index the server
+keeps between keystrokes (issue 38: 36 ms a keystroke when each check walked the repository).
 """
 
 from __future__ import annotations
@@ -108,6 +113,19 @@ def as_process(folder: Path, script: Path, profile: Path, runs: int) -> list[flo
     return times
 
 
+def lone(recipes: int, keys: int, warm: int, debounce: float | None) -> None:
+    sys.path.insert(0, str(REPO / "bench"))
+    from precommit import generate
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = generate(Path(tmp) / "repo", recipes)
+        files = sum(1 for path in root.rglob("*") if path.is_file() and ".git" not in path.parts)
+        config = root / "examples" / "set0000" / "s0" / "conf" / "train.yaml"
+        times = asyncio.run(keystrokes(root, root, [config], "node.yaml", keys, warm, debounce))
+        print(f"repository of {recipes} recipes, {files} files; {config.relative_to(root)} open alone")
+        print(f"  server, keystroke in {config.name:<24} {summary(times[config])}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--keys", type=int, default=60, help="timed keystrokes per recipe")
@@ -115,7 +133,11 @@ def main() -> None:
     parser.add_argument("--processes", type=int, default=5, help="`recipelint check` processes per recipe")
     parser.add_argument("--debounce", type=float, help="the server's debounceMs (default: its own)")
     parser.add_argument("--only", help="the example recipes to run, by folder name, comma-separated")
+    parser.add_argument("--lone", type=int, help="only: a config opened alone in a repository of this many recipes")
     args = parser.parse_args()
+    if args.lone:
+        lone(args.lone, args.keys, args.warm, args.debounce)
+        return
     with tempfile.TemporaryDirectory() as tmp:
         for name, recipe, script, config, profile in RECIPES:
             if args.only and name not in args.only.split(","):

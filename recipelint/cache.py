@@ -46,6 +46,7 @@ _CACHEDIR_TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a c
 
 _UNSEEN = object()
 BUCKETS = 16  # files entries are spread over: few to write, small to read for one file's check
+BUCKET_BYTES = 64 * 1024 * 1024  # a bucket past this is not one this cache wrote: a miss
 
 
 class ResultCache:
@@ -79,7 +80,7 @@ class ResultCache:
     def lookup(self, job: Job, target: Target, settings: Settings) -> Outcome | None:
         """The target's outcome from an earlier run, when everything it read still holds."""
         entry = self._entry(self._name(job, target, settings))
-        if entry is not None:
+        if entry is not None and _outcome_shape(entry["outcome"]):
             try:
                 return _decode_outcome(entry["outcome"])
             except (KeyError, TypeError, ValueError, IndexError, AttributeError):
@@ -157,6 +158,7 @@ class ResultCache:
             target.explicit,
             str(target.config) if target.config is not None else None,
             list(target.launches),
+            *([[str(c) for c in target.also]] if target.also else []),
             job.inline_ignores,
             str(override) if override is not None else None,
             str(settings.hardware) if settings.hardware else None,
@@ -178,7 +180,7 @@ class ResultCache:
             self._buckets[name[0]] = _Bucket.read(self.folder / f"{name[0]}.json")
         bucket = self._buckets[name[0]]
         entry = bucket.entries.get(name)
-        if not _has_deps(entry):
+        if not _has_deps(entry) or not bucket.signed(name, entry):
             return None
         try:
             return entry if all(bucket.holds(i, self) for i in entry["deps"]) else None
@@ -209,7 +211,13 @@ class ResultCache:
     # -- writing an entry ----------------------------------------------------------------------
 
     def _make(self, recorder: deps.Recorder, outcome: Any) -> dict[str, Any] | None:
-        """Store an entry whose every input is still what the check saw.
+        """Store an entry whose every input is still what the check saw (`inputs`)."""
+        found = self.inputs(recorder.events)
+        return None if found is None else {"deps": found, "outcome": outcome}
+
+    def inputs(self, events: dict[deps.Event, Any]) -> list[list[Any]] | None:
+        """The rows an entry keys on, one per recorded input; None when one is no longer what was
+        seen (not stored).
 
         What a path is now is looked at once per run: a path that changed after that and before
         a recipe saw it fails the comparison (not stored); one that changed after the recipe saw
@@ -217,7 +225,7 @@ class ResultCache:
         stat only when older than the run by `RACY_SECONDS`, and hashed with its stat checked on
         both sides, so the hash is of the content the check read."""
         found = []
-        for event, seen in recorder.events.items():
+        for event, seen in events.items():
             kind, path = event
             now = self._signature(kind, path)
             if kind == deps.READ and isinstance(now, list):
@@ -230,7 +238,7 @@ class ResultCache:
                 row = [kind, path, now, self._content(path, now)] if kind == deps.READ and isinstance(now, list) else [kind, path, now]
                 self._rows[event] = row
             found.append(row)
-        return {"deps": found, "outcome": outcome}
+        return found
 
     def _content(self, path: str, signature: list[Any]) -> str | None:
         """The hash of a file's content, when it is small and held still while hashed."""
@@ -244,6 +252,30 @@ class ResultCache:
             content = _hash(path)
             self._now[key] = content if deps.signature(deps.READ, path) == signature else None
         return self._now[key]  # type: ignore[no-any-return]
+
+    def read_side(self, name: str) -> Any:
+        """What `write_side` kept under `name` (None: nothing, or not readable JSON). Not an entry:
+        its user checks what it reads (recipelint.launchindex keys it on file identities)."""
+        try:
+            with open(self.folder / f"{name}.json", "rb") as handle:
+                return json.loads(handle.read())
+        except (OSError, ValueError, RecursionError):
+            return None
+
+    def write_side(self, name: str, data: Any) -> None:
+        """Keep `data` as JSON under `name`, written whole and renamed into place."""
+        temporary = self.folder / f"{name}.{os.getpid()}.{time.monotonic_ns()}.tmp"
+        try:
+            if not self.folder.is_dir():
+                self._create()
+            with open(temporary, "xb") as handle:
+                handle.write(json.dumps(data, separators=(",", ":")).encode())
+            os.replace(temporary, self.folder / f"{name}.json")
+        except OSError:  # as save(): the run is still right, only slower next time
+            try:
+                os.unlink(temporary)
+            except OSError:
+                pass
 
     def save(self) -> None:
         """Write the buckets this run added to, each merged with what is on disk now (another run
@@ -271,7 +303,8 @@ class ResultCache:
         folder this run created: `cache-dir = "."` or `".."` names a folder the user owns, where
         a `*` would hide every new file from git and a tag would make backups skip it."""
         created = not self.root.exists()
-        self.folder.mkdir(parents=True, exist_ok=True)
+        self.root.mkdir(mode=0o700, parents=True, exist_ok=True)  # private: findings name the user's files
+        self.folder.mkdir(mode=0o700, exist_ok=True)
         if not created:
             return
         for name, text in ((".gitignore", _GITIGNORE), ("CACHEDIR.TAG", _CACHEDIR_TAG)):
@@ -309,10 +342,11 @@ class _Bucket:
 
     @classmethod
     def read(cls, path: Path) -> _Bucket:
-        try:
-            with open(path, "rb") as handle:
-                data = json.loads(handle.read())
-        except (OSError, ValueError):
+        from recipelint.parse.files import SourceError, read_capped
+
+        try:  # a FIFO or /dev/zero in its place is refused, a huge or deeply nested file is a miss
+            data = json.loads(read_capped(path, BUCKET_BYTES, "a cache bucket"))
+        except (OSError, ValueError, SourceError, RecursionError, MemoryError):
             return cls([], {})
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             return cls([], {})
@@ -320,6 +354,20 @@ class _Bucket:
         if not isinstance(table, list) or not isinstance(entries, dict):
             return cls([], {})
         return cls(table, entries)
+
+    def signed(self, name: str, entry: dict[str, Any]) -> bool:
+        """Whether this user's recipelint wrote the entry: its MAC, under the per-user key kept
+        outside the cache folder, over its name, inputs and outcome. A forged entry (one always
+        true input and no findings, in a folder another user created first) is a miss."""
+        import hmac
+
+        deps, mac = entry["deps"], entry.get("mac")
+        if not isinstance(mac, str) or not all(isinstance(i, int) and not isinstance(i, bool) and 0 <= i < len(self.table) for i in deps):
+            return False
+        try:
+            return hmac.compare_digest(mac, _mac(name, [self.table[i] for i in deps], entry.get("outcome")))
+        except (TypeError, ValueError, RecursionError):
+            return False
 
     def holds(self, index: int, cache: ResultCache) -> bool:
         if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < len(self.table):
@@ -350,21 +398,72 @@ class _Bucket:
         for name, entry in self.entries.items():
             if name not in fresh and isinstance(entry, dict):
                 try:
-                    kept = [index(self.table[i]) for i in entry["deps"] if isinstance(i, int) and 0 <= i < len(self.table)]
-                    if kept and len(kept) == len(entry["deps"]):
-                        entries[name] = {"deps": kept, "outcome": entry["outcome"]}
+                    if not self.signed(name, entry):
+                        continue  # not this user's: dropped, never carried on
+                    kept = [index(self.table[i]) for i in entry["deps"]]
+                    entries[name] = {"deps": kept, "outcome": entry["outcome"], "mac": entry["mac"]}
                 except (KeyError, TypeError, IndexError, AttributeError):
                     continue
         for name, entry in fresh.items():
-            entries[name] = {"deps": [index(row) for row in entry["deps"]], "outcome": entry["outcome"]}
+            mac = _mac(name, entry["deps"], entry["outcome"])
+            entries[name] = {"deps": [index(row) for row in entry["deps"]], "outcome": entry["outcome"], "mac": mac}
         return json.dumps({"format": FORMAT, "inputs": table, "entries": entries}, separators=(",", ":")).encode()
 
 
+def _mac(name: str, rows: list[Any], outcome: Any) -> str:
+    import hmac
+
+    body = json.dumps([name, rows, outcome], separators=(",", ":"), sort_keys=True).encode()
+    return hmac.new(_secret(), body, hashlib.sha256).hexdigest()
+
+
+_SECRET: list[bytes] = []
+
+
+def _secret() -> bytes:
+    """This user's key for the cache's MACs: 32 random bytes in a 0600 file of a 0700 folder under
+    the user's config folder, never in the cache folder (which a repository or another user may
+    provide). When it cannot be kept, a key for this process only: entries hold for one run."""
+    if not _SECRET:
+        _SECRET.append(_stored_secret() or os.urandom(32))
+    return _SECRET[0]
+
+
+def _stored_secret() -> bytes | None:
+    from recipelint.parse.files import SourceError, read_capped
+
+    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    path = Path(base) / "recipelint" / "cache-key"
+    for _ in range(2):
+        try:
+            st = os.lstat(path)
+            key = read_capped(path, 4096, "a key")
+            if st.st_uid == os.geteuid() and not st.st_mode & 0o077 and len(key) >= 32:
+                return key
+            return None  # another user's, or readable by others: not a secret
+        except FileNotFoundError:
+            pass
+        except (OSError, SourceError):
+            return None
+        try:
+            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            continue  # another run made it first: read that one
+        except OSError:
+            return None
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(os.urandom(32))
+    return None
+
+
 def _hash(path: str) -> str | None:
-    try:
-        with open(path, "rb") as handle:
+    from recipelint.parse.files import SourceError, open_regular
+
+    try:  # a recorded input swapped for a FIFO or a device is no match, never a hang
+        with open_regular(path) as handle:
             return hashlib.sha1(handle.read(HASH_LIMIT + 1)).hexdigest()
-    except OSError:
+    except (OSError, SourceError):
         return None
 
 
@@ -380,6 +479,64 @@ def _probe_facts() -> str:
         facts.pop("taken_at", None)
         _PROBED.append(hashlib.sha1(json.dumps(facts, sort_keys=True, default=str).encode()).hexdigest())
     return _PROBED[0]
+
+
+def _outcome_shape(data: Any) -> bool:
+    """Whether an entry's outcome has the shape _encode_outcome writes (a string where a count
+    is, a null code, a span of the wrong length is a miss, never an error later)."""
+    try:
+        errors: list[Any] = data["errors"]
+        recipes: list[Any] = data["recipes"]
+        return _is(errors, list) and all(_error_shape(e) for e in errors) and _is(recipes, list) and all(_recipe_shape(r) for r in recipes)
+    except (KeyError, TypeError, IndexError):
+        return False
+
+
+def _is(value: Any, kind: type | tuple[type, ...]) -> bool:
+    return isinstance(value, kind) and not (isinstance(value, bool) and kind in (int, (int, float)))
+
+
+def _span_shape(span: Any) -> bool:
+    return _is(span, list) and len(span) == 7 and _is(span[0], str) and all(_is(n, int) for n in span[1:])
+
+
+def _error_shape(error: Any) -> bool:
+    return _is(error, list) and len(error) == 4 and _is(error[0], str) and _is(error[1], str) and _is(error[2], int) and _is(error[3], int)
+
+
+def _recipe_shape(item: Any) -> bool:
+    return (
+        _is(item, dict)
+        and _is(item["files"], int)
+        and _is(item["machine"], str)
+        and _is(item["found"], list)
+        and all(_diagnostic_shape(d) for d in item["found"])
+        and _is(item["errors"], list)
+        and all(_error_shape(e) for e in item["errors"])
+        and _is(item["suppressions"], dict)
+        and all(_is(v, list) and all(_is(s, list) and len(s) == 9 and _span_shape(s[0]) for s in v) for v in item["suppressions"].values())
+        and _is(item["judged"], list)
+        and all(_is(j, list) and len(j) == 5 and all(_is(part, str) for part in (j[0], j[1], j[2], j[4])) for j in item["judged"])
+    )
+
+
+def _diagnostic_shape(d: Any) -> bool:
+    texts = (d["c"], d["m"]) if _is(d, dict) else ()
+    return (
+        len(texts) == 2
+        and all(_is(t, str) for t in texts)
+        and _is(d["s"], int)
+        and _span_shape(d["p"])
+        and (d["k"] is None or _is(d["k"], str))
+        and _is(d["v"], list)
+        and len(d["v"]) == 2
+        and _is(d["e"], list)
+        and all(_is(e, str) for e in d["e"])
+        and (
+            d["f"] is None
+            or (_is(d["f"], list) and len(d["f"]) == 3 and all(_span_shape(edit[0]) and _is(edit[1], str) for edit in d["f"][0]))
+        )
+    )
 
 
 def _has_deps(entry: Any) -> TypeGuard[dict[str, Any]]:

@@ -145,7 +145,12 @@ def read_stdin(paths: list[Path], stdin_filename: Optional[Path], files: FileCac
     if paths.count(Path("-")) > 1:
         fail("stdin can be read once: pass `-` once")
     assert stdin_filename is not None
-    files.overlay[stdin_filename] = sys.stdin.buffer.read()
+    from recipelint.parse.files import MAX_FILE_BYTES, SourceError, read_stream
+
+    try:  # the same cap as a file's: `- < /dev/zero` is refused after 1 MiB, never read whole
+        files.overlay[stdin_filename] = read_stream(sys.stdin.buffer, Path("<stdin>"), MAX_FILE_BYTES)
+    except SourceError as error:
+        fail(str(error))
     return [stdin_filename if path == Path("-") else path for path in paths]
 
 
@@ -267,6 +272,10 @@ def _report(
             f"recipelint: no recipes found in {named} (no launch, WeNet/DeepSpeed/Accelerate config or XTuner config recipelint reads)",
             err=True,
         )
+        from recipelint.parse.files import printable
+
+        for path, why in result.skipped[:10]:
+            echo(printable(f"recipelint: skipped {path}: {why}"), err=True)
 
 
 def _known(settings: Resolver, result: engine.Result, known: Counter[str] | None, write_baseline: Optional[Path]) -> None:

@@ -337,7 +337,7 @@ def _write_or_diff(outcome, write: bool, targets: list[Path]) -> tuple[int, list
             echo(unified_diff(path, outcome.original[path], data), nl=False, raw=True)
             continue
         try:
-            write_atomic(path, data, outcome.original[path], roots)
+            write_atomic(path, data, outcome.original[path], roots, outcome.stamps.get(path))
             written += 1
             echo(f"fixed {path}", err=True)
         except SourceError as error:
@@ -382,7 +382,7 @@ def show(
 ) -> None:
     """Show each recipe as recipelint reads it: launches, world size, configs, data, and where each value came from."""
     from recipelint import checkcmd, engine
-    from recipelint.parse.files import FileCache
+    from recipelint.parse.files import FileCache, printable
     from recipelint.report import show as report
 
     if output_format not in ("text", "json"):
@@ -405,6 +405,8 @@ def show(
     else:
         _print_errors(result.errors)
         echo(report.render_text(descriptions))
+        for path, why in result.skipped:  # not recipes, not read: said, never an error of the run
+            echo(printable(f"skipped {path}: {why}"))
     raise typer.Exit(2 if result.errors else 0)
 
 

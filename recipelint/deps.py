@@ -30,6 +30,7 @@ _tracking = False
 _busy = False
 _hook_installed = False
 _real_stat = os.stat
+real_stat = _real_stat  # a stat that is never recorded (what a caller records itself, or never keys on)
 _real_lstat = os.lstat
 _real_realpath = os.path.realpath
 # Files of recipelint itself and of the Python running it: covered by the cache's version key.

@@ -14,19 +14,21 @@ import stat
 from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from recipelint.parse import KINDS, kind_of
-from recipelint.parse.files import FileCache, SourceError, head
+from recipelint.parse.files import MAX_FILE_BYTES, FileCache, SourceError, head
 from recipelint.parse.where import SKIP_DIRS, repo_root, shown
+from recipelint.records import replace
 from recipelint.toolkits import Target, suffixes
+
+if TYPE_CHECKING:
+    from recipelint.launchindex import Index
 
 YAML_SUFFIXES = (".yaml", ".yml")
 
 
 SEARCH_LEVELS = 4
-MAX_LAUNCH_FILES = 5000  # shell and Markdown files read to find the launches of a config passed alone
-MAX_WALKED = 50_000  # files looked at in that search, whatever their kind
 
 
 # Files that configure the tools around a repository, never a training recipe. pre-commit passes
@@ -130,30 +132,7 @@ def _walk(directory: Path, unlisted: list[SourceError] | None = None) -> Iterabl
 _KINDS = {suffix: kind for suffix, kind in KINDS.items() if kind != "script"}  # run scripts are found first
 
 
-def _launches_naming(config: Path, files: FileCache, folders: dict[Path, Path]) -> list[Target]:
-    """The scripts and READMEs whose launches name `config`, anywhere in its repository (without
-    a repository root, a few folders up), each as a target that checks only those launches.
-
-    A file is read as a launch only when its text holds the config's file name; each launch's
-    paths are then resolved as when it is checked (its working folder, launchers.working_folder).
-    The list of shell and Markdown files under a top is made once per run (files.named)."""
-    target = _key(config, folders)
-    found: list[Target] = []
-    needle = config.name.encode()
-    for kind, path in _search_files(target.parent, files):
-        try:
-            if needle not in files.read(path).data:
-                files.forget(path)  # memory stays flat however large the tree
-                continue
-        except SourceError:
-            continue
-        lines = files.named.get(("names", path, target), partial(_lines_naming, kind, path, target, files, folders))
-        if lines:
-            found.append(Target(kind, shown(path), config=shown(config), launches=lines))
-    return found
-
-
-def _search_files(folder: Path, files: FileCache) -> list[tuple[str, Path]]:
+def _search_files(folder: Path, index: Index) -> list[tuple[str, str]]:
     """The shell and Markdown files that may hold a launch of a config in `folder`: every one
     under its repository root; without a root, every one under the folder recipelint runs in when
     that holds the config within a few levels; else those directly in the config's folder and the
@@ -163,59 +142,46 @@ def _search_files(folder: Path, files: FileCache) -> list[tuple[str, Path]]:
     if root is None and (here == folder or here in list(folder.parents)[:SEARCH_LEVELS]):
         root = here
     if root is not None:  # walked once per run, however many configs pre-commit passes
-        return files.named.get(("launch files", root), partial(_launch_files, root))  # type: ignore[no-any-return]
-    found: list[tuple[str, Path]] = []
+        return index.launch_files(root)
+    found: list[tuple[str, str]] = []
     for level in [folder, *list(folder.parents)[:SEARCH_LEVELS]]:
-        found.extend(files.named.get(("launch files here", level), partial(_launch_files, level, False)))
+        found.extend(index.launch_files(level, False))
     return found
 
 
-def _launch_files(top: Path, recursive: bool = True) -> list[tuple[str, Path]]:
-    """The shell scripts and Markdown files under `top` (or directly in it): at most
-    MAX_LAUNCH_FILES of them, among the first MAX_WALKED files."""
-    found: list[tuple[str, Path]] = []
-    walked = _walk(top) if recursive else ((str(top), name) for name in _names(top))
-    for seen, (parent, name) in enumerate(walked):
-        if seen >= MAX_WALKED:
-            break
-        suffix = os.path.splitext(name)[1]
-        kind = "script" if suffix == ".sh" else ("markdown" if KINDS.get(suffix) == "markdown" else None)
-        if kind is not None and _regular(Path(parent, name)):
-            found.append((kind, Path(parent, name)))
-            if len(found) >= MAX_LAUNCH_FILES:
-                break
-    return found
+def _launches_naming(configs: list[Path], files: FileCache, folders: dict[Path, Path], cache: Any) -> dict[Path, list[Target]]:
+    """For each config passed alone, the scripts and READMEs whose launches name it, anywhere in
+    its repository (without a repository root, a few folders up), each as a target that checks
+    only those launches; one target per launch file, whatever the number of configs it names.
 
+    One index serves them all (recipelint.launchindex): each launch file is read once, and
+    loaded once when its text holds the name of a config passed; each launch's paths are
+    resolved as when it is checked (its working folder, launchers.working_folder)."""
+    from recipelint.launchindex import BROKEN, Index, Store, naming
 
-def _names(folder: Path) -> list[str]:
+    index = files.launch_index
+    if index is None:
+        index = Index(Store(cache) if cache is not None else None)
     try:
-        with os.scandir(folder) as entries:
-            return sorted(entry.name for entry in entries)
-    except OSError:
-        return []
-
-
-def _regular(path: Path) -> bool:
-    """A plain file (reading a FIFO someone left in the tree would wait forever)."""
-    try:
-        return stat.S_ISREG(os.stat(path).st_mode)
-    except (OSError, ValueError):
-        return False
-
-
-def _lines_naming(kind: str, path: Path, config: Path, files: FileCache, folders: dict[Path, Path]) -> tuple[int, ...]:
-    """The lines of the launches in `path` that name `config` (as the toolkit that reads it resolves them)."""
-    from recipelint.toolkits import load_target
-
-    try:
-        recipes = load_target(Target(kind, path), files)
-    except (SourceError, RecursionError):
-        return ()
-    lines = []
-    for recipe in recipes:
-        if recipe.launch is not None and any(link.path is not None and _key(link.path, folders) == config for link in recipe.links):
-            lines.append(recipe.launch.command.span.line)
-    return tuple(dict.fromkeys(lines))
+        wanted = [(config, _key(config, folders), _search_files(_key(config, folders).parent, index)) for config in configs]
+        found = naming(index, wanted, files, partial(_key, folders=folders))
+    except BROKEN:  # a kept index this code did not write (a cache folder from elsewhere): made again
+        index.reset()
+        wanted = [(config, _key(config, folders), _search_files(_key(config, folders).parent, index)) for config in configs]
+        found = naming(index, wanted, files, partial(_key, folders=folders))
+    index.save()
+    by_launch: dict[Path, Target] = {}
+    result: dict[Path, list[Target]] = {}
+    for config, identity, _ in wanted:
+        for kind, path, lines in found[identity]:
+            target = by_launch.get(path)
+            if target is None:
+                target = by_launch[path] = Target(kind, shown(path), config=shown(config), launches=lines)
+                result.setdefault(config, []).append(target)
+            elif shown(config) != target.config and shown(config) not in target.also:
+                target.also = (*target.also, shown(config))
+                target.launches = tuple(dict.fromkeys((*target.launches, *lines)))
+    return result
 
 
 def _config_paths(script: Path, files: FileCache, cache: Any = None) -> list[Path]:
@@ -242,52 +208,168 @@ def _json_text(path: Path) -> bool:
 
 def discover(paths: list[Path], files: FileCache, cache: Any = None) -> list[Target]:
     """The targets under the paths, each once (a file reached twice, by a link or a folder and
-    its file, is checked once)."""
-    targets: list[Target] = []
-    seen: set[tuple[Path, Path | None]] = set()
+    its file, is checked once). The configs passed alone are placed together, with one index
+    (`_launches_naming`), after the scripts and folders passed: a config a passed script or
+    folder's run script names is checked with it, as `check .` does."""
     folders: dict[Path, Path] = {}
+    targets: dict[tuple[Path, Path | None], Target] = {}
+    claimed: set[Path] = set()
 
     def add(target: Target) -> None:
-        path = _key(target.path, folders)
-        key = (path, _key(target.config, folders) if target.config is not None else None)
-        if key in seen or (path, None) in seen:  # a script checked whole covers the launches a config needs
-            return
-        if target.config is None:
-            targets[:] = [t for t in targets if t.config is None or _key(t.path, folders) != path]
-        seen.add(key)
-        targets.append(target)
+        _add(targets, folders, target)
 
+    plan: list[Target | Path] = []
     for path in paths:
         if path.is_dir():
-            _discover_folder(path, files, cache, folders, lambda kind, found: add(Target(kind, found)))
+            _discover_folder(path, files, cache, folders, lambda kind, found: plan.append(Target(kind, found)), claimed)
+        elif is_script(path):
+            plan.append(Target("script", path))
+            claimed.update(_config_paths(path, files, cache))
         else:
-            for target in _named(path, files, folders):
+            plan.extend(_named(path, files))
+    alone = [p for p in plan if isinstance(p, Path) and _key(p, folders) not in claimed and p.is_file()]
+    naming = _launches_naming(alone, files, folders, cache) if alone else {}
+    for item in plan:
+        if isinstance(item, Target):
+            add(item)
+        elif _key(item, folders) not in claimed:
+            for target in naming.get(item) or _alone(item, files):
                 add(target)
-    return targets
+    whole = {path for path, config in targets if config is None}
+    return [target for (path, config), target in targets.items() if config is None or path not in whole]
 
 
-def _named(path: Path, files: FileCache, folders: dict[Path, Path]) -> list[Target]:
-    """A file named on the command line, as the targets it is checked through: a config passed
-    alone through the launches that name it (when any do), else the file itself."""
-    if is_script(path):
-        return [Target("script", path)]
+def _add(targets: dict[tuple[Path, Path | None], Target], folders: dict[Path, Path], target: Target) -> None:
+    """Keep a target once: a script checked whole covers the launches a config needs; a file named
+    after a folder that holds it is read as named, whatever the order."""
+    path = _key(target.path, folders)
+    key = (path, _key(target.config, folders) if target.config is not None else None)
+    if key in targets or (path, None) in targets:
+        if target.explicit:
+            for known in (key, (path, None)):
+                if known in targets:
+                    targets[known] = replace(targets[known], explicit=True)
+        return
+    targets[key] = target
+
+
+def _named(path: Path, files: FileCache) -> list[Target | Path]:
+    """A file named on the command line, as the targets it is checked through, or itself when it
+    is a config to check with the launches that name it (when any do). Its kind is its content's
+    as well as its name's: pre-commit passes every file its `types` match (a `gradlew` is shell)."""
     if not_a_recipe(path) is not None:
         return []
     kind = _KINDS.get(path.suffix)
-    if kind in ("markdown", "python"):
+    if kind == "markdown":
+        why = _not_text(path)
+        if why is not None:
+            files.skipped.append((path, why))
+            return []
+        return [Target(kind, path)]
+    if kind == "python":
         return [Target(kind, path)]
     if kind is not None:
-        naming = _launches_naming(path, files, folders) if path.is_file() else []
-        return naming or [Target(kind, path, explicit=True)]
+        return [path]
     if path.suffix in suffixes():
         return [Target("file", path, explicit=True)]
+    start = head(path, 256) or b""
+    if start.startswith(b"#!"):
+        interpreter = _interpreter(start)
+        if interpreter in _SHELLS:
+            return [Target("script", path)]
+        files.skipped.append((path, f"a {interpreter or 'program'} script (its #! line), no config"))
+        return []
     return [Target("json" if _json_text(path) else "yaml", path, explicit=True)]
 
 
-def _discover_folder(folder: Path, files: FileCache, cache: Any, folders: dict[Path, Path], add: Callable[[str, Path], None]) -> None:
-    """Every shell script under the folder, then the configs none of them names."""
+_SHELLS = {"sh", "bash", "dash", "ksh", "zsh"}
+
+
+def _interpreter(start: bytes) -> str:
+    """The program a `#!` line runs (`#!/usr/bin/env bash` runs bash)."""
+    words = start[2:].split(b"\n", 1)[0].decode("utf-8", "replace").split()
+    if words and os.path.basename(words[0]) == "env":
+        words = [w for w in words[1:] if not w.startswith("-")]
+    return os.path.basename(words[0]) if words else ""
+
+
+def _not_text(path: Path) -> str | None:
+    """Why a Markdown file is no text recipelint reads (a README in UTF-16, a generated page over
+    the size a config can be): skipped, not a file error. None: it is read."""
+    try:
+        size = os.stat(path).st_size
+    except (OSError, ValueError):
+        return None  # reading it says why
+    if size > MAX_FILE_BYTES:
+        return f"a Markdown file of {size / (1 << 20):.3g} MiB, over the {MAX_FILE_BYTES >> 20} MiB recipelint reads"
+    start = head(path, MAX_FILE_BYTES) or b""
+    if start.startswith((b"\xff\xfe", b"\xfe\xff")) or b"\x00" in start[:8192]:
+        return "a Markdown file in UTF-16 or with binary bytes, not UTF-8 text"
+    try:
+        start.decode("utf-8")
+    except UnicodeDecodeError:
+        return "a Markdown file that is not UTF-8 text"
+    return None
+
+
+def _alone(path: Path, files: FileCache) -> list[Target]:
+    """A config passed alone that no launch names, checked by itself, unless it is data: an empty
+    JSON, a JSON larger than any config (a result file), are skipped (`files.skipped`: said by
+    `show` and when a run finds nothing). A JSON whose name does not say it is a config is read
+    as one found in a folder, on its toolkit's evidence (a DeepSpeed key): a data JSON is no
+    recipe and gets no RL011. A YAML of several documents is read on its toolkits' evidence too
+    (a Kubernetes manifest, a Helm values file): never an invalid-YAML error of the run."""
+    kind = _KINDS.get(path.suffix) or "yaml"
+    try:
+        size = os.stat(path).st_size
+    except (OSError, ValueError):
+        return [Target(kind, path, explicit=True)]  # reading it says why
+    if kind == "json":
+        start = head(path, 4096) or b""
+        if size > MAX_FILE_BYTES:
+            files.skipped.append((path, f"a data file of {size / (1 << 20):.3g} MiB (a config is under {MAX_FILE_BYTES >> 20} MiB)"))
+            return []
+        if not start.strip(b"\xef\xbb\xbf \t\r\n"):
+            files.skipped.append((path, "an empty file"))
+            return []
+        return [Target(kind, path, explicit=_meant_as_config(path))]
+    if kind == "yaml" and _documents(path):
+        return [Target(kind, path)]
+    return [Target(kind, path, explicit=True)]
+
+
+# A JSON name that says "a training config": DeepSpeed's and Accelerate's usual names
+# (ds_config.json, zero3.json, ds_z2_offload_config.json, deepspeed_stage2.json, fsdp.json).
+_CONFIG_NAME = re.compile(r"(?:^|[^a-z])(?:ds|deepspeed|zero\d?|z[0-3]|stage[0-3]?|accelerate|fsdp|offload)(?:[^a-z]|$)", re.IGNORECASE)
+
+
+def _meant_as_config(path: Path) -> bool:
+    """Whether a JSON named alone plausibly was meant as a config (RL011 says when it is none):
+    its name, or its folder's, says DeepSpeed or Accelerate."""
+    return any(_CONFIG_NAME.search(name) for name in (path.stem, path.parent.name))
+
+
+_DOCUMENT = re.compile(rb"(?:---|\.\.\.)(?:[ \t].*)?")
+
+
+def _documents(path: Path) -> bool:
+    """A YAML with a second document (a `---` or `...` line after content)."""
+    content = False
+    for line in (head(path, MAX_FILE_BYTES) or b"").splitlines():
+        if _DOCUMENT.fullmatch(line):
+            if content:
+                return True
+        elif line.strip() and not line.lstrip().startswith(b"#") and not line.startswith(b"%"):
+            content = True
+    return False
+
+
+def _discover_folder(
+    folder: Path, files: FileCache, cache: Any, folders: dict[Path, Path], add: Callable[[str, Path], None], claimed: set[Path]
+) -> None:
+    """Every shell script under the folder, then the configs none of them names (`claimed`: those
+    it names, added to)."""
     found = [(parent, name, os.path.splitext(name)[1]) for parent, name in _walk(folder, files.unlisted)]
-    claimed: set[Path] = set()
     for parent, name, suffix in found:
         if suffix == ".sh":
             script = Path(parent, name)
@@ -301,7 +383,9 @@ def _discover_folder(folder: Path, files: FileCache, cache: Any, folders: dict[P
         candidate = Path(parent, name)
         if claimed and _key(candidate, folders) in claimed or name in _TOOL_FILES:
             continue
-        if kind != "python" or _mmengine_config(candidate):
+        if kind == "markdown" and (why := _not_text(candidate)) is not None:
+            files.skipped.append((candidate, why))
+        elif kind != "python" or _mmengine_config(candidate):
             add(kind, candidate)
 
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from recipelint import deps
 from recipelint.discovery import discover, missing
 from recipelint.hardware.machines import Machines, ProfileLoader
-from recipelint.parse.files import FileCache, SourceError
+from recipelint.parse.files import FileCache, SourceError, linted_roots
 from recipelint.records import dataclass, field, replace
 from recipelint.rulekit import unknown_fact
 from recipelint.settings import Resolver, Settings
@@ -56,6 +56,7 @@ class Result:
 
     judged: list[Judged] = field(default_factory=list)  # which machine each recipe was judged against, and why
     sources: FileCache | None = field(default=None, repr=False)  # the run's file cache: reporters quote lines from it
+    skipped: list[tuple[Path, str]] = field(default_factory=list)  # files passed that are no recipe, not read, and why
     named: list[str] = field(default_factory=list)  # the paths (and `--command`) the run was given, as given
     known: int = 0  # findings a baseline or `--diff REV` knew: not shown (baseline) or shown as infos (diff)
     known_as: str = ""  # what became of them, for the summary
@@ -161,23 +162,25 @@ def check_target(job: Job, target: Target, settings: Settings) -> Outcome:
     outcome = Outcome()
     said: set[str] = set()  # each target names an unknown fact as if it were the first (the run keeps the first)
     try:
-        recipes = load_target(target, job.files)
+        recipes = _load(target, job.files)
     except SourceError as error:
         outcome.errors.append(error)
         return outcome
     except RecursionError:
         outcome.errors.append(SourceError(target.path, "nested too deeply to read"))
         return outcome
+    except PermissionError as exc:  # a file or folder of the recipe this user may not read: its path
+        outcome.errors.append(SourceError(Path(exc.filename or target.path), "permission denied"))
+        return outcome
     except Exception as exc:  # a bug of ours on this file: say so, and go on with the others
         outcome.errors.append(SourceError(target.path, f"internal error reading this file: {type(exc).__name__}: {exc}"))
         return outcome
     if target.config is not None:  # a config passed alone: only the launches that name it
         recipes = [recipe for recipe in recipes if recipe.launch is not None and recipe.launch.command.span.line in target.launches]
+        passed = ", ".join(str(config) for config in (target.config, *target.also))
         for recipe in recipes:
             line = recipe.launch.command.span.line if recipe.launch is not None else 0
-            recipe.note(
-                "configs", "judged with", f"the launch at {target.path}:{line}", f"{target.config} was passed alone; this launch names it"
-            )
+            recipe.note("configs", "judged with", f"the launch at {target.path}:{line}", f"{passed} was passed alone; this launch names it")
     # Each file is read and its suppressions found once per target: a README with thousands of
     # launch fences is one text, not one per fence (that was quadratic in the fences).
     comments: dict[Path, list[Suppression]] = {}
@@ -189,12 +192,22 @@ def check_target(job: Job, target: Target, settings: Settings) -> Outcome:
     return outcome
 
 
+def _load(target: Target, files: FileCache) -> list[Recipe]:
+    """The target's recipes: a launch file loaded while discovery found which launches name a
+    config passed alone is taken as it was loaded (once a run), anything else loaded now."""
+    if target.kind in ("script", "markdown") and (target.kind, target.path) in files.loaded:
+        recipes: list[Recipe] = files.loaded.get((target.kind, target.path), lambda: load_target(target, files))
+        files.loaded.pop((target.kind, target.path))
+        return recipes
+    return load_target(target, files)
+
+
 def judged_with(diagnostics: list[Diagnostic], targets: list[Target]) -> None:
     """Each finding on a config passed alone says which launches it was judged with."""
     launches: dict[Path, list[str]] = {}
     for target in targets:
-        if target.config is not None:
-            where = launches.setdefault(_same(target.config), [])
+        for config in (target.config, *target.also) if target.config is not None else ():
+            where = launches.setdefault(_same(config), [])
             where.extend(f"{target.path}:{line}" for line in target.launches)
     if not launches:
         return
@@ -259,6 +272,8 @@ def check(
     A path the file cache holds in `files.overlay` (the text read from stdin) needs no file on disk."""
     deps.new_run()
     files = files or FileCache()
+    if files.roots is None:  # and the folder recipelint runs in, where a launch's paths may start
+        files.roots = linted_roots([*paths, Path(".")])
     resolver = resolver or Resolver()
     result = Result(sources=files, named=[str(path) for path in paths] + (["the --command line"] if command is not None else []))
     keep = keep_recipes or observe is not None
@@ -273,6 +288,7 @@ def check(
             result.errors.append(error)
             return result
         result.errors.extend(files.unlisted)
+        result.skipped = list(files.skipped)
         if command is not None:
             targets.append(Target("command", Path("<command>"), command))
         work = _settle(targets, resolver, model_params)

@@ -15,11 +15,12 @@ from pathlib import Path
 
 from recipelint.diagnostics import Applicability, Diagnostic, Edit
 from recipelint.parse import kind_of
-from recipelint.parse.files import FileCache, SourceError, read_bytes
+from recipelint.parse.files import FileCache, SourceError, Stamp, linted_roots, read_stamped
 from recipelint.parse.span import SourceText
 from recipelint.records import dataclass, field
 
 MAX_PASSES = 8
+CHANGED = "changed since it was checked; run fix again"
 
 
 @dataclass
@@ -28,6 +29,8 @@ class FixOutcome:
     original: dict[Path, bytes] = field(default_factory=dict)
     applied: list[Diagnostic] = field(default_factory=list)
     errors: list[SourceError] = field(default_factory=list)
+    # what each file on disk was when the check whose edits it takes read it
+    stamps: dict[Path, Stamp] = field(default_factory=dict)
 
 
 def wanted(diagnostic: Diagnostic, unsafe: bool) -> bool:
@@ -96,7 +99,8 @@ def fix_paths(run_check: Callable[[FileCache], list[Diagnostic]], unsafe: bool, 
     outcome.original.update(overlay)
     refused: set[Path] = set()
     for _ in range(MAX_PASSES):
-        diagnostics = [d for d in run_check(FileCache(overlay=overlay.copy())) if d.span.path not in refused]
+        files = FileCache(overlay=overlay.copy())
+        diagnostics = [d for d in run_check(files) if d.span.path not in refused]
         edits, chosen = choose_edits(diagnostics, unsafe)
         edits = {path: items for path, items in edits.items() if path not in refused}
         if not edits:
@@ -105,8 +109,10 @@ def fix_paths(run_check: Callable[[FileCache], list[Diagnostic]], unsafe: bool, 
         for path, items in edits.items():
             before = overlay.get(path)
             if before is None:
-                before = read_bytes(path)
-                outcome.original[path] = before
+                before = _checked(path, files, outcome)
+                if before is None:
+                    refused.add(path)
+                    continue
             after = apply_edits(before, items)
             if after == before:
                 continue
@@ -127,6 +133,22 @@ def fix_paths(run_check: Callable[[FileCache], list[Diagnostic]], unsafe: bool, 
     return outcome
 
 
+def _checked(path: Path, files: FileCache, outcome: FixOutcome) -> bytes | None:
+    """The bytes the check read for `path`, which its edits' spans index, recorded with the file's
+    identity; a file read anew here may differ from what was checked, so only a file the check
+    did not read through the cache is (None, an error recorded, when it cannot be read)."""
+    stamp = files.stamps.get(path)
+    if stamp is None:
+        try:
+            stamp = read_stamped(path)[1]
+        except SourceError as error:
+            outcome.errors.append(error)
+            return None
+    outcome.original[path] = stamp.data
+    outcome.stamps[path] = stamp
+    return stamp.data
+
+
 def unified_diff(path: Path, before: bytes, after: bytes) -> str:
     a = before.decode("utf-8", "replace").splitlines(keepends=True)
     b = after.decode("utf-8", "replace").splitlines(keepends=True)
@@ -135,19 +157,10 @@ def unified_diff(path: Path, before: bytes, after: bytes) -> str:
 
 
 def write_roots(targets: list[Path]) -> list[Path]:
-    """The folders `fix --write` may write in: each linted folder (a file's own folder) and the
-    repository it sits in, resolved. A config a launch names by an absolute path, or reached
-    through a link to another folder, lies outside them and is not written."""
-    from recipelint.parse.gitdir import worktree_top
-
-    roots: list[Path] = []
-    for target in targets:
-        folder = (target if target.is_dir() else target.parent).resolve()
-        top = worktree_top(folder)
-        for root in (folder, top):
-            if root is not None and root not in roots:
-                roots.append(root)
-    return roots
+    """The folders `fix --write` may write in (parse.files.linted_roots: the same bound as what a
+    check reads): a config a launch names by an absolute path, or reached through a link to
+    another folder, lies outside them and is not written."""
+    return linted_roots(targets)
 
 
 def refusal(path: Path, roots: list[Path] | None) -> tuple[Path, str | None]:
@@ -159,6 +172,8 @@ def refusal(path: Path, roots: list[Path] | None) -> tuple[Path, str | None]:
         return real, f"is outside the linted tree ({real}); not written"
     try:
         st = os.stat(real)
+    except FileNotFoundError:
+        return real, f"no such file now; {CHANGED}"
     except OSError as exc:
         return real, f"could not write: {exc.strerror or exc}"
     if st.st_nlink > 1:
@@ -168,8 +183,9 @@ def refusal(path: Path, roots: list[Path] | None) -> tuple[Path, str | None]:
     return real, None
 
 
-def write_atomic(path: Path, data: bytes, expected: bytes, roots: list[Path] | None = None) -> None:
-    """Replace `path` with `data` only if it still holds `expected`; never half-written.
+def write_atomic(path: Path, data: bytes, expected: bytes, roots: list[Path] | None = None, stamp: Stamp | None = None) -> None:
+    """Replace `path` with `data` only if it still holds `expected` (and, given the `stamp` taken
+    when it was checked, is still that file: same size, time, inode and hash); never half-written.
 
     The new content goes to a temporary file in the same folder as the link's target, is
     flushed and fsynced, takes the old file's mode and owner, and then replaces it with one
@@ -178,9 +194,12 @@ def write_atomic(path: Path, data: bytes, expected: bytes, roots: list[Path] | N
     real, why = refusal(path, roots)
     if why is not None:
         raise SourceError(path, why)
-    current = read_bytes(real)
-    if current != expected:
-        raise SourceError(path, "changed on disk while recipelint was fixing it; not written")
+    try:
+        current, now = read_stamped(real)
+    except SourceError as error:
+        raise SourceError(path, f"{error.reason} now; {CHANGED}") from None
+    if current != expected or (stamp is not None and not stamp.same(now)):
+        raise SourceError(path, CHANGED)
     st = os.stat(real)
     with _terminate_as_exit():
         try:
@@ -195,6 +214,9 @@ def write_atomic(path: Path, data: bytes, expected: bytes, roots: list[Path] | N
                 os.fsync(handle.fileno())
             _keep_owner(tmp, st)
             os.chmod(tmp, st.st_mode & 0o7777)
+            if _moved(real, st):
+                tmp.unlink(missing_ok=True)
+                raise SourceError(path, CHANGED)
             os.replace(tmp, real)
         except OSError as exc:
             tmp.unlink(missing_ok=True)
@@ -202,6 +224,15 @@ def write_atomic(path: Path, data: bytes, expected: bytes, roots: list[Path] | N
         except BaseException:
             tmp.unlink(missing_ok=True)
             raise
+
+
+def _moved(real: Path, st: os.stat_result) -> bool:
+    """Whether the file changed while the new content was written (the last look before the rename)."""
+    try:
+        now = os.stat(real)
+    except OSError:
+        return True
+    return (now.st_size, now.st_mtime_ns, now.st_ino, now.st_dev) != (st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev)
 
 
 def _keep_owner(tmp: Path, st: os.stat_result) -> None:

@@ -102,6 +102,8 @@ class Link:
     written_at: Span | None = None  # the script writes the file itself (`cat <<EOF > $ds_config`)
     read_as: str = ""  # how a written file was read from the script's own text; "": not read
     missing: str = ""  # what the launcher does when the file is not there, for RL010's message
+    outside: Path | None = None  # found outside the linted tree and its repository: not read (RL020)
+    foreign: bool = False  # read, and not a config of this role (no key its reader knows): not kept (RL021)
 
 
 @dataclass
@@ -331,25 +333,41 @@ class Recipe:
         role: str | None = None,
         setting: Setting | None = None,
         report_missing: bool = True,
+        accept: Callable[[Any], bool] | None = None,
     ) -> Any:
         """Parse a file the launch names, looked up in the recipe's folders; None when it is not there.
 
         With a role, the lookup is kept as a link (for `show` and RL010). A file that is there but
-        unreadable is kept as an error of the recipe (the other files are still checked)."""
+        unreadable is kept as an error of the recipe (the other files are still checked). A file
+        outside the linted tree is not read (`Link.outside`), and one that `accept` says is not a
+        config of this role (a Docker config.json passed as the DeepSpeed config) is not kept
+        (`Link.foreign`): no rule sees, and no report quotes, a value of either."""
         if not isinstance(value, str) or not value:
             return None
         path, tried = self.locate(value)
+        outside = files.outside(path) if path is not None else None
+        if outside is not None and not Path(value).is_absolute() and any(p.resolve() in outside.parents for p in self.places):
+            outside = None  # under a folder the launch may run from, as its words say (no `..` out of it)
+        if outside is not None:
+            path, report_missing = None, False
+        link = None
         if role is not None and setting is not None:
             # an absolute path names the training machine's disk: missing here says nothing
             report = report_missing and not (path is None and Path(value).is_absolute())
-            self.links.append(Link(role, setting, path, tried, report))
+            link = Link(role, setting, path, tried, report, outside=outside)
+            self.links.append(link)
         if path is None:
             return None
         try:
-            return parse(files.read(path))
+            document = parse(files.read(path))
         except SourceError as error:
             self.errors.append(error)
             return None
+        if accept is not None and not accept(document):
+            if link is not None:
+                link.foreign = True
+            return None
+        return document
 
     def arg(self, name: str) -> Setting:
         return self.args.get(name) or Setting(name, None, False)
@@ -375,5 +393,10 @@ class Recipe:
 
 def _a_file(path: Path) -> bool:
     """There, and not a folder: a FIFO or a device counts as found, so reading it reports what it
-    is (recipelint.parse.files.open_regular) instead of calling the file missing."""
-    return path.is_file() or (path.exists() and not path.is_dir())
+    is (recipelint.parse.files.open_regular) instead of calling the file missing. A path below a
+    folder that cannot be searched counts as found too: reading it says "permission denied",
+    with its path, and the recipe's other findings stay."""
+    try:
+        return path.is_file() or (path.exists() and not path.is_dir())
+    except PermissionError:
+        return True

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from recipelint.diagnostics import Severity
-from recipelint.parse.files import MAX_FILE_BYTES, SourceError, open_regular, printable, read_capped
+from recipelint.parse.files import MAX_FILE_BYTES, SourceError, printable, read_capped
 from recipelint.parse.where import shown as shown_path
 from recipelint.records import dataclass, field, replace
 
@@ -164,9 +164,8 @@ def _toml(path: Path) -> dict[str, Any]:
     else:  # pragma: no cover
         import tomli as tomllib
     try:
-        with open_regular(path) as handle:
-            data: dict[str, Any] = tomllib.load(handle)
-            return data
+        data: dict[str, Any] = tomllib.loads(read_capped(path, MAX_FILE_BYTES, "a settings file").decode("utf-8"))
+        return data
     except tomllib.TOMLDecodeError as exc:
         raise SourceError(path, f"invalid TOML: {exc}") from None
     except UnicodeDecodeError as exc:
@@ -179,7 +178,12 @@ def load_settings(path: Path) -> Settings:
     """Read one config file (recipelint.toml, or pyproject.toml's [tool.recipelint])."""
     data = _toml(path)
     if path.name == "pyproject.toml" or "tool" in data:
-        data = data.get("tool", {}).get("recipelint", {})
+        tool = data.get("tool", {})
+        if not isinstance(tool, dict):
+            raise SourceError(path, "'tool' is not a table: recipelint reads [tool.recipelint]")
+        data = tool.get("recipelint", {})
+        if not isinstance(data, dict):
+            raise SourceError(path, "'tool.recipelint' is not a table: write [tool.recipelint] and its settings below it")
     return _parse(data, path)
 
 
@@ -301,7 +305,23 @@ def _run_settings(settings: Settings, data: dict[str, Any], path: Path) -> None:
     if "cache-dir" in data:
         if not isinstance(data["cache-dir"], str) or not data["cache-dir"]:
             raise SourceError(path, "'cache-dir' is a folder")
-        settings.cache_dir = path.parent / data["cache-dir"]
+        settings.cache_dir = _confined_cache(path, data["cache-dir"])
+
+
+def _confined_cache(path: Path, value: str) -> Path:
+    """`cache-dir` inside the settings file's folder or its repository: a repository's settings
+    must not make recipelint write into the user's other folders (`cache-dir = "/home/me/.ssh"`).
+    A cache elsewhere is the user's choice to make: RECIPELINT_CACHE_DIR."""
+    from recipelint.parse.files import linted_roots
+
+    folder = path.parent / value
+    real = folder.resolve()
+    if not any(real == root or root in real.parents for root in linted_roots([path.parent])):
+        raise SourceError(
+            path,
+            f"'cache-dir' {printable(value, 80)} is outside the project and its repository: set RECIPELINT_CACHE_DIR for a cache elsewhere",
+        )
+    return folder
 
 
 def key_position(path: Path, key: str) -> tuple[int, int]:

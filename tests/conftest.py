@@ -28,6 +28,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 # The command line caches results by default: the tests' runs keep theirs out of the checkout.
 os.environ.setdefault("RECIPELINT_CACHE_DIR", tempfile.mkdtemp(prefix="recipelint-test-cache-"))
+# and the per-user key that signs its entries (recipelint.cache._secret) out of the user's config
+os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="recipelint-test-config-")
 
 
 @pytest.fixture

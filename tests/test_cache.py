@@ -444,3 +444,80 @@ def test_an_installed_copy_is_keyed_by_its_code_not_its_version(tmp_path: Path) 
     rule = package / "engine.py"
     rule.write_text(rule.read_text() + "\n# a newer commit\n")
     assert cache_module._code_key(package) != before
+
+
+def test_a_forged_entry_is_a_miss_even_when_well_formed(repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another user creates the cache folder first and writes an entry with one input that always
+    holds (`stat /`) and no findings: without this user's key its MAC cannot be made, so the
+    recipe is checked and its warnings are reported."""
+    runs = Runs(tmp_path, monkeypatch)
+    cold = summary(runs.run([recipe_of(repo)], tmp_path / "node.yaml"))
+    assert cold
+
+    def forge(bucket: Path) -> None:
+        data = json.loads(bucket.read_bytes())
+        data["inputs"] = [["stat", "/", "d"]]
+        empty: dict[str, list[Any]] = {"errors": [], "recipes": []}
+        data["entries"] = {name: {"deps": [0], "outcome": empty, "mac": "0" * 64} for name in data["entries"]}
+        bucket.write_text(json.dumps(data))
+
+    for bucket in runs.folder.rglob("?.json"):
+        forge(bucket)
+    assert summary(runs.run([recipe_of(repo)], tmp_path / "node.yaml")) == cold and runs.checked >= 1
+
+
+@pytest.mark.parametrize("kind", ["fifo", "zero", "nested", "string files", "null code"])
+def test_a_bucket_that_is_a_device_a_fifo_or_malformed_is_a_miss(
+    kind: str, repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from recipelint import cache
+
+    runs = Runs(tmp_path, monkeypatch)
+    cold = summary(runs.run([recipe_of(repo)], tmp_path / "node.yaml"))
+    buckets = sorted(runs.folder.rglob("?.json"))
+    for bucket in buckets:
+        if kind in ("fifo", "zero", "nested"):
+            bucket.unlink()
+        if kind == "fifo":
+            os.mkfifo(bucket)
+        elif kind == "zero":
+            bucket.symlink_to("/dev/zero")
+        elif kind == "nested":
+            bucket.write_text("[" * 100_000 + "]" * 100_000)
+        else:
+            data = json.loads(bucket.read_bytes())
+            for name, entry in data["entries"].items():
+                outcome = entry["outcome"]
+                for item in outcome["recipes"] if isinstance(outcome, dict) else []:
+                    if kind == "string files":
+                        item["files"] = "many"
+                    else:
+                        for d in item["found"]:
+                            d["c"] = None
+                rows = [data["inputs"][i] for i in entry["deps"]]
+                entry["mac"] = cache._mac(name, rows, entry["outcome"])  # signed: only the shape check stops it
+            bucket.write_text(json.dumps(data))
+    assert summary(runs.run([recipe_of(repo)], tmp_path / "node.yaml")) == cold
+
+
+def test_cache_folders_are_private_and_the_key_is_outside_them(repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    runs = Runs(tmp_path, monkeypatch)
+    runs.run([recipe_of(repo)], tmp_path / "node.yaml")
+    for folder in [runs.folder, *(p for p in runs.folder.rglob("*") if p.is_dir())]:
+        assert os.stat(folder).st_mode & 0o777 == 0o700, folder
+    key = Path(os.environ["XDG_CONFIG_HOME"]) / "recipelint" / "cache-key"
+    assert os.stat(key).st_mode & 0o777 == 0o600 and runs.folder not in key.parents
+
+
+def test_a_cache_dir_outside_the_project_is_refused(tmp_path: Path) -> None:
+    from recipelint.parse.files import SourceError
+    from recipelint.settings import load_settings
+
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    settings = project / "recipelint.toml"
+    settings.write_text('cache-dir = "../elsewhere"\n')
+    with pytest.raises(SourceError, match="'cache-dir' ../elsewhere is outside the project"):
+        load_settings(settings)
+    settings.write_text('cache-dir = "build/cache"\n')
+    assert load_settings(settings).cache_dir == project / "build/cache"

@@ -13,7 +13,7 @@ from recipelint.settings import Resolver
 from recipelint.toolkits import Offer, Target, Toolkit, claimants, configs_named, load_target, read_script
 from tests.helpers import DATA, UPSTREAM, describe, item
 
-WENET_THEN_DS = DATA / "field" / "wenet-run-then-deepspeed"
+WENET_THEN_DS = DATA / "claims" / "wenet-run-then-deepspeed"
 FORK = UPSTREAM / "wenet-fork-sed"
 FORK_RUN = FORK / "examples" / "stutter_event" / "s0" / "run.sh"
 

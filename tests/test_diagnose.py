@@ -553,6 +553,15 @@ def test_watchdog_after_a_long_progress_bar_on_the_same_line(tmp_path: Path) -> 
     assert "LOG002" in _codes(diagnose([log], []))
 
 
+def test_watchdog_more_than_64k_into_a_line_without_carriage_returns(tmp_path: Path) -> None:
+    """A launcher that prints its progress with no `\\r` (or a log whose `\\r` were stripped):
+    70K characters, then the watchdog message, on one line; and a second one 300K further on."""
+    filler = b"x" * 70_000 + b" "
+    log = tmp_path / "train.log"
+    log.write_bytes(filler + _watchdog_line() + b" " + b"y" * 300_000 + b"\n")
+    assert "LOG002" in _codes(diagnose([log], []))
+
+
 def test_colour_codes_inside_the_message(tmp_path: Path) -> None:
     line = _watchdog_line().replace(b"Watchdog caught", b"\x1b[31mWatchdog\x1b[0m caught")
     log = tmp_path / "train.log"

@@ -114,7 +114,7 @@ def test_write_atomic_keeps_mode_and_refuses_a_changed_file(tmp_path: Path) -> N
     os.chmod(path, 0o751)
     fix.write_atomic(path, b"b\n", b"a\n")
     assert path.read_bytes() == b"b\n" and os.stat(path).st_mode & 0o777 == 0o751
-    with pytest.raises(SourceError, match="changed on disk"):
+    with pytest.raises(SourceError, match="changed since it was checked; run fix again"):
         fix.write_atomic(path, b"c\n", b"a\n")
     assert path.read_bytes() == b"b\n"
 

@@ -7,12 +7,14 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from recipelint import fix
-from recipelint.parse.files import SourceError
+from recipelint.parse.files import SourceError, read_stamped
 from tests.helpers import REPO, cli
 
 EXAMPLE = REPO / "examples" / "wenet-4node-v100"
@@ -124,3 +126,86 @@ def test_one_refused_write_does_not_stop_the_others(tmp_path: Path) -> None:
     code, err = _fix(top, top / "recipe", top / "second")
     assert code == 2 and "read-only" in err and second.read_bytes() != before
     assert "in 1 file;" in err
+
+
+def _fix_with_changes(top: Path, monkeypatch: pytest.MonkeyPatch, change: Callable[[], None]) -> tuple[int, str]:
+    """`fix --write` in this process, with `change` run once right after the first check read the
+    files and before anything is written: the moment a user's editor saves during a run."""
+    from typer.testing import CliRunner
+
+    from recipelint import cli as cli_module
+    from recipelint import engine
+
+    real_check = engine.check
+    calls: list[int] = []
+
+    def check_then_change(*args: Any, **kwargs: Any) -> engine.Result:
+        result = real_check(*args, **kwargs)
+        if not calls:
+            change()
+        calls.append(1)
+        return result
+
+    monkeypatch.setattr(engine, "check", check_then_change)
+    hardware = str(top / "r0" / "hardware-v100-node.yaml")
+    folders = sorted(str(p) for p in top.iterdir() if p.name.startswith("r"))
+    result = CliRunner().invoke(cli_module.app, ["fix", "--write", "--isolated", "--hardware", hardware, *folders])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    return result.exit_code, result.stderr
+
+
+def _recipes(tmp_path: Path, count: int) -> Path:
+    top = tmp_path / "repo"
+    (top / ".git").mkdir(parents=True)
+    for i in range(count):
+        shutil.copytree(EXAMPLE, top / f"r{i}")
+    return top
+
+
+def test_a_file_changed_between_check_and_write_is_refused_never_patched(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    top = _recipes(tmp_path, 3)
+    edited, renamed, untouched = (top / f"r{i}" / "run.sh" for i in range(3))
+    before = untouched.read_bytes()
+    # a line added at the top shifts every byte span the check recorded
+    user_edit = b"# a line the user added\n" + edited.read_bytes()
+    # an editor's save: a new file renamed over the old one (same bytes, another inode)
+    saved = renamed.read_bytes()
+
+    def change() -> None:
+        edited.write_bytes(user_edit)
+        (renamed.parent / "run.sh.new").write_bytes(saved)
+        os.replace(renamed.parent / "run.sh.new", renamed)
+
+    code, err = _fix_with_changes(top, monkeypatch, change)
+    assert code == 2, err
+    assert edited.read_bytes() == user_edit and renamed.read_bytes() == saved
+    assert f"{edited}: changed since it was checked; run fix again" in err.splitlines()
+    assert f"{renamed}: changed since it was checked; run fix again" in err.splitlines()
+    assert untouched.read_bytes() != before and f"fixed {untouched}" in err
+
+
+def test_a_file_deleted_mid_run_stops_no_other_write(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    top = _recipes(tmp_path, 4)
+    gone = top / "r1" / "run.sh"
+    others = [top / f"r{i}" / "run.sh" for i in (0, 2, 3)]
+    before = {p: p.read_bytes() for p in others}
+    code, err = _fix_with_changes(top, monkeypatch, gone.unlink)
+    assert code == 2, err
+    assert not gone.exists()
+    assert all(p.read_bytes() != before[p] for p in others), err
+    assert [line for line in err.splitlines() if line.startswith(str(gone))] == [
+        f"{gone}: no such file now; changed since it was checked; run fix again"
+    ]
+    assert "in 3 files;" in err
+
+
+def test_write_atomic_compares_the_identity_it_was_given(tmp_path: Path) -> None:
+    path = tmp_path / "run.sh"
+    path.write_bytes(b"x=1\n")
+    stamp = read_stamped(path)[1]
+    os.utime(path, ns=(stamp.mtime_ns + 10**9, stamp.mtime_ns + 10**9))  # same bytes, touched
+    with pytest.raises(SourceError, match="changed since it was checked"):
+        fix.write_atomic(path, b"x=2\n", b"x=1\n", [tmp_path], stamp)
+    assert path.read_bytes() == b"x=1\n"
+    fix.write_atomic(path, b"x=2\n", b"x=1\n", [tmp_path], read_stamped(path)[1])
+    assert path.read_bytes() == b"x=2\n"

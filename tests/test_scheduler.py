@@ -164,7 +164,16 @@ def test_training_operator_examples(tmp_path: Path) -> None:
     assert mnist.toolkit == "kube" and _run_rows(mnist)["job GPUs per node"][0] == "1"
     assert _judged(result) == []
     [elastic], result = _check(root / "elastic/imagenet/imagenet.yaml")
-    assert _run_rows(elastic)["job nodes"][0] == "not stated" and _judged(result) == []
+    assert _run_rows(elastic)["job nodes"] == (
+        "2",
+        "Worker replicas 2 (elastic, minReplicas 1, maxReplicas 3: the operator starts the Worker replicas) (one pod per node) (imagenet.yaml:20)",
+    )
+    launch = {item.label: item for s in elastic.sections if s.title == "launch" for item in s.items}
+    # no rdzvHost: the operator points PET_RDZV_ENDPOINT at the job's first worker (elastic.go)
+    assert launch["rendezvous"].value == "elastic-example-imagenet-worker-0:23456"
+    assert "no rdzvHost: the job's first worker" in launch["rendezvous"].source
+    assert launch["nodes"].value == "1 to 3 (elastic)" and "PET_NNODES=1:3" in launch["nodes"].source
+    assert _judged(result) == []
 
 
 def test_itwinai_cpu_job_reads_the_operators_env(tmp_path: Path) -> None:

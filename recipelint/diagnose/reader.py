@@ -33,6 +33,7 @@ from recipelint.records import dataclass, field
 CHUNK = 1 << 20  # bytes read at a time
 MAX_CARRY = 1 << 20  # a line longer than this is cut in two (counted once per piece)
 MAX_MATCH = 1 << 16  # characters of one line the patterns see
+WINDOWS = 4  # windows around a needle read in one over-long line: time stays bounded by its length
 MAX_SHOWN = 600  # characters of one line kept for the excerpt
 CONTEXT = 3  # lines kept before and after each hit
 MARK_LINES = 50000  # lines at a log's start searched for the toolkit it shows (and its last chunk)
@@ -223,12 +224,26 @@ def decode(raw: bytes) -> str:
 
 
 def _redraws(raw: bytes, needle: bytes, text: str) -> list[str]:
-    """What the patterns read of one line: the line itself, or, for a line longer than they see
-    that a progress bar redrew with `\\r`, each redraw holding the needle (a watchdog message
-    after 64K characters of a tqdm bar on the same line)."""
-    if len(raw) <= MAX_MATCH or b"\r" not in raw:
+    """What the patterns read of one line: the line itself, or, for a line longer than they see,
+    each redraw holding the needle of a line a progress bar redrew with `\\r` (a watchdog message
+    after 64K characters of a tqdm bar on the same line), and in a redraw still too long (a line
+    with no `\\r` at all) a window around each of the needle's first places."""
+    if len(raw) <= MAX_MATCH:
         return [text]
-    return [decode(piece) for piece in raw.split(b"\r") if needle in piece]
+    seen: list[str] = []
+    for piece in raw.split(b"\r") if b"\r" in raw else [raw]:
+        if needle not in piece:
+            continue
+        if len(piece) <= MAX_MATCH:
+            seen.append(decode(piece))
+            continue
+        at = piece.find(needle)
+        for _ in range(WINDOWS):
+            if at < 0:
+                break
+            seen.append(decode(piece[max(0, at - MAX_MATCH // 2) : at + MAX_MATCH // 2]))
+            at = piece.find(needle, at + MAX_MATCH // 2)
+    return seen
 
 
 def shown(text: str, at: int = 0) -> str:
@@ -419,7 +434,7 @@ class Scanner:
         numbered only when it holds one of their needles."""
         matched = False
         missed: list[Pattern] = []
-        plain = len(raw) <= MAX_MATCH or b"\r" not in raw
+        plain = len(raw) <= MAX_MATCH
         text: str | None = None
         number = 0
         for needle in needles:

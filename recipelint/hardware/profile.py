@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -142,10 +143,10 @@ def load_profile(path: Path) -> Hardware:
     data = document.root.plain()
     if not isinstance(data, dict):
         raise SourceError(path, "a hardware profile is a mapping of facts", 1, 1)
+    _known_keys(path, data)
     for problem in validate("hardware/profile.schema.json", data):
         node = document.root.get(problem.path) if problem.path else document.root
         span = (node or document.root).span
-        # cut short: a file named by mistake (hardware = "/etc/shadow") is not echoed back
         raise SourceError(path, f"hardware profile: {printable(problem.message, 100)}", span.line, span.column)
     for key in FACT_KEYS:
         value = data.get(key)
@@ -153,6 +154,27 @@ def load_profile(path: Path) -> Hardware:
             span = (document.root.get(key) or document.root).span
             raise SourceError(path, f"hardware profile: {key}: {value} is not a finite number", span.line, span.column)
     return from_mapping(data, f"profile {path.name}")
+
+
+_KEY = re.compile(r"[A-Za-z_][\w.-]{0,40}")
+
+
+def _known_keys(path: Path, data: dict[str, Any]) -> None:
+    """Refuse a file that is not a profile by naming it, never its content: a file named by
+    mistake (`hardware = "/etc/shadow"`, a Docker config.json) has keys that are secrets. A
+    profile's own unknown key is named when it looks like a key."""
+    from recipelint.parse.files import SourceError
+    from recipelint.schemas import load_schema
+
+    known = set(load_schema("hardware/profile.schema.json").get("properties", {}))
+    unknown = [str(key) for key in data if key not in known]
+    if not unknown:
+        return
+    if len(unknown) == len(data):
+        raise SourceError(path, "not a hardware profile: it holds none of a profile's keys (recipelint probe --output writes one)", 1, 1)
+    named = [key for key in unknown if _KEY.fullmatch(key)]
+    what = f"unknown key '{named[0]}'" if len(unknown) == 1 and named else f"{len(unknown)} unknown keys"
+    raise SourceError(path, f"hardware profile: {what}", 1, 1)
 
 
 def dump_profile(hardware: Hardware, fmt: str = "yaml") -> str:

@@ -17,6 +17,7 @@ from recipelint.records import dataclass, field
 # 16 MiB it took up to 34 s and 2.6 GB (bench: generated scripts and YAML of each size). data.list
 # files are streamed, not read through here.
 MAX_FILE_BYTES = 1024 * 1024
+BOM = b"\xef\xbb\xbf"  # UTF-8's byte order mark, which editors on Windows write first
 
 
 _CONTROL = {code: f"\\x{code:02x}" for code in (*range(0x20), 0x7F)}
@@ -81,9 +82,32 @@ class FileCache:
     checkout_code: dict[tuple[str, Path], Any] = field(default_factory=dict)
     # folders a walk could not list: each is one error line of the run, never a silent pass
     unlisted: list[SourceError] = field(default_factory=list)
+    # files passed that are no recipe and not read (an empty JSON, a result file over the size a
+    # config can be, a UTF-16 README), each with why: `show` says them, never an error of the run
+    skipped: list[tuple[Path, str]] = field(default_factory=list)
     # (reader, path) -> what a reader of Python sources made of a file and the modules it imports
     # (the consumer of a DeepSpeed JSON): several launches of one training script read it once
     code_reads: Memo[tuple[str, Path], Any] = field(default_factory=Memo)
+    # (kind, path) -> the recipes a launch file holds, loaded while finding which launches name a
+    # config passed alone and taken by the check of that launch file: loaded once a run
+    loaded: Memo[tuple[str, Path], Any] = field(default_factory=Memo)
+    # the repository index of the run (recipelint.launchindex.Index): the server keeps one
+    # between keystrokes; None: each run makes its own
+    launch_index: Any = None
+
+    # path -> what a file was when its text was read from disk (fix writes only what it checked)
+    stamps: dict[Path, Stamp] = field(default_factory=dict)
+    # the linted folders and their repositories (linted_roots): a file a recipe names elsewhere is
+    # not read; None: no such bound (a caller that checks texts of its own)
+    roots: list[Path] | None = None
+
+    def outside(self, path: Path) -> Path | None:
+        """The real path of a file a recipe names, when it lies outside the linted tree and its
+        repository (`train_config=/etc/shadow`): such a file is reported by name, never read."""
+        if self.roots is None or path in self.overlay:
+            return None
+        real = path.resolve()
+        return None if any(real == root or root in real.parents for root in self.roots) else real
 
     def read(self, path: Path) -> SourceText:
         return self._texts.get(path, lambda: self._load(path))
@@ -91,7 +115,9 @@ class FileCache:
     def _load(self, path: Path) -> SourceText:
         data = self.overlay.get(path)
         if data is None:
-            data = read_bytes(path)
+            data, self.stamps[path] = read_stamped(path)
+        elif len(data) > MAX_FILE_BYTES:  # stdin, an editor's document: the cap of a file on disk
+            raise SourceError(path, f"file is {_mib(len(data))}, over the {_mib(MAX_FILE_BYTES)} limit for a config", 1, 1)
             if deps.active():
                 deps.content(str(path), data)
         if b"\x00" in data[:8192]:
@@ -106,6 +132,20 @@ class FileCache:
 
     def forget(self, path: Path) -> None:
         self._texts.pop(path)
+
+
+def linted_roots(targets: list[Path]) -> list[Path]:
+    """The folders a run may read named files in and write fixes to: each linted folder (a
+    file's own folder) and the repository it sits in (the nearest `.git`), resolved."""
+    from recipelint.parse.gitdir import worktree_top
+
+    roots: list[Path] = []
+    for target in targets:
+        folder = (target if target.is_dir() else target.parent).resolve()
+        for root in (folder, worktree_top(folder)):
+            if root is not None and root not in roots:
+                roots.append(root)
+    return roots
 
 
 _KINDS = {stat.S_IFIFO: "a FIFO", stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device", stat.S_IFSOCK: "a socket"}
@@ -139,7 +179,7 @@ def head(path: Path | str, limit: int) -> bytes | None:
     that decides what a file is, never an error of the run)."""
     try:
         with open_regular(path) as handle:
-            return handle.read(limit)
+            return handle.read(limit).removeprefix(BOM)  # what follows a byte order mark decides
     except (OSError, SourceError):
         return None
 
@@ -148,15 +188,25 @@ def read_capped(path: Path | str, limit: int, what: str = "a config") -> bytes:
     """A regular file's bytes, refused when more than `limit` bytes can be read (the size a stat
     reports is not trusted: /proc files and some mounts report 0)."""
     with open_regular(path) as handle:
-        size = os.fstat(handle.fileno()).st_size
-        if size > limit:
-            raise SourceError(Path(path), f"file is {_mib(size)}, over the {_mib(limit)} limit for {what}", 1, 1)
-        try:
-            data = handle.read(limit + 1)
-        except OSError as exc:
-            raise _error(Path(path), exc) from None
+        return read_stream(handle, Path(path), limit, what)
+
+
+def read_stream(handle: IO[bytes], path: Path, limit: int, what: str = "a config") -> bytes:
+    """At most `limit` bytes of an open file, pipe or device (stdin), refused past that: the
+    one capped read behind every input."""
+    try:
+        st = os.fstat(handle.fileno())
+    except (OSError, ValueError):
+        st = None
+    size = st.st_size if st is not None and stat.S_ISREG(st.st_mode) else 0
+    if size > limit:
+        raise SourceError(path, f"file is {_mib(size)}, over the {_mib(limit)} limit for {what}", 1, 1)
+    try:
+        data = handle.read(limit + 1)
+    except OSError as exc:
+        raise _error(path, exc) from None
     if len(data) > limit:
-        raise SourceError(Path(path), f"file is over the {_mib(limit)} limit for {what}", 1, 1)
+        raise SourceError(path, f"file is over the {_mib(limit)} limit for {what}", 1, 1)
     return data
 
 
@@ -166,6 +216,32 @@ def _mib(size: int) -> str:
 
 def read_bytes(path: Path) -> bytes:
     return read_capped(path, MAX_FILE_BYTES)
+
+
+@dataclass(frozen=True)
+class Stamp:
+    """A file as it was read: its bytes and its identity from fstat on the descriptor the bytes
+    came from (a rename swaps the inode, an edit the size, time or hash)."""
+
+    data: bytes
+    size: int
+    mtime_ns: int
+    inode: tuple[int, int]
+    sha256: str
+
+    def same(self, other: Stamp) -> bool:
+        return (self.size, self.mtime_ns, self.inode, self.sha256) == (other.size, other.mtime_ns, other.inode, other.sha256)
+
+
+def read_stamped(path: Path | str, limit: int = MAX_FILE_BYTES) -> tuple[bytes, Stamp]:
+    """read_capped, with the file's identity taken on the same descriptor."""
+    import hashlib
+
+    with open_regular(path) as handle:
+        data = read_stream(handle, Path(path), limit)
+        st = os.fstat(handle.fileno())
+    stamp = Stamp(data, st.st_size, st.st_mtime_ns, (st.st_dev, st.st_ino), hashlib.sha256(data).hexdigest())
+    return data, stamp
 
 
 def _missing(path: Path) -> str:

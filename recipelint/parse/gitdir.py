@@ -48,7 +48,10 @@ def worktree_top(folder: Path) -> Path | None:
 
 
 def has_git(folder: Path) -> bool:
-    return (folder / ".git").exists()
+    try:
+        return (folder / ".git").exists()
+    except OSError:  # a folder this user cannot search: no work tree known there
+        return False
 
 
 def git_dirs(worktree: Path) -> tuple[Path, Path] | None:

@@ -741,6 +741,50 @@ def workers_reach(file: PyFile, dest: str) -> bool:
     return False
 
 
+# DataLoader keywords whose value a config file may carry (torch.utils.data.DataLoader).
+LOADER_KEYWORDS = ("num_workers", "prefetch_factor", "pin_memory")
+
+
+def loader_keys(file: PyFile) -> dict[str, tuple[list[str], int]]:
+    """The config keys the script hands to a DataLoader's keywords: `num_workers=cfg.data.num_workers`,
+    `num_workers=config["dataset"]["num_workers"]`, `num_workers=conf.get("num_workers")` give
+    the key path after the config object (["data", "num_workers"]) and the call's line. A flag
+    (`args.num_workers`) is a key path too: the caller tells them apart by where it looks."""
+    found: dict[str, tuple[list[str], int]] = {}
+    for call in file.calls:
+        for keyword in call.keywords:
+            if keyword.arg in LOADER_KEYWORDS and keyword.arg not in found:
+                path = _key_path(keyword.value)
+                if len(path) >= 1:
+                    found[keyword.arg] = (path, call.lineno)
+    return found
+
+
+def _key_path(node: ast.expr) -> list[str]:
+    """`cfg.data.num_workers` -> ["data", "num_workers"]: the attribute and constant-subscript
+    chain below its first name (empty for anything else)."""
+    parts: list[str] = []
+    while True:
+        if isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        elif isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
+            parts.append(node.slice.value)
+            node = node.value
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "get"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
+            parts.append(node.args[0].value)
+            node = node.func.value
+        else:
+            return parts[::-1] if isinstance(node, ast.Name) else []
+
+
 def _dotted_name(node: ast.AST) -> str | None:
     if isinstance(node, ast.Name):
         return node.id

@@ -25,12 +25,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from recipelint.parse.files import SourceError
-from recipelint.parse.shell import Piece, Substitution, Written, _argument_nodes
+from recipelint.parse.shellnodes import argument_nodes
+from recipelint.parse.shellrecords import Piece, Substitution, Word, Written
 from recipelint.parse.shellvalue import arithmetic
 from recipelint.parse.span import SourceText, Span
 from recipelint.records import dataclass, field, replace
 
 if TYPE_CHECKING:
+    from tree_sitter import Node as SyntaxNode
+
+    from recipelint.parse.shellwords import WordReader
     from recipelint.parse.tree import Document, Node
 
 # The escapes an unquoted heredoc keeps: \$ \` \\ and a backslash-newline (a joined line).
@@ -40,12 +44,14 @@ _PLAIN_VARIABLE = re.compile(r"^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$|^\$([A-Za-z_][A-
 # What stands for a value the run time decides while the JSON is parsed: a number is valid JSON
 # on its own and inside a string; the nodes it lands in are then taken out.
 _STAND_IN = "0"
+# A written DeepSpeed JSON is a few KiB; a heredoc of values the script doubled is not read past this.
+_MAX_WRITTEN = 4 * 1024 * 1024
 
 
 # --- capture (at parse time, with the shell reader's values) -----------------------------------
 
 
-def capture(builder: Any, node: Any, path: str, span: Span) -> Written | None:
+def capture(builder: WordReader, node: SyntaxNode, path: str, span: Span) -> Written | None:
     """The file a redirected statement writes, when it is a heredoc to `cat` or a sed pipeline."""
     heredoc = next((c for c in node.named_children if c.type == "heredoc_redirect"), None)
     body = node.named_children[0] if node.named_child_count else None
@@ -83,7 +89,7 @@ def _agree(a: Piece, b: Piece, lines: str) -> Piece:
     return Piece(None, a.span, None, f"the script writes {a.text!r} and {b.text!r} here at {lines}")
 
 
-def _heredoc(builder: Any, heredoc: Any, path: str, span: Span) -> Written | None:
+def _heredoc(builder: WordReader, heredoc: SyntaxNode, path: str, span: Span) -> Written | None:
     content = next((c for c in heredoc.named_children if c.type == "heredoc_body"), None)
     start = next((c for c in heredoc.named_children if c.type == "heredoc_start"), None)
     if content is None or start is None:
@@ -119,7 +125,7 @@ def _literal(source: SourceText, start: int, stop: int, escapes: bool) -> list[P
     return pieces
 
 
-def _value(builder: Any, node: Any) -> Piece:
+def _value(builder: WordReader, node: SyntaxNode) -> Piece:
     text = builder.text(node)
     if node.type == "command_substitution" and text.startswith("$((") and text.endswith("))"):
         value = arithmetic(text[3:-2], lambda name: builder.lookup(name)[0])  # tree-sitter's reading of $((...)) in a heredoc
@@ -131,13 +137,13 @@ def _value(builder: Any, node: Any) -> Piece:
     return Piece(value, builder.span(node), origin, reason)
 
 
-def _sed(builder: Any, body: Any, path: str, span: Span) -> Written | None:
+def _sed(builder: WordReader, body: SyntaxNode, path: str, span: Span) -> Written | None:
     commands = [body] if body.type == "command" else [c for c in body.named_children if c.type == "command"]
     if not commands or any(builder.text(c).split()[:1] != ["sed"] for c in commands):
         return None
     written = Written(path, span, command="sed")
     for index, command in enumerate(commands):
-        words = [builder.word(n) for n in _argument_nodes(command)[1:]]
+        words = [builder.word(n) for n in argument_nodes(command)[1:]]
         scripts, files, why = _sed_arguments(words)
         if why is None and (len(files) != (1 if index == 0 else 0)):
             why = "a sed in the pipeline reads files other than the one template"
@@ -150,17 +156,17 @@ def _sed(builder: Any, body: Any, path: str, span: Span) -> Written | None:
             return written
         if index == 0:
             written.template_span = files[0].span
-            if builder.env.cwd is None or posixpath.isabs(files[0].value):
+            if builder.env.cwd is None or files[0].value is None or posixpath.isabs(files[0].value):
                 written.unknown = f"the template {files[0].value} is an absolute path, or the folder sed runs in is unknown"
                 return written
             written.template = posixpath.normpath(posixpath.join(builder.env.cwd or ".", files[0].value))
     return written
 
 
-def _sed_arguments(words: list[Any]) -> tuple[list[Any], list[Any], str | None]:
+def _sed_arguments(words: list[Word]) -> tuple[list[Word], list[Word], str | None]:
     """(the script words, the file words, why the command is not modelled)."""
-    scripts: list[Any] = []
-    files: list[Any] = []
+    scripts: list[Word] = []
+    files: list[Word] = []
     index = 0
     while index < len(words):
         word = words[index]
@@ -181,7 +187,7 @@ def _sed_arguments(words: list[Any]) -> tuple[list[Any], list[Any], str | None]:
     return scripts, files, None
 
 
-def _substitutions(builder: Any, word: Any, out: list[Substitution]) -> str | None:
+def _substitutions(builder: WordReader, word: Word, out: list[Substitution]) -> str | None:
     """`s/A/x/;s/B/y/g` of one script word, each replacement with where it is written; None, or
     why the script is not modelled."""
     raw = word.text
@@ -205,7 +211,7 @@ def _substitutions(builder: Any, word: Any, out: list[Substitution]) -> str | No
     return None
 
 
-def _replacement(builder: Any, raw: str, at: int, quote: str) -> Piece | None:
+def _replacement(builder: WordReader, raw: str, at: int, quote: str) -> Piece | None:
     span = builder.source.span(at, at + len(raw.encode()))
     if "&" in raw or "\\" in raw:
         return None
@@ -258,6 +264,13 @@ def render(written: Written, script: SourceText, template: SourceText | None) ->
         data = (piece.text if piece.text is not None else _STAND_IN).encode()
         segments.append(_Segment(size, data, piece))
         size += len(data)
+        if size > _MAX_WRITTEN:
+            raise SourceError(
+                script.path,
+                f"what {written.command} writes is too large to evaluate (over {_MAX_WRITTEN} bytes)",
+                written.span.line,
+                written.span.column,
+            )
     text = SourceText(script.path, b"".join(s.text for s in segments))
     mapper = _Mapper(segments, sources)
     try:

@@ -141,6 +141,34 @@ def parse_yaml(source: SourceText) -> Document:
     return compose_yaml(source)
 
 
+# A line that starts a new document (`---`, alone or before content) or ends one (`...`).
+_SEPARATOR = re.compile(r"^(?:---|\.\.\.)(?:[ \t\r]|$)", re.MULTILINE)
+
+
+def parse_documents(source: SourceText) -> list[Document]:
+    """Every document of a YAML stream (Kubernetes manifests join a Service, a Deployment and a
+    job with `---`), each with spans into the one file; a stream without separators is the one
+    document `parse_yaml` reads. Empty documents (a leading or trailing `---`) are left out."""
+    if _SEPARATOR.search(source.text) is None:
+        return [parse_yaml(source)]
+    try:
+        composed = list(loader(deep=may_nest_deeper(source.text)).compose_all(source.text))
+    except RecursionError:
+        raise SourceError(source.path, f"YAML nested more than {MAX_DEPTH} levels deep", 1, 1) from None
+    except Exception as exc:  # ruamel raises several error classes; all mean "bad YAML here"
+        raise _invalid(source, exc) from None
+    converter = _Converter(source)
+    return [Document(source, converter.node(raw, "", 0), "yaml") for raw in composed if raw is not None]
+
+
+def _invalid(source: SourceText, exc: Exception) -> SourceError:
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    if mark is not None:
+        return SourceError(source.path, f"invalid YAML: {problem}", mark.line + 1, mark.column + 1)
+    return SourceError(source.path, f"invalid YAML: {problem}")
+
+
 def compose_yaml(source: SourceText) -> Document:
     """The document as ruamel's composer reads it (every YAML the block reader declines)."""
     try:
@@ -149,11 +177,7 @@ def compose_yaml(source: SourceText) -> Document:
         # the pure composer recurses a few frames a level: past MAX_DEPTH
         raise SourceError(source.path, f"YAML nested more than {MAX_DEPTH} levels deep", 1, 1) from None
     except Exception as exc:  # ruamel raises several error classes; all mean "bad YAML here"
-        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        if mark is not None:
-            raise SourceError(source.path, f"invalid YAML: {problem}", mark.line + 1, mark.column + 1) from None
-        raise SourceError(source.path, f"invalid YAML: {problem}") from None
+        raise _invalid(source, exc) from None
     if composed is None:
         empty = source.span(len(source.data), len(source.data))
         return Document(source, Node("map", empty), "yaml")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,9 +30,11 @@ SRCROOT = "%SRCROOT%"  # the folder recipelint ran in: relative URIs are resolve
 def _location(path: Path) -> dict[str, str]:
     """A file's artifactLocation: relative to %SRCROOT% when under the current folder, else an absolute file URI."""
     path = shown(path)
+    # the name's own bytes, percent-encoded: a name that is not UTF-8 (`r\xff`) is still a URI
+    raw = quote(os.fsencode(path.as_posix()))
     if path.is_absolute():
-        return {"uri": path.as_uri()}
-    return {"uri": quote(path.as_posix()), "uriBaseId": SRCROOT}
+        return {"uri": f"file://{raw}"}
+    return {"uri": raw, "uriBaseId": SRCROOT}
 
 
 def _region(span: Span) -> dict[str, int]:

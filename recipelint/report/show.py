@@ -78,7 +78,12 @@ def launch_section(ctx: Context) -> Section | None:
         if ctx.fact("nodes").known
         else setting_source(launch.nnodes)
     )
-    section.add("nodes", nodes, nodes_source)
+    elastic = launch.nnodes.value if launch.nnodes.given and isinstance(launch.nnodes.value, str) else ""
+    low, colon, high = elastic.partition(":")
+    # torchrun's elastic --nnodes MIN:MAX: the count changes while it runs, the range is what it is told
+    section.add(
+        "nodes", f"{low} to {high} (elastic)" if nodes is None and colon and low.isdigit() and high.isdigit() else nodes, nodes_source
+    )
     section.add("ranks per node", ctx.ranks_per_node, ctx.ranks_source())
     world = ctx.world_size
     section.add(

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from recipelint.diagnostics import Applicability, Diagnostic, Severity
+from recipelint.parse import kind_of
 from recipelint.parse.files import FileCache, SourceError, printable
 from recipelint.parse.where import shown
 
@@ -26,9 +27,37 @@ def _source_line(files: FileCache, diagnostic: Diagnostic) -> list[str]:
     line = text.line_text(diagnostic.span.line)
     start = diagnostic.span.column - 1
     end = diagnostic.span.end_column - 1 if diagnostic.span.end_line == diagnostic.span.line else len(line)
+    if kind_of(diagnostic.span.path) in ("json", "yaml"):
+        line, start, end = _key_and_value(line, start, end, diagnostic.setting)
     width = max(1, end - start)
     gutter = f"{diagnostic.span.line:>5} | "
     return [f"{gutter}{line.translate(_FRAME)}", " " * (len(gutter) + start) + "^" * width]
+
+
+# What may stand on a line beside one finding's key and value: the key itself (indented, a YAML
+# list's `- `, quoted), and after the value closing brackets, a comma, an opening bracket or a
+# comment. Anything else is another entry (a minified JSON, a flow mapping): not shown.
+_ONE_KEY = re.compile(r"\s*(?:-\s+)?[\"']?[\w.\-/ ]*[\"']?\s*[:=]?\s*")
+_ONE_VALUE = re.compile(r"\s*[:=]?\s*[^,{}\[\]]*?\s*[,\]}]*\s*[{\[]?\s*(?:#.*)?")
+_FRAME_CHARS = 120
+
+
+def _key_and_value(line: str, start: int, end: int, setting: str | None) -> tuple[str, int, int]:
+    """The part of a config's line a finding is about: its key and value, never the neighbours a
+    minified JSON or a flow mapping keeps on the same line (a Docker `config.json`'s token beside
+    the key judged). A line of one key and value is shown whole. Cut parts read `...`; the
+    returned columns place the caret."""
+    if line[start : start + 1] in ("{", "[") and not _ONE_VALUE.fullmatch(line[start + 1 :]):
+        end = start + 1  # a block opened mid-line: its bracket only
+    end = min(end, start + _FRAME_CHARS)
+    key = (setting or "").rsplit(".", 1)[-1]
+    begin = 0 if _ONE_KEY.fullmatch(line[:start]) else line.rfind(key, 0, start) if key else -1
+    if begin < 0 or (begin > 0 and line[begin + len(key) : start].strip(" \t\"':=") != ""):
+        begin = start  # not this value's own key (`key: value`, `"key": value`, `key=value`)
+    begin -= 1 if 0 < begin != start and line[begin - 1 : begin] in ("'", '"') else 0
+    head = line[:begin] if not line[:begin].strip(" -") else "... "
+    tail = line[end:] if _ONE_VALUE.fullmatch(line[end:]) else " ..."
+    return head + line[begin:end] + tail, start - begin + len(head), end - begin + len(head)
 
 
 def findings(diagnostics: Iterable[Diagnostic], files: FileCache, concise: bool = False) -> str:

@@ -5,12 +5,14 @@ the job's CPUs, for a training script whose own toolkit has no loader rule."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 from recipelint import tuner
 from recipelint.allocation import Grant
 from recipelint.context import Context
 from recipelint.diagnostics import Applicability, Diagnostic, Fix, Severity
 from recipelint.model import Setting, setting_source
+from recipelint.parse.tree import Document, Node
 from recipelint.rulekit import oversubscribed
 
 # The training script's worker flags, by the argument parsers that name them: Hugging Face
@@ -48,8 +50,81 @@ def ranks_and_gpus(ctx: Context, code: str, ranks: Setting | None, how: str, idl
 
 
 def worker_setting(ctx: Context) -> Setting | None:
-    """The training script's DataLoader worker flag, when the launch passes one."""
-    return next((ctx.recipe.args[name] for name in WORKER_FLAGS if name in ctx.recipe.args), None)
+    """The training script's DataLoader workers: the flag the launch passes, else the key of the
+    launch's own config file that the script hands to its DataLoader (`config_loader`)."""
+    flag = next((ctx.recipe.args[name] for name in WORKER_FLAGS if name in ctx.recipe.args), None)
+    return flag if flag is not None else config_loader(ctx, "num_workers")
+
+
+def config_loader(ctx: Context, keyword: str) -> Setting | None:
+    """A DataLoader keyword (`num_workers`, `prefetch_factor`, `pin_memory`) that the launch's own
+    YAML or JSON config (`--config x.yaml`) carries, found where the training script, read with
+    ast, takes it from: `DataLoader(..., num_workers=cfg["data"]["num_workers"])` reads the key
+    `data.num_workers`. None when the script or config is not found, or the key is not in it."""
+    cached: dict[str, Setting] | None = ctx.__dict__.get("_config_loader")
+    if cached is None:
+        cached = ctx.__dict__["_config_loader"] = _config_loader(ctx)
+    return cached.get(keyword)
+
+
+def _config_loader(ctx: Context) -> dict[str, Setting]:
+    from recipelint.parse import pycode
+
+    recipe, launch = ctx.recipe, ctx.recipe.launch
+    script = launch.script.value if launch is not None else None
+    path = recipe.locate(script)[0] if isinstance(script, str) and script.endswith(".py") else None
+    parsed = pycode.parse_python(path) if path is not None else None
+    keys = pycode.loader_keys(parsed) if parsed is not None else {}
+    # a flag read straight from argparse (`args.num_workers`) is the flag's, not a config key
+    keys = {k: v for k, v in keys.items() if not (len(v[0]) == 1 and v[0][0].replace("_", "-") in recipe.args)}
+    found: dict[str, Setting] = {}
+    if not keys or path is None:
+        return found
+    for name, given in recipe.args.items():
+        config = _config(recipe.locate(given.value)[0]) if isinstance(given.value, str) and given.value.endswith(CONFIGS) else None
+        if config is None:
+            continue
+        for keyword, (key, line) in keys.items():
+            node = _key(config, key)
+            if node is not None and keyword not in found:
+                how = f"{config.path.name}: {node.path}: {node.value}, which {path.name} hands to its DataLoader's {keyword} (line {line}), the file --{name} names"
+                edit = node.span if not node.quoted and isinstance(node.value, int) else None
+                found[keyword] = Setting(node.path, node.value, True, node.span, edit, origin=how)
+    return found
+
+
+CONFIGS = (".yaml", ".yml", ".json")
+CONFIG_LIMIT = 4 * 2**20
+
+
+def _config(path: Path | None) -> Document | None:
+    from recipelint.parse.files import SourceError, read_capped
+    from recipelint.parse.jsonfile import parse_json
+    from recipelint.parse.span import SourceText
+    from recipelint.parse.yamlfile import parse_documents
+
+    if path is None:
+        return None
+    try:
+        source = SourceText(path, read_capped(path, CONFIG_LIMIT))
+        documents = [parse_json(source)] if path.suffix == ".json" else parse_documents(source)
+    except (SourceError, OSError, RecursionError):
+        return None  # the config's own reader says what is wrong with it; here it is only looked into
+    return documents[0] if documents else None
+
+
+def _key(config: Document, key: list[str]) -> Node | None:
+    """The scalar at the key path, or at the longest tail of it that names one node only
+    (`self.num_workers` set from the config's `data.params.num_workers`)."""
+    scalars = [node for node in config.root.walk() if node.kind == "scalar" and node.path]
+    for size in range(len(key), 0, -1):
+        tail = ".".join(key[-size:])
+        matches = [n for n in scalars if n.path == tail or n.path.endswith("." + tail)]
+        if len(matches) == 1:
+            return matches[0]
+        if matches:
+            return None  # several keys of that name: which one the script reads is not known
+    return None
 
 
 def workers_and_cpus(ctx: Context, code: str, severity: Severity) -> Iterator[Diagnostic | None]:
@@ -68,6 +143,8 @@ def workers_and_cpus(ctx: Context, code: str, severity: Severity) -> Iterator[Di
     edit = ctx.set_value(setting, str(cap)) if setting.given else None
     fix = Fix((edit,), Applicability.SAFE, f"set {setting.name} {cap}") if edit is not None else None
     evidence = [f"CPUs per node: {cpus.source()}", ctx.ranks_evidence, "formula: ranks_per_node x num_workers <= the job's CPUs per node"]
+    if setting.origin is not None:  # a config key the script hands to its DataLoader: say which and why
+        evidence.insert(0, f"workers: {setting_source(setting)}")
     yield ctx.diagnostic(
         code, severity, message, setting.span, setting=setting.name, current=workers, suggested=cap, evidence=evidence, fix=fix
     )

@@ -51,6 +51,8 @@ def fix_action(workspace: Workspace, found: Diagnostic, checked: Checked, lsp: t
     fix = found.fix
     if fix is None:
         return None
+    if any(refused(workspace, edit.span.path, found.span.path) for edit in fix.edits):
+        return None  # an edit `recipelint fix --write` would not make: none offered
     safe = fix.applicability is Applicability.SAFE
     title = f"{found.code}: {fix.title or 'apply the fix'}" + ("" if safe else " (unsafe)")
     edit = types.WorkspaceEdit(changes=convert.text_edits(workspace, list(fix.edits), checked))
@@ -97,12 +99,25 @@ def fix_all(workspace: Workspace, path: Path) -> tuple[types.WorkspaceEdit, int]
     original = Overlay(outcome.original)  # an edit may name a document by another spelling
     for changed, after in outcome.changed.items():
         before = original.get(changed)
-        if before is None:
+        if before is None or refused(workspace, changed, path):
             continue
         start, end, content = changed_range(before, after)
         where = _range(before, start, end, workspace.encoding)
         changes[convert.uri(changed)] = [types.TextEdit(range=where, new_text=content.decode("utf-8"))]
     return types.WorkspaceEdit(changes=changes), len(outcome.applied)
+
+
+def refused(workspace: Workspace, target: Path, checked: Path) -> bool:
+    """Whether `recipelint fix --write` on `checked` would refuse to write `target` (recipelint.fix's
+    own rules: outside the checked file's folder and its repository, reached through a link out of
+    them, hard-linked, read-only). An open document not yet on disk is judged by where it is."""
+    from recipelint.fix import refusal, write_roots
+
+    roots = write_roots([normal(checked)])
+    if normal(target) in workspace.documents and not normal(target).exists():
+        real = normal(target)
+        return not any(real == root or root in real.parents for root in roots)
+    return refusal(normal(target), roots)[1] is not None
 
 
 def _range(data: bytes, start: int, end: int, encoding: str) -> types.Range:

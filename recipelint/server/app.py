@@ -11,8 +11,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -36,6 +37,7 @@ class RecipelintServer(LanguageServer):
         self._pending: set[Path] = set()
         self._everything = False
         self._scheduled: asyncio.TimerHandle | None = None
+        self._told: set[str] = set()  # the profile's errors already shown
 
     def schedule(self, changed: set[Path], everything: bool = False) -> None:
         """Check what the changes concern once no change came for `debounce` seconds."""
@@ -61,6 +63,18 @@ class RecipelintServer(LanguageServer):
         # the documents that changed first: their answer is what the editor waits for
         for path in sorted(publish, key=lambda path: (path not in changed, str(path))):
             self.publish(path)
+        self.tell_profile()
+
+    def tell_profile(self) -> None:
+        """A profile that cannot be used (missing, a device, not a profile) is no open document's:
+        said once in a message, not left as empty diagnostics."""
+        hardware = self.state.config.hardware
+        if hardware is None:
+            return
+        said = {str(e) for checked in self.state.checked.values() for e in checked.errors if normal(e.path) == normal(hardware)}
+        for line in sorted(said - self._told):
+            self.window_show_message(types.ShowMessageParams(types.MessageType.Error, f"recipelint: {line}"))
+        self._told = said
 
     def publish(self, path: Path) -> None:
         found, errors = self.state.findings(path)
@@ -112,6 +126,7 @@ def initialized(ls: RecipelintServer, params: types.InitializedParams) -> None:
     dynamic = ls.client_capabilities.workspace and ls.client_capabilities.workspace.did_change_watched_files
     if dynamic and dynamic.dynamic_registration:
         ls.client_register_capability(types.RegistrationParams(registrations=[registration]))
+        ls.state.index.told = True  # launch files that change on disk are told: the index keeps what it read
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
@@ -161,6 +176,7 @@ def did_change_watched_files(ls: RecipelintServer, params: types.DidChangeWatche
     """A file changed on disk (a branch switched, a profile probed, the settings edited)."""
     paths = {path for change in params.changes if (path := _path(change.uri)) is not None}
     ls.state.forget_code()
+    ls.state.touched(paths)
     if any(ls.state.config.concerns(path) for path in paths):
         ls.state.config.reset()
         ls.schedule(paths, everything=True)
@@ -202,6 +218,99 @@ def on_hover(ls: RecipelintServer, params: types.HoverParams) -> types.Hover | N
     return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text))
 
 
+class _Quiet(logging.Filter):
+    """Log records keep their one line; their tracebacks only with RECIPELINT_DEBUG set."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not os.environ.get("RECIPELINT_DEBUG"):
+            line = record.getMessage().split("\n", 1)[0]
+            record.msg, record.args = line[:300], ()
+            record.exc_info, record.exc_text, record.stack_info = None, None, None
+        return True
+
+
 def main() -> None:
     logging.basicConfig(level=logging.WARNING)  # stderr: stdout carries the protocol
-    server.start_io()
+    for handler in logging.getLogger().handlers:
+        handler.addFilter(_Quiet())
+    serve(server, sys.stdin.buffer, sys.stdout.buffer)
+
+
+def serve(ls: RecipelintServer, stdin: BinaryIO, stdout: BinaryIO) -> None:
+    """pygls's IO server with recipelint.server.frames reading the wire (pygls's reader went
+    silent after one bad frame). stdin is read by a daemon thread: exit never waits on it."""
+    import threading
+
+    from pygls.io_ import StdoutWriter
+
+    ls._stop_event = threading.Event()
+    ls.protocol.set_writer(StdoutWriter(stdout))
+    try:
+        asyncio.run(_read(ls, stdin))
+    except BrokenPipeError:
+        logger.error("recipelint server: the client closed the connection")
+    except (KeyboardInterrupt, SystemExit):
+        pass
+    finally:
+        ls.shutdown()  # type: ignore[no-untyped-call]
+
+
+async def _read(ls: RecipelintServer, stdin: BinaryIO) -> None:
+    import threading
+
+    from recipelint.server.frames import Frames
+
+    loop = asyncio.get_running_loop()
+    queue: asyncio.Queue[bytes] = asyncio.Queue()
+
+    def pump() -> None:
+        while True:
+            try:
+                data = os.read(stdin.fileno(), 1 << 16)
+            except OSError:
+                data = b""
+            loop.call_soon_threadsafe(queue.put_nowait, data)
+            if not data:
+                return
+
+    threading.Thread(target=pump, name="recipelint-stdin", daemon=True).start()
+    frames = Frames()
+    assert ls._stop_event is not None
+    while not ls._stop_event.is_set():
+        data = await queue.get()
+        if not data:
+            return
+        for body in frames.feed(data):
+            _handle(ls, body)
+        for why in frames.refused:
+            logger.warning("recipelint server: %s", why)
+        frames.refused.clear()
+
+
+def _handle(ls: RecipelintServer, body: bytes) -> None:
+    """One frame's message to pygls; a malformed one answered with a JSON-RPC error (when it
+    has an id, or is no JSON at all), never dropped in silence."""
+    import json
+
+    from pygls.exceptions import JsonRpcException
+
+    from recipelint.server.frames import INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, error_response, request_id
+
+    found, why = request_id(body)
+    if why is None:
+        try:
+            message = json.loads(body, object_hook=ls.protocol.structure_message)
+        except JsonRpcException as exc:
+            why = (
+                f"invalid params: {exc.message or type(exc).__name__}" if exc.code == INVALID_PARAMS else f"invalid request: {exc.message}"
+            )
+        except (ValueError, TypeError, KeyError, RecursionError) as exc:
+            why = f"invalid request: {type(exc).__name__}"
+        else:
+            ls.protocol.handle_message(message)
+            return
+    logger.warning("recipelint server: %s", why)
+    code = PARSE_ERROR if why.startswith("parse") else INVALID_PARAMS if why.startswith("invalid params") else INVALID_REQUEST
+    if found is not None or code == PARSE_ERROR:
+        assert ls.protocol.writer is not None
+        ls.protocol.writer.write(error_response(found, code, why))

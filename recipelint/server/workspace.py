@@ -140,6 +140,12 @@ class Workspace:
         # DeepSpeed JSON): kept between keystrokes in recipes, forgotten on any save, change on
         # disk or change to a Python document (`forget_code`).
         self._code = FileCache()
+        # Which launches name which configs (recipelint.launchindex), kept between keystrokes: a
+        # config opened alone does not send each check through the repository again; a changed
+        # document, or a file the editor says changed on disk, is forgotten (`touched`)
+        from recipelint.launchindex import Index
+
+        self.index = Index()
 
     # -- documents --------------------------------------------------------------------------
 
@@ -157,11 +163,18 @@ class Workspace:
 
     def change(self, path: Path, text: str, version: int | None) -> None:
         self.documents[path] = Document(path, text.encode("utf-8"), version)
+        self.index.forget(path)
         if kind_of(path) == "python" or kind_of(path) is None:
             self.forget_code()
 
+    def touched(self, paths: Iterable[Path]) -> None:
+        """Files changed on disk (the editor's watched-file events): what the index made of them goes."""
+        for path in paths:
+            self.index.forget(path)
+
     def close(self, path: Path) -> None:
         self.documents.pop(path, None)
+        self.index.forget(path)  # its text on disk is what counts again
 
     def forget_code(self) -> None:
         self._code = FileCache()
@@ -172,7 +185,14 @@ class Workspace:
     def files(self) -> FileCache:
         """A fresh file cache over the open documents, with the code reads kept (see __init__)."""
         code = self._code
-        return FileCache(overlay=self.overlay(), checkouts=code.checkouts, checkout_code=code.checkout_code, code_reads=code.code_reads)
+        self.index.new_run()
+        return FileCache(
+            overlay=self.overlay(),
+            checkouts=code.checkouts,
+            checkout_code=code.checkout_code,
+            code_reads=code.code_reads,
+            launch_index=self.index,
+        )
 
     # -- checks -----------------------------------------------------------------------------
 

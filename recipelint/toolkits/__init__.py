@@ -46,6 +46,7 @@ class Target:
     # name: only those launches are checked, and its findings say which launch (`launches`: lines).
     config: Path | None = None
     launches: tuple[int, ...] = ()
+    also: tuple[Path, ...] = ()  # the other configs passed alone that these launches name (checked once)
 
     @property
     def root(self) -> Path:
@@ -276,9 +277,9 @@ def _unclaimed(target: Target, files: FileCache) -> None:
     source = files.read(target.path)
     try:
         if target.explicit and target.kind == "yaml":
-            from recipelint.parse.yamlfile import parse_yaml
+            from recipelint.parse.yamlfile import parse_documents
 
-            parse_yaml(source)
+            parse_documents(source)  # a `---` stream of documents is valid YAML
         elif target.explicit and target.kind == "json":
             from recipelint.parse.jsonfile import parse_json
 

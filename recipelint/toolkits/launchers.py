@@ -54,6 +54,54 @@ def scan_options(
     return options
 
 
+def hidden_options(words: list[Word], start: int, end: int) -> Word | None:
+    """An unquoted `$ARGS` among a launcher's options whose value only the run time knows (an `if`
+    sets it two ways, a loop, a command): it may hold any option, so one not written elsewhere is
+    unknown, never the launcher's default."""
+    for word in words[start:end]:
+        if word.value is None and word.text.startswith("$") and word.option is None and word.binding is not None:
+            return word
+    return None
+
+
+def unstated(name: str, option: str, default: Any, hidden: Word | None, command: Command) -> Setting:
+    """An option the launch does not write: the launcher's default, or unknown when `$ARGS` may hold it."""
+    if hidden is None:
+        return Setting(name, default, False, command.words[0].span)
+    agreed = _every_branch(hidden, option)
+    if agreed is not None:
+        return Setting(name, to_value(agreed[0]), True, hidden.span, origin=agreed[1])
+    why = hidden.reason or "decided at run time"
+    return Setting(name, None, False, hidden.span, origin=f"unknown: `{hidden.text}` may give --{option}: {why}")
+
+
+def _every_branch(hidden: Word, option: str) -> tuple[str, str] | None:
+    """The value every branch's `$ARGS` gives an option (`--nproc_per_node 8` on both sides of a
+    multi-node `if`), with where it is said; None when a branch lacks it or they differ."""
+    binding = hidden.binding
+    if binding is None or binding.branches is None:
+        return None
+    found: set[str | None] = set()
+    for branch in binding.branches:
+        if branch is None or (branch.fields is None and branch.value is None):
+            return None
+        words = branch.fields if branch.fields is not None else [Word(piece, hidden.span, piece) for piece in (branch.value or "").split()]
+        given = scan_options(words, 0, len(words), _TORCHRUN_SWITCHES).get(option)
+        found.add(given.value if given is not None else None)
+    value = found.pop() if len(found) == 1 else None
+    return (value, f"every branch of {binding.where} gives --{option} {value} in `{hidden.text}`") if value is not None else None
+
+
+def branch_values(word: Word) -> list[str] | None:
+    """The values a `$var` word has on the branches that set it (`./train.py` or `../src/train.py`),
+    when every branch gives one; None otherwise."""
+    binding = word.binding
+    if word.value is not None or binding is None or binding.branches is None:
+        return None
+    values = [branch.value if branch is not None else None for branch in binding.branches]
+    return [v for v in values if v is not None] if None not in values else None
+
+
 def word_text(word: Word) -> str:
     """A word's static value, or its source text when only the run time knows it."""
     return word.value if word.value is not None else word.text
@@ -114,6 +162,42 @@ def launch_env(script: ShellScript, command: Command) -> dict[str, Setting]:
 
 # The modules `python -m` runs as torchrun: an elastic agent that starts the ranks itself.
 DISTRIBUTED_MODULES = ("torch.distributed.run", "torch.distributed.launch")
+# Inference servers: they start their own tensor-parallel workers and meet at an address of their
+# own flags (SGLang's --dist-init-addr, vLLM's Ray cluster), no torch.distributed launch of a
+# training script. By `python -m MODULE` (sgl-project/sglang python/sglang/launch_server.py,
+# vllm-project/vllm vllm/entrypoints/openai/api_server.py) and by console command
+# (`vllm serve`, Hugging Face TGI's `text-generation-launcher`, Triton's `tritonserver`).
+SERVER_MODULES = {
+    "sglang.launch_server": "the SGLang server",
+    "sglang_router.launch_server": "the SGLang router and servers",
+    "sglang.bench_offline_throughput": "SGLang's offline engine (bench_offline_throughput)",
+    "sglang.bench_one_batch": "SGLang's offline engine (bench_one_batch)",
+    "vllm.entrypoints.openai.api_server": "the vLLM server",
+    "vllm.entrypoints.api_server": "the vLLM server",
+    "vllm.entrypoints.cli.main": "the vLLM command line",
+}
+SERVER_COMMANDS = {
+    ("vllm", "serve"): "the vLLM server",
+    ("sglang", "serve"): "the SGLang server",
+    ("text-generation-launcher", ""): "the TGI server",
+    ("tritonserver", ""): "the Triton server",
+}
+
+
+def server(words: list[Word]) -> str | None:
+    """`the SGLang server (`python -m sglang.launch_server`)` when the command starts an
+    inference server or engine (after any srun/mpirun/env prefix); else None."""
+    texts = [posixpath.basename(word_text(w)) for w in words]
+    for index, text in enumerate(texts):
+        following = texts[index + 1] if index + 1 < len(texts) else ""
+        for (program, sub), name in SERVER_COMMANDS.items():
+            if text == program and (not sub or following == sub):
+                return f"{name} (`{program}{' ' + sub if sub else ''}`)"
+        if text in ("-m", "--module") and index > 0 and texts[index - 1].startswith("python"):
+            module = word_text(words[index + 1]) if index + 1 < len(words) else ""
+            if module in SERVER_MODULES:
+                return f"{SERVER_MODULES[module]} (`python -m {module}`)"
+    return None
 
 
 def distributed_module(words: list[Word], start: int, stop: int) -> str | None:
@@ -136,10 +220,12 @@ def parse_torchrun(script: ShellScript, command: Command, index: int) -> Launch:
         launcher = "python" if launcher == Path(first).name else launcher
     at = command.span.start
 
+    hidden = hidden_options(words, 1, index)
+
     def setting(name: str, option: str, default: Any) -> Setting:
         word = options.get(option)
         if word is None:
-            return Setting(name, default, False, command.words[0].span)
+            return unstated(name, option, default, hidden, command)
         return setting_from_word(name, word, script, at)
 
     nnodes = setting("nnodes", "nnodes", 1)
@@ -152,8 +238,10 @@ def parse_torchrun(script: ShellScript, command: Command, index: int) -> Launch:
     elif launcher == "python":
         per_node = python_loop_ranks(script, command)
     else:
-        per_node = Setting("nproc_per_node", 1, False, command.words[0].span)
-    if "rdzv_endpoint" in options:
+        per_node = unstated("nproc_per_node", "nproc_per_node", 1, hidden, command)
+    if hidden is not None and not {"rdzv_endpoint", "master_addr", "master_port"} & set(options):
+        rendezvous = unstated("master_addr", "master_addr", None, hidden, command)
+    elif "rdzv_endpoint" in options:
         rendezvous = setting("rdzv_endpoint", "rdzv_endpoint", None)
     else:
         address = options.get("master_addr")
@@ -216,8 +304,25 @@ def parse_srun(script: ShellScript, command: Command, index: int, program: int |
         count, node_count = to_int(total.value), to_int(nodes.value) or 1
         per_node = setting_from_word("--ntasks", total, script, at)
         per_node.value = count // node_count if count is not None and nodes.value is not None else None
-    rendezvous = Setting("MASTER_ADDR", "(first host of SLURM_NODELIST):29500", False, words[0].span)
-    return Launch("srun", command, words[index], nodes, per_node, rendezvous, launch_env(script, command))
+    env = launch_env(script, command)
+    return Launch("srun", command, words[index], nodes, per_node, _srun_rendezvous(command, env), env)
+
+
+def _srun_rendezvous(command: Command, env: dict[str, Setting]) -> Setting:
+    """Where srun's tasks meet: the MASTER_ADDR and MASTER_PORT the script exports to them (each
+    task's training code reads them), unknown when the run time decides either; the default
+    (the first host, 29500) only when the script exports neither."""
+    address, port = env.get("MASTER_ADDR"), env.get("MASTER_PORT")
+    if address is None and port is None:
+        return Setting("MASTER_ADDR", "(first host of SLURM_NODELIST):29500", False, command.words[0].span)
+    unknown = [name for name, found in (("MASTER_ADDR", address), ("MASTER_PORT", port)) if found is not None and found.value is None]
+    where = address or port
+    assert where is not None
+    if unknown:
+        reasons = [(command.scope[name].reason if name in command.scope else None) or f"{name} is decided at run time" for name in unknown]
+        return Setting("MASTER_ADDR", None, True, where.span, origin=f"exported by the script: {'; '.join(reasons)}")
+    value = f"{address.value if address else '(first host of SLURM_NODELIST)'}:{port.value if port else 29500}"
+    return Setting("MASTER_ADDR", value, True, where.span, origin="MASTER_ADDR/MASTER_PORT exported by the script")
 
 
 def parse_mpirun(script: ShellScript, command: Command, index: int) -> Launch:

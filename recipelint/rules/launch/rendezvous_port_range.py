@@ -65,7 +65,7 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
         )
     else:
         failure = "each rank's init_process_group fails: TCPStore takes a 16-bit port (TypeError: incompatible constructor arguments)"
-    flag, span = _port_word(ctx) or (endpoint.via or endpoint.name, endpoint.span)
+    flag, span = port_word(ctx) or (endpoint.via or endpoint.name, endpoint.span)
     yield ctx.diagnostic(
         CODE,
         SEVERITY,
@@ -80,7 +80,7 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
 PORT_FLAGS = ("--master_port", "--master-port", "--main_process_port", "--main-process-port", "--rdzv_endpoint", "--rdzv-endpoint")
 
 
-def _port_word(ctx: Context) -> tuple[str, Span] | None:
+def port_word(ctx: Context) -> tuple[str, Span] | None:
     """The word of the launch that writes the port, to point at it."""
     launch = ctx.recipe.launch
     words = launch.command.words if launch is not None else []

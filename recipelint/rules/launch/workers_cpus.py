@@ -65,7 +65,8 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
         return
     if recipe.allocation is not None and recipe.allocation.get("cpus") is not None:
         return  # the job states its CPUs: RL953/RL962 judge against them
-    reaches = _reaches(ctx, setting.name)
+    # a config key is found where the script hands it to its DataLoader: it reaches it
+    reaches = _reaches(ctx, setting.name) if any(s is setting for s in recipe.args.values()) else True
     if reaches is False:
         return  # the script parses the flag and never hands it to a DataLoader
     cpus = ctx.fact("cpus")

@@ -30,8 +30,10 @@ from recipelint.parse.where import repo_root
 from recipelint.records import replace
 from recipelint.toolkits import Target
 from recipelint.toolkits.accelerate import config_file_setting, deepspeed_file, is_config, options, options_start, parse_accelerate
+from recipelint.toolkits.deepspeed.knowledge import named_deepspeed
 from recipelint.toolkits.launchers import (
     DISTRIBUTED_MODULES,
+    branch_values,
     distributed_module,
     launch_env,
     parse_deepspeed_launcher,
@@ -39,6 +41,7 @@ from recipelint.toolkits.launchers import (
     parse_srun,
     parse_torchrun,
     scan_options,
+    server,
     set_places,
     setting_from_word,
     word_text,
@@ -107,14 +110,15 @@ def _no_launcher_on_any_branch(word: Word) -> bool:
 
 
 def program(words: list[Word]) -> tuple[int, int] | None:
-    """(index of the launcher, index of the training script: a *.py, or the module after -m)."""
+    """(index of the launcher, index of the training script: a *.py, or the module after -m);
+    None for an inference server's start (toolkits/unjudged says it)."""
     launcher = _launcher(words) if words else None
-    if launcher is None:
+    if launcher is None or server(words) is not None:
         return None
     if word_text(words[launcher]).endswith(".py"):
         return launcher, launcher
     for index in range(launcher + 1, len(words)):
-        if word_text(words[index]).endswith(".py"):
+        if word_text(words[index]).endswith(".py") or all(v.endswith(".py") for v in branch_values(words[index]) or ["-"]):
             return launcher, index
     unknown = words[launcher].value is None
     for index in range(launcher + 1, len(words) - 1):
@@ -290,7 +294,7 @@ def _plain_launch(script: ShellScript, root: Path, command: Command, launcher: i
         recipe.toolkit, recipe.ds_filler = "deepspeed", "accelerate"
         decide_consumer(recipe, command.words, index, "accelerate launch", files)
         recipe.args["deepspeed"] = named
-        recipe.ds_config = recipe.read_config(named.value, parse_json, files, ROLE, named)
+        recipe.ds_config = recipe.read_config(named.value, parse_json, files, ROLE, named, accept=named_deepspeed)
     _script_args(recipe, script, command, index)
     return [recipe]
 
@@ -367,14 +371,19 @@ def _branch_flags(binding: Binding | None, depth: int) -> list[tuple[str, Word]]
     return _branch_flags(inner[0], depth - 1) if len(inner) == 1 else None
 
 
-def _mentions(script: ShellScript, name: str, depth: int) -> bool:
+def _mentions(script: ShellScript, name: str, depth: int, seen: dict[str, int] | None = None) -> bool:
+    # each name looked at once per depth: `b=$a; a=$b$b` written 64 times would otherwise be 64**depth walks
+    seen = seen if seen is not None else {}
+    if seen.get(name, -1) >= depth:
+        return False
+    seen[name] = depth
     for assignment in script.assignments:
         if assignment.name != name:
             continue
         text = assignment.value.text
         if _FLAG_TEXT.search(text):
             return True
-        if depth > 0 and any(ref != name and _mentions(script, ref, depth - 1) for ref in _REFERENCE.findall(text)):
+        if depth > 0 and any(ref != name and _mentions(script, ref, depth - 1, seen) for ref in _REFERENCE.findall(text)):
             return True
     return False
 
@@ -471,7 +480,7 @@ def _link(recipe: Recipe, script: ShellScript, command: Command, value: Word, fi
             if template is not None:
                 _read_written(recipe, script, template, link, files)
             return
-    recipe.ds_config = recipe.read_config(text, parse_json, files, ROLE, setting)
+    recipe.ds_config = recipe.read_config(text, parse_json, files, ROLE, setting, accept=named_deepspeed)
 
 
 def _read_written(recipe: Recipe, script: ShellScript, written: Written, link: Link, files: FileCache) -> None:
@@ -523,7 +532,7 @@ def load_accelerate_config(target: Target, files: FileCache) -> list[Recipe]:
     if named is not None:
         recipe.args["deepspeed"] = named
         # where the launch runs is unknown here: a JSON not found is not reported
-        recipe.ds_config = recipe.read_config(named.value, parse_json, files, ROLE, named, report_missing=False)
+        recipe.ds_config = recipe.read_config(named.value, parse_json, files, ROLE, named, report_missing=False, accept=named_deepspeed)
     return [recipe]
 
 

@@ -87,6 +87,17 @@ def deepspeed_evidence(root: Node) -> tuple[list[str], list[str]]:
     return signature, foreign
 
 
+def named_deepspeed(document: Any) -> bool:
+    """Whether a JSON a launch names as its DeepSpeed config is one: an object holding a key
+    DeepSpeed reads, or nothing (all defaults). A Docker `config.json` (`auths`) or a data file is
+    not, and none of its values may reach a report."""
+    root = getattr(document, "root", None)
+    if root is None or root.kind != "map":
+        return False
+    known = set((schema_node("") or {}).get("properties", {}))
+    return not root.entries or any(key in known for key in root.entries)
+
+
 def looks_like_deepspeed(root: Node) -> bool:
     """A JSON nobody launches is DeepSpeed's when at least two signature keys say so and keys
     DeepSpeed does not know are not the majority, or when every key is DeepSpeed's and one of

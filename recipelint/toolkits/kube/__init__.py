@@ -23,7 +23,11 @@ class Kube(Toolkit):
     name = "kube"
     suffixes: tuple[str, ...] = ()
     rules: tuple[str, ...] = ("recipelint.toolkits.kube.rules",)
-    preload: tuple[str, ...] = ("recipelint.toolkits.kube.frontend", "recipelint.toolkits.kube.manifest")
+    preload: tuple[str, ...] = (
+        "recipelint.toolkits.kube.frontend",
+        "recipelint.toolkits.kube.manifest",
+        "recipelint.toolkits.kube.operators",
+    )
 
     def claims(self, target: Target, script: ShellScript | None) -> float:
         # On the manifest's own evidence (apiVersion and a kind it reads), ahead of a train YAML's reader.

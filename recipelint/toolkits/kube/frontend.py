@@ -6,17 +6,19 @@ pkg/controller.v1/pytorch/envvar.go)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from recipelint.model import Launch, Recipe, Setting
-from recipelint.parse.files import FileCache
+from recipelint.model import Launch, Payload, Recipe, Setting
+from recipelint.parse.files import FileCache, SourceError
 from recipelint.parse.shell import Command, ShellScript, Word, parse_shell
 from recipelint.parse.span import SourceText, Span
-from recipelint.parse.tree import Node
-from recipelint.parse.yamlfile import parse_yaml
-from recipelint.records import replace
+from recipelint.parse.tree import Document, Node
+from recipelint.parse.yamlfile import parse_documents
+from recipelint.records import dataclass, replace
 from recipelint.toolkits import Target, script_recipes
-from recipelint.toolkits.kube.manifest import PodGroup, allocation, pod_groups
+from recipelint.toolkits.kube.manifest import PodGroup, allocation, is_manifest, names_workload, pod_groups, workload
+from recipelint.toolkits.kube.operators import apply_operator
 
 if TYPE_CHECKING:
     from recipelint.toolkits import Toolkit
@@ -25,61 +27,142 @@ SHELLS = ("bash", "sh", "/bin/bash", "/bin/sh", "/usr/bin/bash", "/usr/bin/env")
 PROGRAMS = ("python", "python3", "torchrun", "deepspeed", "accelerate", "xtuner")
 
 
+@dataclass
+class Objects:
+    """`Recipe.payload` of a manifest named alone that holds no workload recipelint reads: the
+    kinds of its documents (RL555 says so)."""
+
+    source: SourceText
+    kinds: list[str]
+
+
 def load_manifest(me: Toolkit, target: Target, files: FileCache) -> list[Recipe]:
-    document = parse_yaml(files.read(target.path))
+    """Each document of the file read on its own: a workload's launches with its pods'
+    allocation; a Service, a ConfigMap or a runtime beside it is skipped."""
+    source = files.read(target.path)
+    try:
+        documents = parse_documents(source)
+    except SourceError:
+        # a Helm template (`{{ .Values.x }}`) is YAML only once rendered: not read, never an error
+        template = b"{{" in source.data
+        if not template and (target.explicit or names_workload(source.data)):
+            raise
+        return [_objects(target, source, ["a Helm template ({{ }}), YAML only once rendered"])] if target.explicit else []
+    recipes: list[Recipe] = []
+    for document in documents:
+        if workload(document.root) is not None:
+            recipes.extend(_workload_recipes(me, target, files, document, documents))
+    if not recipes and target.explicit:
+        kinds = [str(d.root.scalar("kind")) for d in documents if d.root.kind == "map" and d.root.scalar("kind")]
+        recipes.append(_objects(target, source, kinds))
+    return recipes
+
+
+def _objects(target: Target, source: SourceText, kinds: list[str]) -> Recipe:
+    recipe = Recipe(root=target.root, toolkit="kube", explicit=True, payload=Objects(source, kinds))
+    recipe.note("launch", "manifest", ", ".join(kinds) or "no object", "no training workload recipelint reads (RL555)")
+    return recipe
+
+
+def _workload_recipes(me: Toolkit, target: Target, files: FileCache, document: Document, documents: list[Document]) -> list[Recipe]:
     root = document.root
-    if root.kind != "map":
-        return []
-    groups = pod_groups(root)
+    runtime = find_runtime(root, documents, target.path, files) if workload(root) == "TrainJob" else None
+    groups = pod_groups(root, runtime)
     recipes: list[Recipe] = []
     for group in groups:
         for container in group.containers:
-            found = _container_recipes(me, target, files, document.source, group, container)
+            found = _container_recipes(me, target, files, group, container)
             for recipe in found:
+                if recipe.launch is not None and recipe.launch.launcher == "mpirun" and group.ranks_in is None:
+                    # mpirun in a Volcano Job's master task: its ranks run in the other tasks' pods
+                    group.ranks_in = next((g for g in groups if g is not group and g.containers), None)
                 recipe.allocation = allocation(root, groups, group, container)
+                apply_operator(recipe, root, groups, runtime, shell=is_shell(container))
                 _resolve(recipe)
-                if root.scalar("kind") == "PyTorchJob":
-                    _operator_env(recipe, root)
             recipes.extend(found)
         if recipes:
             break  # the Master's launch stands for the Worker's (the same template, as a rule)
     if not recipes and groups:
-        # a manifest whose image runs its own entrypoint: its allocation still shows, no trainer reads it
-        recipe = Recipe(root=target.root, toolkit="kube", explicit=target.explicit, payload=document)
-        group = groups[0]
-        if group.containers:
-            recipe.allocation = allocation(root, groups, group, group.containers[0])
-        recipe.note("launch", "command", "the image's own entrypoint", "no command in the manifest: nothing to read")
-        recipes.append(recipe)
+        recipes.append(_unread(target, document, groups))
     return recipes
 
 
-def _container_recipes(me: Toolkit, target: Target, files: FileCache, source: SourceText, group: PodGroup, container: Node) -> list[Recipe]:
-    script = container_script(source, container)
+def _unread(target: Target, document: Document, groups: list[PodGroup]) -> Recipe:
+    """A workload with no launch recipelint reads: its allocation still shows. The image's own
+    entrypoint (no `command`) may be a trainer; a command that is no launch (a copy script, a
+    benchmark binary) is no training document, said as such when the file is named (RL555)."""
+    root, group = document.root, groups[0]
+    command = next((c.get("command") for g in groups for c in g.containers if c.get("command") is not None), None)
+    kind = str(root.scalar("kind"))
+    payload: Payload = Objects(document.source, [kind]) if command is not None and target.explicit else document
+    recipe = Recipe(root=target.root, toolkit="kube", explicit=target.explicit, payload=payload)
+    if group.containers:
+        recipe.allocation = allocation(root, groups, group, group.containers[0])
+    if command is None:
+        recipe.note("launch", "command", "the image's own entrypoint", "no command in the manifest: nothing to read")
+    else:
+        recipe.note("launch", "command", f"line {command.span.line}", "no training launch recipelint reads")
+    return recipe
+
+
+def find_runtime(job: Node, documents: list[Document], path: Path, files: FileCache) -> Node | None:
+    """The ClusterTrainingRuntime or TrainingRuntime a TrainJob's runtimeRef names: in the same
+    file, else in a YAML beside it (a runtime installed on the cluster only is not found)."""
+    name = job.scalar("spec.runtimeRef.name")
+    kind = job.scalar("spec.runtimeRef.kind") or "ClusterTrainingRuntime"  # trainjob_types.go's default
+    if name is None:
+        return None
+    for document in documents:
+        if document.root.scalar("kind") == kind and document.root.scalar("metadata.name") == name:
+            return document.root
+    for sibling in sorted(path.parent.glob("*.y*ml")):
+        if sibling == path or not is_manifest(sibling):
+            continue
+        try:
+            others = parse_documents(files.read(sibling))
+        except SourceError:
+            continue
+        for document in others:
+            if document.root.scalar("kind") == kind and document.root.scalar("metadata.name") == name:
+                return document.root
+    return None
+
+
+def _container_recipes(me: Toolkit, target: Target, files: FileCache, group: PodGroup, container: Node) -> list[Recipe]:
+    script = container_script(files, container)
     if script is None:
         return []
     recipes = script_recipes(replace(target, kind="script"), files, script, me) or _plain(target, script)
-    env = _env(source, container)
+    env = _env(files, container)
     for recipe in recipes:
         if recipe.launch is not None:
             recipe.launch.env = {**env, **recipe.launch.env}
     return recipes
 
 
-def container_script(source: SourceText, container: Node) -> ShellScript | None:
+def is_shell(container: Node) -> bool:
+    """Whether the container runs `bash -c SCRIPT` (its `$VAR`s are the shell's)."""
+    texts = [str(n.value) for key in ("command", "args") for n in _items(container.get(key))][:2]
+    return len(texts) == 2 and texts[0] in SHELLS and texts[1] in ("-c", "-lc", "-ec")
+
+
+def container_script(files: FileCache, container: Node) -> ShellScript | None:
     """The container's command line as shell: `bash -c "script"` parsed from its own text,
-    an exec-form list taken word by word."""
+    an exec-form list taken word by word (each word from the file it is written in: a TrainJob's
+    args may follow its runtime's command)."""
     items = [n for key in ("command", "args") for n in _items(container.get(key))]
     if not items:
         return None
     texts = [str(n.value) for n in items]
     if len(items) >= 3 and texts[0] in SHELLS and texts[1] in ("-c", "-lc", "-ec"):
         body = items[2]
+        source = files.read(body.span.path)
         start, end = _body_range(source, body)
         return parse_shell(source, None, [(start, end)]) if start < end else None
-    words = [_word(source, n) for n in items]
-    command = Command(words, words[0].span.to(words[-1].span))
-    return ShellScript(source, [], [command], set())
+    words = [_word(files.read(n.span.path), n) for n in items]
+    last = [w for w in words if w.span.path == words[0].span.path][-1]
+    command = Command(words, words[0].span.to(last.span))
+    return ShellScript(files.read(words[0].span.path), [], [command], set())
 
 
 def _items(node: Node | None) -> list[Node]:
@@ -117,13 +200,14 @@ def _word(source: SourceText, node: Node) -> Word:
     return word
 
 
-def _env(source: SourceText, container: Node) -> dict[str, Setting]:
+def _env(files: FileCache, container: Node) -> dict[str, Setting]:
     found: dict[str, Setting] = {}
-    env = container.get("env")
-    for item in env.children if env is not None and env.kind == "seq" else []:
+    lists = [node for key, _, node in container.items if key == "env" and node.kind == "seq"]  # a TrainJob's and its runtime's
+    for item in [item for env in lists for item in env.children]:
         name, value = item.get("name"), item.get("value")
         if name is not None and isinstance(name.value, str):
             span = (value or name).span
+            source = files.read(span.path)
             word = Word(source.slice(span), span, str(value.value) if value is not None else None)
             found[name.value] = Setting(name.value, value.value if value is not None else None, True, span, None, None, word)
     return found
@@ -151,29 +235,12 @@ def _plain(target: Target, script: ShellScript) -> list[Recipe]:
 
 
 def _resolve(recipe: Recipe) -> None:
-    """A launch that leaves its node count to the job (the operator's PET_NNODES, a plain python
-    per pod) takes the pods' count."""
+    """A plain `python train.py` per pod leaves its node count to the job: one rank a pod. A
+    torchrun without --nnodes takes it from the operator's PET_NNODES only (operators.py); where
+    no operator sets one (a Volcano or batch Job, a JobSet) each pod's torchrun is one node."""
     launch, job = recipe.launch, recipe.allocation
     nodes = job.get("nodes") if job is not None else None
     if launch is None or nodes is None or launch.nnodes.given:
         return
-    if launch.launcher in ("python", "torchrun"):
+    if launch.launcher == "python":
         launch.nnodes = replace(launch.nnodes, value=nodes.value, origin=f"the job's pods: {nodes.source()}")
-
-
-def _operator_env(recipe: Recipe, root: Node) -> None:
-    """What the training operator tells torchrun through PET_* variables, the defaults of its
-    flags (torch.distributed.run reads PET_<FLAG>): `nprocPerNode` as PET_NPROC_PER_NODE, the
-    Master pod's address and port as PET_MASTER_ADDR/PET_MASTER_PORT (training-operator v1.8.1
-    pkg/controller.v1/pytorch/envvar.go, master.go; default port 23456, pytorch_types.go)."""
-    launch, node = recipe.launch, root.get("spec.nprocPerNode")
-    if launch is None or launch.launcher != "torchrun":
-        return
-    if node is not None and not launch.nproc_per_node.given:
-        value = str(node.value)
-        how = f"{node.path}: {value} (the operator passes it to torchrun as PET_NPROC_PER_NODE)"
-        count = int(value) if value.isdigit() else None
-        launch.nproc_per_node = replace(launch.nproc_per_node, value=count, given=True, span=node.span, origin=how)
-    if not launch.rendezvous.given and root.get("spec.pytorchReplicaSpecs.Master") is not None:
-        how = "the training operator sets PET_MASTER_ADDR and PET_MASTER_PORT to the Master pod's service"
-        launch.rendezvous = replace(launch.rendezvous, value="(the Master pod):23456", given=True, origin=how)

@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterator
 
 from recipelint.allocation import Allocation, Grant
+from recipelint.parse.files import BOM
 from recipelint.parse.shell import Word
 from recipelint.parse.span import SourceText, Span
 from recipelint.records import dataclass
@@ -88,7 +89,8 @@ def sbatch_directives(source: SourceText) -> list[Directive]:
 
 def sbatch_lines(data: bytes) -> bool:
     """Whether the script has `#SBATCH` lines where sbatch reads them (before its first command:
-    one written into a heredoc further down is another script's)."""
+    one written into a heredoc further down is another script's). A byte order mark is no command."""
+    data = data.removeprefix(BOM)
     return _SBATCH.search(data, 0, _first_command(data)) is not None
 
 

@@ -56,6 +56,8 @@ def load_job(me: Toolkit, target: Target, files: FileCache, script: ShellScript 
     for recipe in recipes:
         launch = recipe.launch
         if launch is None:
+            if batch:  # a launch not read (a server, a trainer not judged): the job's allocation still shows
+                recipe.allocation = allocation(batch, batch[0].span)
             continue
         # `srun torchrun ...`: the front end's launch is the inner torchrun; srun's words are the script's command
         outer = next((c for c in script.commands if c.span == launch.command.span and c.words), launch.command)

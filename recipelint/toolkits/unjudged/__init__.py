@@ -1,6 +1,8 @@
 """Trainers recipelint does not judge (LLaMA-Factory's `llamafactory-cli train`, Axolotl,
 torchtune's `tune run`, ms-swift's `swift sft`): each launch of one is a recipe of its own, so
 that `check` says the launch was seen and not judged (RL013) instead of "No problems found".
+Inference servers (SGLang, vLLM, TGI, Triton; toolkits/launchers.py `server`) alike: no training
+launch, no rendezvous of torch's, said as such (RL556), under Slurm or in a pod too.
 
 It claims such a command last, below every toolkit that reads a launch: a command another
 toolkit reads is judged by it.
@@ -35,6 +37,18 @@ _CLI = {
 _MODULES = {"axolotl.cli.train": "Axolotl", "llamafactory.launcher": "LLaMA-Factory", "swift.cli.sft": "ms-swift"}
 
 
+def started(command: Command) -> tuple[str, bool] | None:
+    """What the command starts that recipelint does not judge: a trainer (`llamafactory-cli
+    train`), or an inference server (True: SGLang, vLLM, TGI, Triton), with how it is started."""
+    from recipelint.toolkits.launchers import server
+
+    found = trainer(command)
+    if found is not None:
+        return found, False
+    serving = server(command.words)
+    return (serving, True) if serving is not None else None
+
+
 def trainer(command: Command) -> str | None:
     """`llamafactory-cli train` (the trainer and how it is started) when the command launches a
     trainer recipelint does not judge; else None."""
@@ -58,8 +72,11 @@ class Unjudged(Toolkit):
     preload: tuple[str, ...] = ("recipelint.toolkits.unjudged.frontend",)
 
     def claim(self, command: Command, offer: Offer) -> Claim | None:
-        started = trainer(command)
-        return Claim(CLAIM, f"starts {started}, a trainer recipelint does not judge") if started is not None else None
+        found = started(command)
+        if found is None:
+            return None
+        what, serving = found
+        return Claim(CLAIM, f"starts {what}, {'inference' if serving else 'a trainer'} recipelint does not judge")
 
     def build(self, command: Command, offer: Offer) -> list[Recipe]:
         from recipelint.toolkits.unjudged.frontend import load_launches

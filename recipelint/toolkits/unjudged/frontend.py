@@ -20,18 +20,21 @@ class TrainerLaunch:
     source: SourceText
     command: Command
     trainer: str
+    server: bool = False  # an inference server, not a trainer (RL556, not RL013)
 
 
 def load_launches(script: ShellScript, target: Target, commands: list[Command] | None = None) -> list[Recipe]:
-    from recipelint.toolkits.unjudged import UNJUDGED, trainer
+    from recipelint.toolkits.unjudged import UNJUDGED, started
 
     recipes = []
     for command in script.commands if commands is None else commands:
-        started = trainer(command)
-        if started is not None:
-            payload = TrainerLaunch(script.source, command, started)
+        found = started(command)
+        if found is not None:
+            what, serving = found
+            payload = TrainerLaunch(script.source, command, what, serving)
             recipe = Recipe(root=target.root, toolkit=UNJUDGED.name, explicit=target.explicit, script=script, payload=payload)
             where = f"line {command.span.line}"
-            recipe.notes.append(Note("launch", "trainer", started, f"{where}: not judged by recipelint (RL013)"))
+            said = "an inference server, not judged as training (RL556)" if serving else "not judged by recipelint (RL013)"
+            recipe.notes.append(Note("launch", "server" if serving else "trainer", what, f"{where}: {said}"))
             recipes.append(recipe)
     return recipes

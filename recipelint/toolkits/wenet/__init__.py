@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from recipelint.toolkits import Claim, Offer, Target, Toolkit
 
@@ -42,6 +42,17 @@ def is_train_config(keys: set[str]) -> bool:
     """Whether top-level keys are a WeNet train YAML's."""
     model = ("dataset_conf" in keys and bool(ASR_MODEL_KEYS & keys)) or ("encoder" in keys and bool(WENET_ONLY & keys))
     return model and bool(TRAINER_KEYS & keys)
+
+
+def named_train_config(document: Any) -> bool:
+    """Whether a YAML a launch passes as `--config` is a train config: a mapping with one key of
+    a WeNet train YAML (or none at all). `train_config=/etc/shadow` in the tree is not: none of
+    its lines may reach a report."""
+    root = getattr(document, "root", None)
+    if root is None or root.kind != "map":
+        return root is not None and root.kind == "scalar" and root.value is None  # an empty YAML
+    keys = set(root.entries)
+    return not keys or bool(keys & (ASR_MODEL_KEYS | TRAINER_KEYS | WENET_ONLY | {"dataset_conf"}))
 
 
 def has_evidence(target: Target) -> bool:

@@ -23,7 +23,9 @@ from recipelint.parse.where import shown
 from recipelint.parse.yamlfile import parse_yaml
 from recipelint.records import replace
 from recipelint.toolkits import Offer
+from recipelint.toolkits.deepspeed.knowledge import named_deepspeed
 from recipelint.toolkits.launchers import parse_torchrun, set_places, setting_from_word, to_value
+from recipelint.toolkits.wenet import named_train_config
 from recipelint.toolkits.wenet.datalist import read_data_list
 
 BAKED_IN = "recipelint's table of train.py at WeNet HEAD 015469960d"
@@ -371,10 +373,14 @@ def load_recipe(script_path: Path, files: FileCache, script: ShellScript | None 
     _parse_train_args(recipe, script, command, index)
     device = recipe.arg("device").value
     recipe.launch.device = device if isinstance(device, str) else None
-    recipe.config = recipe.read_config(recipe.arg("config").value, parse_yaml, files, "train config", recipe.arg("config"))
+    recipe.config = recipe.read_config(
+        recipe.arg("config").value, parse_yaml, files, "train config", recipe.arg("config"), accept=named_train_config
+    )
     if recipe.arg("train_engine").value == "deepspeed":  # WeNet opens the JSON only then; RL401 reports a missing one
         setting = recipe.arg("deepspeed_config")
-        recipe.ds_config = recipe.read_config(setting.value, parse_json, files, "DeepSpeed config", setting, report_missing=False)
+        recipe.ds_config = recipe.read_config(
+            setting.value, parse_json, files, "DeepSpeed config", setting, report_missing=False, accept=named_deepspeed
+        )
     data = recipe.args.get("train_data")
     if data is not None and isinstance(data.value, str):
         path, tried = recipe.locate(data.value)

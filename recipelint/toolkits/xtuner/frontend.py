@@ -18,6 +18,7 @@ from recipelint.parse.files import FileCache
 from recipelint.parse.jsonfile import parse_json
 from recipelint.parse.pyconfig import parse_pyconfig
 from recipelint.parse.shell import Command, ShellScript, Word
+from recipelint.toolkits.deepspeed.knowledge import named_deepspeed
 from recipelint.toolkits.launchers import (
     SRUN_SHORT,
     launch_env,
@@ -173,7 +174,9 @@ def _load_configs(recipe: Recipe, files: FileCache, root: Path) -> None:
         _named_config(recipe, config, files)
     ds = recipe.arg("deepspeed")
     if isinstance(ds.value, str) and ds.value.endswith(".json"):  # otherwise a preset name
-        recipe.ds_config = recipe.read_config(ds.value, parse_json, files, "DeepSpeed config", ds, report_missing=False)
+        recipe.ds_config = recipe.read_config(
+            ds.value, parse_json, files, "DeepSpeed config", ds, report_missing=False, accept=named_deepspeed
+        )
 
 
 def _named_config(recipe: Recipe, config: Setting, files: FileCache) -> None:

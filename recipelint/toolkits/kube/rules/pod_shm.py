@@ -36,7 +36,8 @@ from collections.abc import Iterator
 
 from recipelint.context import Context
 from recipelint.diagnostics import Diagnostic, Severity
-from recipelint.rulekit.allocated import worker_setting
+from recipelint.model import setting_source
+from recipelint.rulekit.allocated import config_loader, worker_setting
 
 CODE = "RL961"
 NAME = "pod-default-shm"
@@ -64,10 +65,15 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
     mib = round(shm.value * 1024)
     evidence = [f"/dev/shm: {shm.source()}", ctx.ranks_evidence]
     if workers is not None and workers >= 1 and setting is not None:
-        batches = ranks * workers * PREFETCH
+        prefetch_setting = recipe.args.get("prefetch_factor") or config_loader(ctx, "prefetch_factor")
+        prefetch = prefetch_setting.as_int() if prefetch_setting is not None else None
+        prefetch = prefetch if prefetch is not None and prefetch >= 1 else PREFETCH
+        if prefetch_setting is not None and prefetch_setting.as_int() == prefetch:
+            evidence.append(f"prefetch_factor: {setting_source(prefetch_setting)}")
+        batches = ranks * workers * prefetch
         message = (
             f"{ranks} rank(s) x {workers} DataLoader workers in a pod with no /dev/shm volume: {batches} batches in flight "
-            f"(x prefetch_factor {PREFETCH}) share the container's default {mib} MiB; the workers die with 'Bus error' "
+            f"(x prefetch_factor {prefetch}) share the container's default {mib} MiB; the workers die with 'Bus error' "
             f"(insufficient shared memory) once a batch passes {mib * 1024 // batches} KiB"
         )
         evidence.append(f"workers: {setting.name} {workers}")

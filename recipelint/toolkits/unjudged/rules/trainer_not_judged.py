@@ -45,5 +45,5 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
     from recipelint.toolkits.unjudged.frontend import TrainerLaunch
 
     launch = ctx.recipe.payload
-    if isinstance(launch, TrainerLaunch):
+    if isinstance(launch, TrainerLaunch) and not launch.server:
         yield ctx.diagnostic(CODE, SEVERITY, f"launch of {launch.trainer}: not judged by recipelint", launch.command.span)
