@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from recipelint import tuner, versions
 from recipelint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
@@ -13,6 +13,9 @@ from recipelint.hardware.profile import Fact, Hardware
 from recipelint.model import Recipe, Setting, setting_source
 from recipelint.parse.span import Span
 from recipelint.records import dataclass, field, replace
+
+if TYPE_CHECKING:
+    from recipelint.parse.checkout import Checkout
 
 
 @dataclass(frozen=True)
@@ -153,8 +156,11 @@ class Context:
         """The releases of a package the run imports: the toolkit checkout's own version, else what
         is declared beside the recipe, else the settings' `target-versions`, else the newest known."""
         checkout = self.recipe.checkout
-        if checkout is not None and checkout.toolkit == package and checkout.version and not checkout.in_own_environment:
-            return versions.Range(package, f"=={checkout.version}", f"{checkout.name} checkout {checkout.version_source}", "installed")
+        if checkout is not None and checkout.toolkit == package and not checkout.in_own_environment:
+            if checkout.version:
+                return versions.Range(package, f"=={checkout.version}", f"{checkout.name} checkout {checkout.version_source}", "installed")
+            # A fork or snapshot no release tag names: its own code decides, never the newest release.
+            return versions.Range(package, "", f"{checkout.label()}: no release matches it; its code is read", "checkout")
         if package in self.packages:
             return self.packages[package]
         configured = self.options.target(package)
@@ -169,7 +175,29 @@ class Context:
         checkout = self.recipe.checkout
         if checkout is None or not checkout.wenet:
             return tuner.WenetData()
-        return tuner.wenet_data_of(checkout.batch_carries_pcm, checkout.version_at_least("2024-01-31"), checkout.root)
+        data = tuner.wenet_data_of(checkout.batch_carries_pcm, checkout.version_at_least("2024-01-31"), checkout.root)
+        return replace(data, unmodelled=self._unmodelled_batcher(checkout))
+
+    def _unmodelled_batcher(self, checkout: Checkout) -> str:
+        """Why the checkout's batcher is not upstream's: a batch_conf key of the YAML its batch()
+        reads beyond those modelled (a fork's extra cap), or a batch_type upstream's has not."""
+        from recipelint.parse.checkout import package_entry
+
+        conf = self.recipe.config.root.get("dataset_conf.batch_conf") if self.recipe.config else None
+        launch = self.recipe.launch
+        reads = checkout.dataset_keys(
+            package_entry(launch.script.value if launch is not None and isinstance(launch.script.value, str) else None)
+        )
+        block = reads.get("batch_conf") if reads else None
+        if conf is None or conf.kind != "map" or block is None:
+            return ""
+        extra = sorted(k for k in conf.entries if k in block.keys and k not in tuner.MODELLED_BATCH_KEYS)
+        kind = conf.scalar("batch_type")
+        if extra:
+            return f"batch_conf.{extra[0]}, which {block.function or 'the batch code'}() of the {checkout.label()} reads, is a cap the memory model does not know"
+        if isinstance(kind, str) and kind not in tuner.MODELLED_BATCH_TYPES:
+            return f"batch_type {kind} is not one of the batchers the memory model knows (static, dynamic, bucket)"
+        return ""
 
     @cached_property
     def utterance(self) -> tuner.Utterance:

@@ -139,6 +139,9 @@ class WenetData:
     pcm: bool = True
     source_prefetch: int = SOURCE_PREFETCH
     evidence: str = "WeNet HEAD's pipeline assumed (waveform kept in every batch since #2268, source prefetch 500)"
+    # Why the code's batcher is not the one modelled (a fork's batch() with its own caps): the
+    # memory is then not estimated at all, rather than extrapolated from upstream's batcher.
+    unmodelled: str = ""
 
 
 def wenet_data_of(pcm: bool | None, new_io: bool | None, where: Any) -> WenetData:
@@ -287,12 +290,18 @@ class LoaderModel:
         return max(1, math.ceil(self.sort_size / per_batch))
 
 
+# The batch_conf keys the model understands (upstream's batch(): static, dynamic, bucket).
+MODELLED_BATCH_KEYS = frozenset({"batch_type", "batch_size", "max_frames_in_batch", "bucket_boundaries", "bucket_batch_sizes"})
+MODELLED_BATCH_TYPES = frozenset({"static", "dynamic", "bucket"})
+
+
 def loader_model(config: Any, utterance: Utterance | None = None, wenet: WenetData | None = None) -> LoaderModel | None:
-    """The memory model of a WeNet train loader from its YAML root (None when there is no dataset_conf)."""
+    """The memory model of a WeNet train loader from its YAML root (None when there is no
+    dataset_conf, or when the code's batcher is not the one modelled: `wenet.unmodelled`)."""
     if config is None:
         return None
     conf = config.get("dataset_conf")
-    if conf is None:
+    if conf is None or (wenet is not None and wenet.unmodelled):
         return None
     mels = _num(conf.scalar("fbank_conf.num_mel_bins")) or _num(conf.scalar("log_mel_spectrogram_conf.num_mel_bins")) or 80
     batch_type = str(conf.scalar("batch_conf.batch_type") or "static")

@@ -158,7 +158,7 @@ class Range:
     package: str
     specifier: str  # ">=0.14.0", "==0.12.6", "" (any release)
     source: str  # "requirements.txt:24", "venv/lib/.../deepspeed-0.12.6.dist-info", "newest known"
-    kind: str = "pin"  # "installed", "pin", "setting", "newest"
+    kind: str = "pin"  # "installed", "pin", "setting", "newest", "checkout" (a toolkit's code with no release named)
 
     @property
     def clauses(self) -> tuple[Clause, ...]:
@@ -215,6 +215,8 @@ class Range:
         """The value `show` prints: '0.12.6', '<0.13.0', '>=0.14.0 (newest known 0.19.8)', 'any release'."""
         if self.exact is not None:
             return self.exact
+        if self.kind == "checkout":
+            return "its own code (version unknown)"
         open_above = not any(c.op in ("<", "<=", "~=", "==") for c in self.clauses)
         top = f" (newest known {NEWEST[self.package]})" if open_above and self.package in NEWEST else ""
         return (self.specifier or "any release") + top

@@ -43,3 +43,17 @@ def test_without_the_training_script_the_finding_says_its_condition(tmp_path: Pa
     assert finding.message.endswith(
         "if the training script hands --dataloader_num_workers to its DataLoader (the script was not found to read)"
     )
+
+
+def test_a_wrapper_is_judged_by_the_module_it_runs(tmp_path: Path) -> None:
+    """ViP-LLaVA's finetune_stage2.sh launches llava/train/train_mem.py, whose whole body is
+    `from llava.train.train import train; train(...)`: the HfArgumentParser of
+    llava/train/train.py reads --dataloader_num_workers 4 for each of the 8 ranks."""
+    root = clone("deepspeed/ViP-LLaVA", tmp_path)
+    script = root / "scripts/finetune_stage2.sh"
+    (finding,) = workers(script, 24)
+    assert finding.severity is Severity.WARNING and (finding.current, finding.suggested) == (4, 3)
+    assert workers(script, 96) == []  # 32 workers on 96 CPUs
+    (root / "llava/train/train.py").unlink()  # the wrapper alone: the code that parses the flag is not here
+    (unsure,) = workers(script, 24)
+    assert unsure.severity is Severity.INFO and "if the training script hands --dataloader_num_workers" in unsure.message

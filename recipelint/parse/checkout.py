@@ -28,12 +28,15 @@ from recipelint.versions import Range, normal
 if TYPE_CHECKING:
     from recipelint.knownissues import KnownIssue
     from recipelint.parse.flags import Flag
-    from recipelint.parse.pycode import KeyReads, PyFile
+    from recipelint.parse.pycode import Compared, KeyReads, PyFile
 
 TOOLKITS = {"wenet": "WeNet", "xtuner": "XTuner"}
 VENV_NAMES = (".venv", "venv", "env", ".env")
 OWN_ENVIRONMENT = "installed in recipelint's Python"
 TRAIN_ENTRY = "bin/train.py"  # the training script a WeNet launch runs unless it names another (bin/train_deprecated.py)
+REPOSITORY_FILES = 3000  # Python files read for the keys of a config no launch names
+SKIPPED_FOLDERS = {*VENV_NAMES, "site-packages", "node_modules", ".git"}
+PACKAGE_FILES = 800  # modules read of one package: upstream WeNet HEAD has about 250
 UPWARD_LEVELS = 8  # how far above the recipe a package folder or a virtual environment is looked for
 
 
@@ -186,10 +189,38 @@ class Checkout:
             spread = pycode.spread_dataset_conf(script, self._module) if script is not None else None
             if spread is not None:
                 return {"": spread}
-            dataset = pycode.parse_python(self.package / "dataset" / "dataset.py")
-            return pycode.dataset_keys(dataset, pycode.parse_python(self.package / "dataset" / "processor.py")) if dataset else None
+            dataset = self._module(self.dataset_module(script)) or pycode.parse_python(self.package / "dataset" / "dataset.py")
+            if dataset is None:
+                return None
+            helpers = [f for f in self.package_files("dataset/*.py") if f.source.path != dataset.source.path]
+            return pycode.dataset_keys(dataset, pycode.parse_python(self.package / "dataset" / "processor.py"), helpers)
 
         return self._cached(f"dataset_keys:{entry}", read)  # type: ignore[no-any-return]
+
+    def dataset_module(self, script: PyFile | None) -> str:
+        """The module the training script takes `Dataset` from: a fork's trainer variant may
+        import its own (`from wenet.dataset.dataset_dys import Dataset`)."""
+        from recipelint.parse import pycode
+
+        found = pycode.imported_from(script, "Dataset") if script is not None else None
+        return found if found and found.startswith(f"{self.toolkit}.") else f"{self.toolkit}.dataset.dataset"
+
+    def trainers(self) -> list[str]:
+        """The package's training scripts, relative to it: bin/train.py and its variants
+        (bin/train_dys.py, bin/train_mlcslm_baseline.py in forks), train.py first."""
+        names = sorted(p.name for p in (self.package / "bin").glob("train*.py"))
+        return [f"bin/{n}" for n in sorted(names, key=lambda n: n != "train.py")]
+
+    def package_files(self, pattern: str = "**/*.py") -> list[PyFile]:
+        """The package's Python files matching `pattern`, parsed once a run (at most
+        PACKAGE_FILES: a package is not a whole site-packages)."""
+        from recipelint.parse import pycode
+
+        def read() -> list[PyFile]:
+            paths = sorted(self.package.glob(pattern))[:PACKAGE_FILES]
+            return [f for f in (pycode.parse_python(path) for path in paths) if f is not None]
+
+        return self._cached(f"files:{pattern}", read)  # type: ignore[no-any-return]
 
     def _module(self, name: str) -> PyFile | None:
         """The package's module `wenet.dataset.x` as a parsed file (None outside the package)."""
@@ -200,14 +231,82 @@ class Checkout:
             return None
         return pycode.parse_python(self.package.joinpath(*parts[1:-1], parts[-1] + ".py"))
 
-    def config_keys(self) -> set[str]:
-        """Top-level YAML keys the training code reads."""
+    def code_files(self) -> list[PyFile]:
+        """The package's modules and the modules at the top of the tree that holds it (a fork's
+        own train.py and init_model.py beside `wenet/`)."""
         from recipelint.parse import pycode
 
-        names = ("bin/train.py", "utils/train_utils.py", "utils/executor.py", "utils/init_model.py")
+        def read() -> list[PyFile]:
+            beside = [f for f in (pycode.parse_python(path) for path in sorted(self.root.glob("*.py"))[:PACKAGE_FILES]) if f is not None]
+            return [*self.package_files(), *beside]
+
+        return self._cached("code_files", read)  # type: ignore[no-any-return]
+
+    def compared_values(self, key: str) -> Compared | None:
+        """The values of a YAML key the code handles (pycode.compared_values over code_files)."""
+        from recipelint.parse import pycode
+
+        return self._cached(f"compared:{key}", lambda: pycode.compared_values(self.code_files(), key))  # type: ignore[no-any-return]
+
+    def entry_files(self, entry: str = TRAIN_ENTRY) -> list[PyFile]:
+        """The training script `entry` and the package modules it imports (one level: v3's
+        train.py builds its DataLoader and join in utils/train_utils.py); [] when the script is
+        not there."""
+        from recipelint.parse import pycode
+
+        def read() -> list[PyFile]:
+            script = pycode.parse_python(self.package / entry)
+            if script is None:
+                return []
+            modules = [self._module(name) for name in pycode.imported_modules(script, self.toolkit)]
+            return [script, *(m for m in modules if m is not None)]
+
+        return self._cached(f"entry_files:{entry}", read)  # type: ignore[no-any-return]
+
+    def value_read(self, name: str, entry: str = TRAIN_ENTRY) -> Span | None | bool:
+        """Where the training script or a module it imports reads the setting `name`
+        (pycode.value_read); False when none reads it; None when the script is not there."""
+        from recipelint.parse import pycode
+
+        files = self.entry_files(entry)
+        if not files:
+            return None
+        found: Span | None = self._cached(f"read:{entry}:{name}", lambda: pycode.value_read(files, name))
+        return False if found is None else found
+
+    def loader_keywords(self, entry: str = TRAIN_ENTRY) -> tuple[set[str], Span | None]:
+        """The keywords the DataLoader calls of the training script and its modules pass."""
+        from recipelint.parse import pycode
+
+        return self._cached(f"loader_keywords:{entry}", lambda: pycode.loader_keywords(self.entry_files(entry)))  # type: ignore[no-any-return]
+
+    def read_keys(self) -> set[str]:
+        """Every string key any code of the package (or beside it) reads from a dict (pycode.read_keys)."""
+        from recipelint.parse import pycode
+
+        return self._cached("read_keys", lambda: pycode.read_keys(self.code_files()))  # type: ignore[no-any-return]
+
+    def repository_keys(self, top: Path) -> set[str]:
+        """The keys every Python file of the repository at `top` reads or writes (at most
+        REPOSITORY_FILES, virtual environments left out): a config no launch names may be read by
+        a trainer of the repository outside the package (`local/me/bin/train.py`)."""
+        from recipelint.parse import pycode
 
         def read() -> set[str]:
-            return pycode.config_keys([f for f in (pycode.parse_python(self.package / n) for n in names) if f is not None])
+            paths = [p for p in sorted(top.glob("**/*.py")) if not set(p.relative_to(top).parts) & SKIPPED_FOLDERS]
+            return pycode.read_keys([f for f in (pycode.parse_python(p) for p in paths[:REPOSITORY_FILES]) if f is not None])
+
+        return self._cached(f"repository_keys:{top}", read)  # type: ignore[no-any-return]
+
+    def config_keys(self) -> set[str]:
+        """Top-level YAML keys the code reads: every module of the package (its trainers, model
+        builders and recognisers read the same YAML, saved beside the model), and the modules at
+        the top of the tree that holds it (a fork's own train.py and init_model.py beside
+        `wenet/`)."""
+        from recipelint.parse import pycode
+
+        def read() -> set[str]:
+            return pycode.config_keys(self.code_files())
 
         return self._cached("config_keys", read)  # type: ignore[no-any-return]
 
@@ -447,7 +546,11 @@ def _display(folder: Path) -> Path:
 
 
 def _find(toolkit: str, root: Path, from_path: list[tuple[Path, str]]) -> Checkout | None:
-    candidates = from_path + [(folder, "package folder above the recipe") for folder in _upward(root)]
+    upward = _upward(root)
+    candidates = from_path + [(folder, "package folder above the recipe") for folder in upward]
+    # A repository that vendors the toolkit's own repository as a folder (`xtuner/` holding
+    # setup.py and the package `xtuner/xtuner/`, installed with `cd xtuner; pip install -e .`).
+    candidates += [(folder / toolkit, f"{toolkit}/ repository vendored in {_display(folder)}") for folder in upward]
     for folder, how in candidates:
         if _has_package(folder, toolkit):
             return identify(Checkout(toolkit, _display(folder), how))

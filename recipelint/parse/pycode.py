@@ -117,21 +117,31 @@ class KeyReads:
     line: int = 0  # where dataset.py spreads it
     guard: Guard | None = None  # the dataset_conf value the spread depends on
     module: str | None = None  # the module of `function` when it is not the dataset's processor.py ("wenet.dataset.dataset_deprecated")
+    unfollowed: str | None = None  # where the dict went that was not followed ("get_dataset() at line 40")
+
+
+def _owner(node: ast.AST, names: set[str]) -> str | None:
+    """`configs` or `self.configs` when the name is one of `names`."""
+    if isinstance(node, ast.Name) and node.id in names:
+        return node.id
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self" and node.attr in names:
+        return node.attr  # a trainer class keeps the loaded YAML as self.configs (zsLin177/CopyNE's asr.py)
+    return None
 
 
 def _subscript_key(node: ast.AST, names: set[str]) -> tuple[str, str] | None:
     """(variable, key) for `var['key']`, `var.get('key', ...)` and `'key' in var`."""
-    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in names:
+    if isinstance(node, ast.Subscript) and _owner(node.value, names) is not None:
         key = _text(node.slice)
-        return (node.value.id, key) if key is not None else None
+        return (_owner(node.value, names), key) if key is not None else None  # type: ignore[return-value]
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get" and node.args:
-        owner = node.func.value
-        if isinstance(owner, ast.Name) and owner.id in names and _text(node.args[0]) is not None:
-            return owner.id, _text(node.args[0])  # type: ignore[return-value]
+        owner = _owner(node.func.value, names)
+        if owner is not None and _text(node.args[0]) is not None:
+            return owner, _text(node.args[0])  # type: ignore[return-value]
     if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.In, ast.NotIn)):
-        right = node.comparators[0]
-        if isinstance(right, ast.Name) and right.id in names and _text(node.left) is not None:
-            return right.id, _text(node.left)  # type: ignore[return-value]
+        owner = _owner(node.comparators[0], names)
+        if owner is not None and _text(node.left) is not None:
+            return owner, _text(node.left)  # type: ignore[return-value]
     return None
 
 
@@ -200,27 +210,146 @@ def _parameters(function: ast.FunctionDef) -> tuple[set[str], bool]:
     return {*args, *(a.arg for a in function.args.kwonlyargs)}, function.args.kwarg is not None
 
 
-def dataset_keys(dataset: PyFile, processor: PyFile | None) -> dict[str, KeyReads] | None:
+def dataset_keys(
+    dataset: PyFile, processor: PyFile | None, helpers: list[PyFile] | None = None, function: str = "Dataset"
+) -> dict[str, KeyReads] | None:
     """Keys `Dataset(..., conf)` reads: "" for dataset_conf itself, then one entry per block.
 
     A block passed as `**block` to a processor function reads that function's parameters; a
-    block passed anywhere else is open (its keys are not followed)."""
-    function = next((f for f in dataset.functions("Dataset") if any(a.arg == "conf" for a in f.args.args)), None)
-    if function is None:
+    block or `conf` passed as an argument to a function of these files (`get_dataset(...,
+    conf)`, a datapipe registered by name: `dataset.generate_sw_utterances(block)`) reads what
+    that function reads of its parameter; a block passed anywhere else is open (its keys are
+    not followed, and `unfollowed` names where it went). `helpers`: the package's other modules
+    that may define those functions."""
+    target = next((f for f in dataset.functions(function) if any(a.arg == "conf" for a in f.args.args)), None)
+    if target is None:
         return None
     processors = {f.name: f for f in processor.functions()} if processor is not None else {}
-    variables = _conf_variables(function, "conf")
-    guards = _guards(function, _value_variables(function, "conf"))
+    callees = _callees([dataset, *(helpers or [])])
+    reads = _conf_reads(target, "conf", processors, callees, 0)
+    reads[""].keys.update(name for name in reads if name)
+    return reads
+
+
+_FOLLOW_DEPTH = 3  # helpers calling helpers: deep enough for the forks seen, bounded for recursion
+
+
+def _conf_reads(
+    function: ast.FunctionDef, conf: str, processors: dict[str, ast.FunctionDef], callees: Callees, depth: int
+) -> dict[str, KeyReads]:
+    variables = _conf_variables(function, conf)
+    guards = _guards(function, _value_variables(function, conf))
     reads: dict[str, KeyReads] = {"": KeyReads()}
     for block in variables.values():
         reads.setdefault(block, KeyReads())
     for node in ast.walk(function):
-        found = _subscript_key(node, {"conf", *variables})
+        found = _subscript_key(node, {conf, *variables})
         if found is not None:
-            reads["" if found[0] == "conf" else variables[found[0]]].keys.add(found[1])
+            reads["" if found[0] == conf else variables[found[0]]].keys.add(found[1])
         if isinstance(node, ast.Call):
             _spread(node, variables, processors, reads, guards.get(id(node)))
-    reads[""].keys.update(variables.values())
+            _handed(node, conf, variables, processors, callees, reads, depth)
+    return reads
+
+
+def _handed(
+    call: ast.Call,
+    conf: str,
+    variables: dict[str, str],
+    processors: dict[str, ast.FunctionDef],
+    callees: Callees,
+    reads: dict[str, KeyReads],
+    depth: int,
+) -> None:
+    """`conf` or a block handed to a function as an argument (not spread): what that function
+    reads of the parameter it lands in."""
+    for name, parameter in _arguments(call):
+        if name != conf and name not in variables:
+            continue
+        found = callees.get(_called_name(call.func) or "")
+        callee = found[0] if found is not None else None
+        where = None if found is None else _parameter_name(found[0], parameter, found[1])
+        if callee is None or where is None or depth >= _FOLLOW_DEPTH:
+            block = reads["" if name == conf else variables[name]]
+            block.open = True
+            block.unfollowed = block.unfollowed or f"{_called_name(call.func) or 'a call'}() at line {call.lineno}"
+            continue
+        if name == conf:
+            for name_in, inner in _conf_reads(callee, where, processors, callees, depth + 1).items():
+                _merge(reads.setdefault(name_in, KeyReads()), inner)
+        else:
+            _merge(reads[variables[name]], _param_reads(callee, where))
+
+
+def _merge(into: KeyReads, other: KeyReads) -> None:
+    into.keys.update(other.keys)
+    into.open = into.open or other.open
+    into.unfollowed = into.unfollowed or other.unfollowed
+    if into.function is None and other.function is not None:
+        into.function, into.strict, into.line, into.guard = other.function, other.strict, other.line, other.guard
+
+
+def _arguments(call: ast.Call) -> Iterator[tuple[str, int | str]]:
+    """(variable, position or keyword) for each plain variable the call passes (not spread)."""
+    for index, arg in enumerate(call.args):
+        if isinstance(arg, ast.Name):
+            yield arg.id, index
+    for keyword in call.keywords:
+        if keyword.arg is not None and isinstance(keyword.value, ast.Name):
+            yield keyword.value.id, keyword.arg
+
+
+def _called_name(func: ast.expr) -> str | None:
+    """`fn` of `fn(...)`, `module.fn(...)` and `dataset.fn(...)` (a datapipe called by its registered name)."""
+    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+
+
+def _parameter_name(function: ast.FunctionDef, where: int | str, skip: int = 0) -> str | None:
+    names = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
+    if names[:1] in (["self"], ["cls"]):
+        names = names[1:]
+    names = names[skip:]
+    if isinstance(where, str):
+        return where if where in names or where in {a.arg for a in function.args.kwonlyargs} else None
+    return names[where] if where < len(names) else None
+
+
+Callees = dict[str, tuple[ast.FunctionDef, int]]  # name called -> (function, positional arguments the call does not pass)
+
+
+def _callees(files: list[PyFile]) -> Callees:
+    """Functions a call may land in, by the name it is called with: module-level functions, and
+    the `__init__` of a class registered as `@functional_datapipe("name")` (torch's datapipes are
+    called as `dataset.name(...)`, the data pipe itself the first argument)."""
+    found: Callees = {}
+    for file in files:
+        for node in file.tree.body:
+            if isinstance(node, ast.FunctionDef):
+                found.setdefault(node.name, (node, 0))
+            elif isinstance(node, ast.ClassDef):
+                init = next((f for f in node.body if isinstance(f, ast.FunctionDef) and f.name == "__init__"), None)
+                for name in (_text(d.args[0]) for d in node.decorator_list if isinstance(d, ast.Call) and d.args):
+                    if name and init is not None:
+                        found.setdefault(name, (init, 1))  # `dataset.name(conf)`: the pipe is __init__'s first argument
+    return found
+
+
+def _param_reads(function: ast.FunctionDef, parameter: str) -> KeyReads:
+    """What a function reads of the dict its parameter holds: `p.get('k')`, `p['k']`, `'k' in p`;
+    open when the dict is used any other way (iterated, passed on, spread, returned)."""
+    reads = KeyReads()
+    used: set[int] = set()
+    for node in ast.walk(function):
+        found = _subscript_key(node, {parameter})
+        if found is not None:
+            reads.keys.add(found[1])
+            used.update(id(n) for n in ast.walk(node) if isinstance(n, ast.Name) and n.id == parameter)
+    others = [
+        n for n in ast.walk(function) if isinstance(n, ast.Name) and n.id == parameter and isinstance(n.ctx, ast.Load) and id(n) not in used
+    ]
+    if others:
+        reads.open = True
+        reads.unfollowed = f"{parameter} used at line {others[0].lineno} of {function.name}()"
     return reads
 
 
@@ -280,6 +409,27 @@ def spread_dataset_conf(entry: PyFile, module: Callable[[str], PyFile | None]) -
     return None
 
 
+def imported_from(file: PyFile, name: str) -> str | None:
+    """The module `from M import name` takes `name` from, in this file."""
+    for node in file.nodes:
+        if isinstance(node, ast.ImportFrom) and node.module and any((a.asname or a.name) == name for a in node.names):
+            return node.module
+    return None
+
+
+def imported_modules(file: PyFile, package: str) -> list[str]:
+    """The modules of `package` the file imports: `from wenet.utils.train_utils import x` ->
+    wenet.utils.train_utils, `from wenet.utils import train_utils` -> both candidates."""
+    found: list[str] = []
+    for node in file.nodes:
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == package:
+            found.append(node.module)
+            found.extend(f"{node.module}.{alias.name}" for alias in node.names)
+        elif isinstance(node, ast.Import):
+            found.extend(a.name for a in node.names if a.name.split(".")[0] == package)
+    return list(dict.fromkeys(found))
+
+
 def _names_conf(node: ast.expr, names: set[str]) -> bool:
     """`dataset_conf` (a variable holding it) or `configs['dataset_conf']`."""
     if isinstance(node, ast.Name):
@@ -309,6 +459,27 @@ def config_keys(files: list[PyFile]) -> set[str]:
             found = _subscript_key(node, CONFIG_NAMES)
             if found is not None:
                 keys.add(found[1])
+    return keys
+
+
+def read_keys(files: list[PyFile]) -> set[str]:
+    """Every string key the code reads from any dict, or writes into one: `x['k']`, `x.get('k')`,
+    `'k' in x`. A fork hands its YAML around under many names (`args['pseudo_ratio']` in an
+    executor, `conf` blocks in model builders), and saves keys of its own into the train.yaml
+    it writes beside the model (`infos['save_time']`)."""
+    keys: set[str] = set()
+    for file in files:
+        for node in file.nodes:
+            if isinstance(node, ast.Subscript):  # loaded, or written: a key the code puts in the YAML it saves (infos['save_time'])
+                key = _text(node.slice)
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get" and node.args:
+                key = _text(node.args[0])
+            elif isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.In, ast.NotIn)):
+                key = _text(node.left)
+            else:
+                continue
+            if key:
+                keys.add(key)
     return keys
 
 
@@ -618,3 +789,168 @@ def _dotted_name(node: ast.AST) -> str | None:
     if isinstance(node, ast.Name):
         return node.id
     return node.attr if isinstance(node, ast.Attribute) else None
+
+
+@dataclass
+class Compared:
+    """The constants the code compares a config key's value with: the values it handles."""
+
+    values: set[object] = field(default_factory=set)
+    rejects: Span | None = None  # an `assert value in [...]`, or an if/elif chain whose else raises: other values stop the run
+    where: Span | None = None  # the first comparison
+
+
+def _holds_key(node: ast.AST, key: str, variables: set[str]) -> bool:
+    """`conf['key']`, `conf.get('key')`, or a variable assigned from one (or a parameter named `key`)."""
+    if isinstance(node, ast.Name):
+        return node.id in variables
+    if isinstance(node, ast.Subscript):
+        return _text(node.slice) == key
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "get"
+        and bool(node.args)
+        and _text(node.args[0]) == key
+    )
+
+
+def _key_variables(function: ast.FunctionDef, key: str) -> set[str]:
+    names = {a.arg for a in (*function.args.args, *function.args.kwonlyargs) if a.arg == key}
+    for node in ast.walk(function):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            if _holds_key(node.value, key, set()):
+                names.add(node.targets[0].id)
+    return names
+
+
+def _constants(node: ast.expr) -> set[object] | None:
+    if isinstance(node, ast.Constant):
+        return {node.value}
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)) and all(isinstance(e, ast.Constant) for e in node.elts):
+        return {e.value for e in node.elts}  # type: ignore[attr-defined]
+    return None
+
+
+def _comparison(test: ast.expr, key: str, variables: set[str]) -> set[object] | None:
+    """The constants `test` compares the key's value with (`v == 'a'`, `v in ['a', 'b']`, `v is None`)."""
+    if not isinstance(test, ast.Compare) or len(test.ops) != 1 or not _holds_key(test.left, key, variables):
+        return None
+    if isinstance(test.ops[0], (ast.Eq, ast.In, ast.Is, ast.IsNot, ast.NotEq)):
+        return _constants(test.comparators[0])
+    return None
+
+
+def _chain_raises(branch: ast.If) -> bool:
+    """An if/elif chain whose final else raises (or asserts False)."""
+    while len(branch.orelse) == 1 and isinstance(branch.orelse[0], ast.If):
+        branch = branch.orelse[0]
+    last = branch.orelse[-1] if branch.orelse else None
+    return isinstance(last, ast.Raise) or (isinstance(last, ast.Assert) and isinstance(last.test, ast.Constant) and not last.test.value)
+
+
+def compared_values(files: list[PyFile], key: str) -> Compared | None:
+    """What the code compares a config key's value with, in every function of these files: the
+    values some branch handles; `rejects` where any other value stops the run. None when no
+    code compares it (the key's values are not followed)."""
+    found = Compared()
+    for file in files:
+        for function in file.functions():
+            variables = _key_variables(function, key)
+            for node in ast.walk(function):
+                test = node.test if isinstance(node, (ast.If, ast.Assert, ast.IfExp)) else None
+                values = _comparison(test, key, variables) if test is not None else None
+                if values is None:
+                    continue
+                found.values.update(values)
+                found.where = found.where or file.span(node)
+                if isinstance(node, ast.Assert) or (isinstance(node, ast.If) and _chain_raises(node)):
+                    found.rejects = found.rejects or file.span(node)
+    return found if found.where is not None else None
+
+
+def value_read(files: list[PyFile], name: str) -> Span | None:
+    """Where the code reads a setting by name: `args.<name>` (any `x.<name>` on a plain
+    variable) or `conf['<name>']` / `conf.get('<name>')` on a name (train.py copies its flags
+    into the config dict). None: no code reads it, so the flag reaches nothing."""
+    for file in files:
+        for node in file.nodes:
+            if (
+                isinstance(node, ast.Attribute)
+                and node.attr == name
+                and isinstance(node.ctx, ast.Load)
+                and isinstance(node.value, ast.Name)
+            ):
+                return file.span(node)
+            if isinstance(node, (ast.Subscript, ast.Call)) and _holds_key(node, name, set()):
+                if not isinstance(node, ast.Subscript) or isinstance(node.ctx, ast.Load):
+                    return file.span(node)
+    return None
+
+
+def loader_keywords(files: list[PyFile]) -> tuple[set[str], Span | None]:
+    """The keywords every `DataLoader(...)` call of these files passes together, and where the
+    first call is (None: the code builds no DataLoader here)."""
+    keywords: set[str] = set()
+    first = None
+    for file in files:
+        for call in file.calls:
+            if _dotted_name(call.func) == "DataLoader":
+                keywords.update(k.arg for k in call.keywords if k.arg)
+                first = first or file.span(call)
+    return keywords, first
+
+
+WRAPPER_DEPTH = 2  # train_mem.py -> llava.train.train: the wrappers seen are one import deep
+WRAPPER_FILES = 40  # modules read for one launched script, at most
+
+
+def _module_paths(root: Path, module: str) -> list[Path]:
+    base = root.joinpath(*module.split("."))
+    return [base.with_suffix(".py"), base / "__init__.py"]
+
+
+def _imported_names(file: PyFile) -> Iterator[str]:
+    """Dotted modules a file imports (absolute imports), with each imported name as a possible
+    submodule (`from llava.train import train`)."""
+    for node in file.tree.body:
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            yield node.module
+            yield from (f"{node.module}.{a.name}" for a in node.names)
+        elif isinstance(node, ast.Import):
+            yield from (a.name for a in node.names)
+    for inner in file.nodes:  # imports inside functions (`def train(): from x import y`) too
+        if isinstance(inner, ast.ImportFrom) and inner.module and inner.level == 0 and inner not in file.tree.body:
+            yield inner.module
+
+
+def script_closure(script: PyFile, roots: list[Path]) -> list[PyFile]:
+    """The launched script and the modules it imports (WRAPPER_DEPTH deep) that are files under
+    `roots` (the script's folder and those above it): a wrapper such as LLaVA's train_mem.py,
+    whose whole body is `from llava.train.train import train; train()`, is judged by the module
+    whose code it runs. Packages installed elsewhere are not read."""
+    seen: dict[Path, PyFile] = {script.source.path: script}
+    frontier = [script]
+    for _ in range(WRAPPER_DEPTH):
+        found = []
+        for file in frontier:
+            for module in dict.fromkeys(_imported_names(file)):
+                path = next((p for root in roots for p in _module_paths(root, module) if p.is_file()), None)
+                if path is None or path in seen or len(seen) >= WRAPPER_FILES:
+                    continue
+                parsed = parse_python(path)
+                if parsed is not None:
+                    seen[path] = parsed
+                    found.append(parsed)
+        frontier = found
+    return list(seen.values())
+
+
+def parses_arguments(file: PyFile) -> bool:
+    """Whether the file reads the command line: argparse's `parse_args`/`parse_known_args`, an
+    `HfArgumentParser`, or `sys.argv`."""
+    for node in file.nodes:
+        name = _dotted_name(node)
+        if name in ("parse_args", "parse_known_args", "HfArgumentParser", "parse_args_into_dataclasses", "argv"):
+            return True
+    return False

@@ -7,8 +7,10 @@ For a training script whose toolkit has no loader rule of its own (a torchrun, `
 script's own flag: `--dataloader_num_workers` (Hugging Face `TrainingArguments`),
 `--num-workers` (Megatron), `--num_workers`, `--workers`, when the training script (read with
 `ast`) hands that value to a DataLoader (`num_workers=args.num_workers`, or
-`HfArgumentParser` for `--dataloader_num_workers`); an info with that condition when the script
-is not found; nothing when it parses the flag and never passes it on. A job whose Slurm script or
+`HfArgumentParser` for `--dataloader_num_workers`), or a module of the repository it imports
+does (a wrapper: LLaVA's `llava/train/train_mem.py` is `from llava.train.train import train;
+train()`, and `llava/train/train.py` builds the parser); an info with that condition when the
+script is not found; nothing when it parses the flag and never passes it on. A job whose Slurm script or
 Kubernetes manifest states its CPUs is judged against those instead (RL953, RL962).
 
 ## Why is this bad
@@ -49,6 +51,7 @@ SOURCE = (
     "one DataLoader per rank: Hugging Face TrainingArguments.dataloader_num_workers "
     "(https://huggingface.co/docs/transformers/main_classes/trainer)"
 )
+WRAPPER_LEVELS = 6  # folders above the launched script searched for the modules it imports
 # WeNet and XTuner judge their workers against the same CPUs themselves (RL102, RL807).
 TOOLKITS = ("torch", "deepspeed")
 FACTS = ("cpus",)
@@ -100,4 +103,13 @@ def _reaches(ctx: Context, flag: str) -> bool | None:
     script = launch.script.value if launch is not None else None
     path = ctx.recipe.locate(script)[0] if isinstance(script, str) and script.endswith(".py") else None
     parsed = pycode.parse_python(path) if path is not None else None
-    return pycode.workers_reach(parsed, flag.replace("-", "_")) if parsed is not None else None
+    if parsed is None or path is None:
+        return None
+    # A wrapper (LLaVA's train_mem.py: `from llava.train.train import train; train()`) runs the
+    # code of the module it imports: that module's parser and DataLoader decide.
+    roots = list(path.resolve().parents)[:WRAPPER_LEVELS]
+    files = pycode.script_closure(parsed, roots)
+    if any(pycode.workers_reach(file, flag.replace("-", "_")) for file in files):
+        return True
+    # No code read parses the command line: the parser is in a module not found here.
+    return False if any(pycode.parses_arguments(file) for file in files) else None

@@ -1,5 +1,6 @@
 """XTuner 0.x launches: `xtuner train`, `srun ... xtuner train`, torchrun or
-`torch.distributed.launch` on `xtuner/tools/train.py`, and the `deepspeed` launcher.
+`torch.distributed.launch` on `xtuner/tools/train.py` (or `-m xtuner.tools.train`), and the
+`deepspeed` launcher.
 
 Each becomes the same Launch model the WeNet front end builds (nodes, processes per node,
 rendezvous, environment), with the XTuner arguments as settings. Facts: xtuner/entry_point.py
@@ -117,8 +118,8 @@ def launch_of(command: Command) -> tuple[int, str, str] | None:
                 form = "srun" if Path(words[0]).name == "srun" else "cli"
                 return index + 1, form, "xtuner train"
             return None
-        if TRAIN_PY.search(text):
-            return index, "direct", text
+        if TRAIN_PY.search(text) or (text == "xtuner.tools.train" and index > 0 and words[index - 1] == "-m"):
+            return index, "direct", text  # `torchrun -m xtuner.tools.train` runs the same file
         if TRAIN_V1.search(text):
             return index, "v1", text
     return None

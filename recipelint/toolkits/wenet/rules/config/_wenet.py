@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Collection
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from recipelint.context import Context
+from recipelint.parse.checkout import Checkout
 from recipelint.parse.flags import Guard
 from recipelint.parse.tree import Document
 from recipelint.records import dataclass
 from recipelint.schemas import load_schema
 from recipelint.toolkits.wenet.frontend import entry_of
+
+if TYPE_CHECKING:  # the Python reader is imported only where a checkout is read (start-up)
+    from recipelint.parse.pycode import KeyReads
 
 SCHEMA = "wenet/train.schema.json"
 
@@ -55,17 +59,48 @@ def known_keys(ctx: Context, path: list[str]) -> tuple[Collection[str] | None, s
     if checkout is None or checkout.toolkit != "wenet":
         return schema, SCHEMA_SOURCE
     if path and path[0] == "dataset_conf" and len(path) <= 2:
-        reads = checkout.dataset_keys(entry_of(ctx.recipe))
-        if reads is not None:
-            block = reads.get("" if len(path) == 1 else path[1])
-            if block is None or block.open:
+        entries = _entries(ctx, checkout)
+        blocks = [_block(checkout.dataset_keys(entry), path) for entry in entries]
+        if blocks and all(b is not False for b in blocks):
+            if any(b is None or b.open for b in blocks if not isinstance(b, bool)):
                 return None, ""
+            found = [b for b in blocks if b is not None and not isinstance(b, bool)]
+            block = found[0]
+            keys = set().union(*(b.keys for b in found))
             if block.module is not None:
-                return block.keys, f"the parameters of {block.function}() in {block.module} of the {checkout.label()} (ast)"
-            return block.keys, f"the keys wenet/dataset/dataset.py reads in the {checkout.label()} (ast)"
+                return keys, f"the parameters of {block.function}() in {block.module} of the {checkout.label()} (ast)"
+            if len(entries) == 1:
+                return keys, f"the keys wenet/dataset/dataset.py reads in the {checkout.label()} (ast)"
+            trainers = ", ".join(e.rsplit("/", 1)[-1] for e in entries)
+            return keys, f"the keys the Dataset of any of its trainers ({trainers}) reads in the {checkout.label()} (ast)"
     if not path and schema is not None:
-        return {*schema, *checkout.config_keys()}, f"{SCHEMA_SOURCE}, and the keys the training code of the {checkout.label()} reads"
+        keys = {*schema, *checkout.config_keys(), *checkout.read_keys()}
+        if ctx.recipe.launch is None and ctx.recipe.entry is None:  # no launch says which code reads it
+            # The tree that holds the package (a fork's repository), never above it: a trainer of
+            # the fork outside wenet/ (`local/me/bin/train.py`) may be the one that reads it.
+            top = checkout.root
+            return keys | checkout.repository_keys(top), f"{SCHEMA_SOURCE}, and the keys the Python code under {top} reads"
+        return keys, f"{SCHEMA_SOURCE}, and the keys the code of the {checkout.label()} reads"
+    if schema is not None:  # another block (tokenizer_conf, ...): a key any of its code reads is the code's
+        return {*schema, *checkout.read_keys()}, f"{SCHEMA_SOURCE}, and the keys the code of the {checkout.label()} reads"
     return schema, SCHEMA_SOURCE
+
+
+def _entries(ctx: Context, checkout: Checkout) -> list[str]:
+    """The training scripts whose reading of dataset_conf decides: the one the launch (or the
+    folder's run script) names; for a config no launch names, every trainer of the package
+    (`wenet/bin/train_dys.py` beside train.py in a fork), since any of them may read it."""
+    recipe = ctx.recipe
+    if recipe.launch is not None or recipe.entry is not None:
+        return [entry_of(recipe)]
+    return checkout.trainers() or [entry_of(recipe)]
+
+
+def _block(reads: dict[str, KeyReads] | None, path: list[str]) -> KeyReads | None | bool:
+    """The reads of dataset_conf (or its block at `path`); False: the code was not readable."""
+    if reads is None:
+        return False
+    return reads.get("" if len(path) == 1 else path[1])
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,9 @@ frame budget of one batch. A `max_length` above WeNet's own default filter, 1024
 of its 67 configs exactly so that the length filter drops nothing, and whether an utterance
 that long exists is a fact of the corpus, which the config does not hold.
 
+Silent when the recipe's WeNet checkout reads no `filter_conf` (a fork that comments the filter
+out of its Dataset: IS2024_stream_decoder_only_asr).
+
 ## Why is this bad
 A dynamic batch holds up to `max_frames_in_batch` padded frames, but one utterance longer
 than that still forms a batch of one: the budget meant to bound GPU memory does not hold,
@@ -34,7 +37,7 @@ from collections.abc import Iterator
 
 from recipelint.context import Context
 from recipelint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
-from recipelint.toolkits.wenet.rules.config._wenet import wenet_config
+from recipelint.toolkits.wenet.rules.config._wenet import known_keys, wenet_config
 
 CODE = "RL704"
 NAME = "filter-above-batch-budget"
@@ -57,6 +60,9 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
         return
     if length.value <= frames or length.value > DEFAULT_MAX_LENGTH:
         return  # within the budget, or a "no limit" value (upstream's 40960): the corpus decides
+    known, _ = known_keys(ctx, ["dataset_conf"])
+    if known is not None and not {"filter_conf", "batch_conf"} <= set(known):
+        return  # the code this recipe runs does not filter (or batch) by these blocks: nothing to compare
     yield ctx.diagnostic(
         CODE,
         SEVERITY,

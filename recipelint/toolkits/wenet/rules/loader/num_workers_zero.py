@@ -9,6 +9,11 @@ and PyTorch rejects both without workers: `ValueError: prefetch_factor option co
 specified in multiprocessing.let num_workers > 0 ...` and `persistent_workers option needs
 num_workers > 0`. The job dies before the first batch (pytorch/pytorch@v2.1.2:torch/utils/data/dataloader.py).
 
+A checkout whose training DataLoader (in the launched script and the package modules it
+imports, read with `ast`) passes neither keyword starts with 0 workers, loading in the training
+process: an info then (Xianchao-Wu/wenet-deep-sparse-conformer comments out
+`prefetch_factor=args.prefetch` in its wenet/bin/train.py).
+
 ## Example
 ```sh
 torchrun ... wenet/bin/train.py --config conf/train.yaml --num_workers 0
@@ -30,6 +35,7 @@ from collections.abc import Iterator
 
 from recipelint.context import Context
 from recipelint.diagnostics import Diagnostic, Severity
+from recipelint.toolkits.wenet.code import loader_lacks
 
 CODE = "RL101"
 NAME = "num-workers-zero"
@@ -47,6 +53,18 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
         return
     plan = ctx.loader_plan
     where = "" if setting.given else " (not passed; train.py defaults to 0)"
+    lacks = loader_lacks(ctx, ("prefetch_factor", "persistent_workers"))
+    if lacks is not None:  # a fork that dropped them: the loader starts, in the training process
+        yield ctx.diagnostic(
+            CODE,
+            Severity.INFO,
+            f"num_workers is 0{where}: the code this recipe runs passes no prefetch_factor, so its DataLoader starts and loads in the training process",
+            setting.span,
+            setting="num_workers",
+            current=0,
+            evidence=[lacks],
+        )
+        return
     yield ctx.diagnostic(
         CODE,
         SEVERITY,

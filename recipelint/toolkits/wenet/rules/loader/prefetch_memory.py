@@ -33,6 +33,11 @@ The evidence names the mean utterance used: `mean-utterance-seconds` in recipeli
 durations of a raw data.list, the middle of `filter_conf`'s length bounds, or 5 s.
 `recipelint tune --measure` replaces the batch and worker estimates with measured values.
 
+The model is upstream WeNet's batcher (static, dynamic, bucket). When the recipe's checkout
+batches by its own rules (its batch() reads a `batch_conf` key the model does not know, or
+takes another `batch_type`), the memory is not estimated, and an info says why: the plan then
+takes no memory cap either.
+
 ## Example
 4 ranks x (4 workers x 1.4 GB + 4 x 500 batches x 30 MB pinned, with heap) = 263 GB against
 half of 256 GiB.
@@ -70,6 +75,12 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
     if recipe.launch is None or not workers or workers < 1 or prefetch is None:
         return
     memory, ranks = ctx.memory_inputs, ctx.ranks_per_node
+    unmodelled = ctx.wenet_data.unmodelled
+    if unmodelled:  # a fork's own batcher: say so rather than extrapolate upstream's
+        setting = recipe.arg("prefetch")
+        message = f"the loader memory of num_workers {workers} and prefetch {prefetch} is not estimated: {unmodelled}"
+        yield ctx.diagnostic(CODE, Severity.INFO, message, setting.span, setting="prefetch", current=prefetch, evidence=[unmodelled])
+        return
     if memory is None or ranks is None:
         return
     if memory.ram is None:

@@ -10,7 +10,9 @@ activates, the repository's pins (WeNet v3.0.1's requirements.txt pins `deepspee
 WeNet checkout's requirements.txt, `target-versions` in the settings, else the newest known.
 An error when the timeout is too long for every release in that range; a warning naming the
 releases (`with deepspeed >= 0.19.6; requirements.txt:24 allows deepspeed>=0.14.0`) when only
-for some; silent when for none.
+for some; silent when for none. When the recipe's WeNet checkout is there and neither its
+training script nor a package module it imports reads `timeout` (a fork that commented out the
+join group and `wenet_join`), the flag has no effect: an info saying so.
 
 ## Why is this bad
 The join is meant to notice a rank that ran out of data and end the epoch cleanly. If it
@@ -35,6 +37,7 @@ from collections.abc import Iterator
 from recipelint import tuner
 from recipelint.context import Context
 from recipelint.diagnostics import Applicability, Diagnostic, Fix, Severity
+from recipelint.toolkits.wenet.code import flag_unread
 from recipelint.toolkits.wenet.rules.timeout._common import JOIN_ENGINES
 
 CODE = "RL303"
@@ -50,6 +53,18 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
     setting = recipe.arg("timeout")
     timeout = setting.as_int()
     if recipe.launch is None or engine not in JOIN_ENGINES or not setting.given or timeout is None:
+        return
+    unread = flag_unread(ctx, "timeout")
+    if unread is not None:  # a fork that dropped the join: the value reaches nothing
+        yield ctx.diagnostic(
+            CODE,
+            Severity.INFO,
+            f"--timeout {timeout} has no effect: the code this recipe runs never reads it",
+            setting.span,
+            setting="timeout",
+            current=timeout,
+            evidence=[unread],
+        )
         return
     limits = ctx.process_group_timeouts(engine)
     hit = [limit for limit in limits if timeout >= limit.seconds]
