@@ -317,8 +317,9 @@ def _alone(path: Path, files: FileCache) -> list[Target]:
     JSON, a JSON larger than any config (a result file), are skipped (`files.skipped`: said by
     `show` and when a run finds nothing). A JSON whose name does not say it is a config is read
     as one found in a folder, on its toolkit's evidence (a DeepSpeed key): a data JSON is no
-    recipe and gets no RL011. A YAML of several documents is read on its toolkits' evidence too
-    (a Kubernetes manifest, a Helm values file): never an invalid-YAML error of the run."""
+    recipe and gets no RL011. A YAML of several documents is read document by document (a
+    Kubernetes manifest: recipelint.parse.yamlfile.parse_documents), so it is named as any YAML:
+    one with no training document is an info (RL555), a broken one an error."""
     kind = _KINDS.get(path.suffix) or "yaml"
     try:
         size = os.stat(path).st_size
@@ -333,8 +334,6 @@ def _alone(path: Path, files: FileCache) -> list[Target]:
             files.skipped.append((path, "an empty file"))
             return []
         return [Target(kind, path, explicit=_meant_as_config(path))]
-    if kind == "yaml" and _documents(path):
-        return [Target(kind, path)]
     return [Target(kind, path, explicit=True)]
 
 
@@ -347,21 +346,6 @@ def _meant_as_config(path: Path) -> bool:
     """Whether a JSON named alone plausibly was meant as a config (RL011 says when it is none):
     its name, or its folder's, says DeepSpeed or Accelerate."""
     return any(_CONFIG_NAME.search(name) for name in (path.stem, path.parent.name))
-
-
-_DOCUMENT = re.compile(rb"(?:---|\.\.\.)(?:[ \t].*)?")
-
-
-def _documents(path: Path) -> bool:
-    """A YAML with a second document (a `---` or `...` line after content)."""
-    content = False
-    for line in (head(path, MAX_FILE_BYTES) or b"").splitlines():
-        if _DOCUMENT.fullmatch(line):
-            if content:
-                return True
-        elif line.strip() and not line.lstrip().startswith(b"#") and not line.startswith(b"%"):
-            content = True
-    return False
 
 
 def _discover_folder(
