@@ -199,6 +199,15 @@ DEEPSPEED_A100: dict[Key, tuple[str, str]] = {
         "bash prints 'bad substitution' and torchrun runs train_qwen.py with no --deepspeed, no LoRA and none of the"
         " other flags; sft_30a3b.sh beside it writes $((batch_size*2))",
     ),
+    ("ViP-LLaVA/scripts/finetune_stage2.sh", 27, "RL530", "warning"): (
+        "--evaluation_strategy is no option of the HfArgumentParser of train.py:979 (ModelArguments, DataArguments, TrainingArguments)",
+        "the slice carries the wrapper, train.py and the script but no pyproject: nothing pins transformers here, so a fresh"
+        " install's release decides (upstream's pyproject pins the LLaVA family's transformers, where this is quiet)",
+    ),
+    ("ViP-LLaVA/scripts/finetune_stage2.sh", 33, "RL530", "warning"): (
+        "--warmup_ratio is no option of the HfArgumentParser of train.py:979 (ModelArguments, DataArguments, TrainingArguments)",
+        "as above: TrainingArguments dropped warmup_ratio in 5.15; unpinned in the slice, so the warning names the releases",
+    ),
     ("stanford_alpaca/README.md", 142, "RL530", "warning"): (
         "--evaluation_strategy is no option of the HfArgumentParser of train.py:183",
         "TrainingArguments dropped evaluation_strategy in 4.51 (eval_strategy since 4.41); the README's requirements.txt leaves transformers open above 4.28.1: a fresh install stops at start-up",
