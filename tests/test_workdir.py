@@ -206,8 +206,7 @@ def test_a_placeholder_path_is_not_a_missing_config(tmp_path: Path, monkeypatch:
 
 
 def test_every_walk_up_stops_at_its_marker_or_its_limit(tmp_path: Path) -> None:
-    from recipelint.parse.gitdir import worktree_top
-    from recipelint.parse.where import repo_root, upward
+    from recipelint.parse.where import repo_root, upward, worktree_top
 
     deep = tmp_path / "repo" / "a" / "b" / "c"
     deep.mkdir(parents=True)

@@ -18,10 +18,9 @@ from typing import TYPE_CHECKING, Any
 from recipelint import deps
 from recipelint.deps import Memo
 from recipelint.parse.files import FileCache, SourceError, read_bytes, read_capped
-from recipelint.parse.gitdir import has_git
 from recipelint.parse.shell import ShellScript, parse_shell
 from recipelint.parse.span import Span
-from recipelint.parse.where import upward
+from recipelint.parse.where import has_git, upward
 from recipelint.records import dataclass, field, replace
 from recipelint.versions import Range, normal
 

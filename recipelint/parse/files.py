@@ -137,7 +137,7 @@ class FileCache:
 def linted_roots(targets: list[Path]) -> list[Path]:
     """The folders a run may read named files in and write fixes to: each linted folder (a
     file's own folder) and the repository it sits in (the nearest `.git`), resolved."""
-    from recipelint.parse.gitdir import worktree_top
+    from recipelint.parse.where import worktree_top
 
     roots: list[Path] = []
     for target in targets:

@@ -40,20 +40,6 @@ def _text(path: Path, limit: int = 1 << 20) -> str | None:
     return data.decode("utf-8", "replace") if data is not None else None
 
 
-def worktree_top(folder: Path) -> Path | None:
-    """The top of the git work tree holding `folder` (the nearest folder with `.git`), or None."""
-    from recipelint.parse.where import upward
-
-    return upward(folder, has_git)[1]
-
-
-def has_git(folder: Path) -> bool:
-    try:
-        return (folder / ".git").exists()
-    except OSError:  # a folder this user cannot search: no work tree known there
-        return False
-
-
 def git_dirs(worktree: Path) -> tuple[Path, Path] | None:
     """(git dir holding HEAD, common dir holding refs and objects) of a checkout."""
     dot = worktree / ".git"

@@ -35,6 +35,18 @@ def shown_folder(path: Path) -> str:
     return "./" if text == "." else text.rstrip("/") + "/"
 
 
+def has_git(folder: Path) -> bool:
+    try:
+        return (folder / ".git").exists()
+    except OSError:  # a folder this user cannot search: no work tree known there
+        return False
+
+
+def worktree_top(folder: Path) -> Path | None:
+    """The top of the git work tree holding `folder` (the nearest folder with `.git`), or None."""
+    return upward(folder, has_git)[1]
+
+
 def upward(folder: Path, stop: Callable[[Path], bool], limit: int | None = None) -> tuple[list[Path], Path | None]:
     """`folder` and the folders above it, up to the first that `stop` accepts or the file
     system's top, at most `limit` of them; and the folder `stop` accepted (None when none did).
