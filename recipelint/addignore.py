@@ -125,7 +125,7 @@ def plan(diagnostics: list[Diagnostic], files: FileCache) -> tuple[dict[Path, tu
 
 def _line_for(diagnostic: Diagnostic, files: FileCache) -> int | None:
     """The line the comment goes on: the finding's, or the last of the command it is part of when
-    its line continues with `\` (a comment there would end the command; one at the command's end
+    its line continues with a backslash (a comment there would end the command; one at the command's end
     covers all of it: recipelint.parse.suppressions)."""
     from recipelint.parse.files import SourceError
 
