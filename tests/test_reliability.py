@@ -117,8 +117,22 @@ def _hardware(recipe: Path) -> list[str]:
     return ["--isolated", "--no-cache", "--hardware", str(recipe / "hardware-v100-node.yaml")]
 
 
+def _nobody_runs_recipelint() -> bool:
+    """Whether `nobody` can run this recipelint: the interpreter and the source must be readable
+    by other users (CI's copy lies in a private mktemp folder, where `python -m recipelint` run as
+    nobody finds no module and exits 1: no permission attack can be told from that)."""
+    if os.geteuid() != 0:
+        return True
+    if shutil.which("setpriv") is None:
+        return False
+    probe = [*_NOBODY, sys.executable, "-c", "import recipelint.cli"]
+    done = subprocess.run(probe, capture_output=True, env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=60, check=False)
+    return done.returncode == 0
+
+
 needs_setpriv = pytest.mark.skipif(
-    os.geteuid() == 0 and shutil.which("setpriv") is None, reason="root without setpriv: permissions do not bind"
+    not _nobody_runs_recipelint(),
+    reason="root, and nobody cannot run this checkout (no setpriv, or a private folder): permissions do not bind",
 )
 
 
