@@ -19,12 +19,11 @@ import ast
 from pathlib import Path
 
 from recipelint.parse.files import FileCache
-from recipelint.parse.pycode import PyFile
+from recipelint.parse.pycode import PyFile, parse_cached
 from recipelint.parse.span import Span
 from recipelint.records import dataclass, field, replace
 
 MAX_FILES = 8  # the script and the local modules followed for the parser and its dataclasses
-MAX_BYTES = 2 * 1024 * 1024
 HF_BASES = {"TrainingArguments": "transformers", "Seq2SeqTrainingArguments": "transformers-seq2seq"}
 PARSERS = ("HfArgumentParser", "TrlParser")
 
@@ -104,19 +103,10 @@ def read(script: Path, files: FileCache) -> Reading | None:
 
 
 def _load(path: Path, files: FileCache) -> Module | None:
-    import warnings
-
-    from recipelint.parse.files import SourceError
-
-    try:
-        source = files.read(path)
-        if len(source.data) > MAX_BYTES:
-            return None
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            tree = ast.parse(source.text, filename=str(path))
-    except (SourceError, SyntaxError, ValueError, RecursionError, MemoryError):
+    parsed = parse_cached(path, files)
+    if parsed is None:
         return None
+    tree = parsed.tree
     imports: dict[str, tuple[str, int]] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
@@ -125,7 +115,7 @@ def _load(path: Path, files: FileCache) -> Module | None:
         elif isinstance(node, ast.Import):
             for alias in node.names:
                 imports[alias.asname or alias.name.split(".")[0]] = (alias.name if alias.asname else alias.name.split(".")[0], 0)
-    return Module(path, PyFile(source, tree), imports)
+    return Module(path, parsed, imports)
 
 
 class _Reader:

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from functools import cached_property
 from pathlib import Path
 
-from recipelint.parse.files import SourceError, read_bytes
+from recipelint.parse.files import FileCache, SourceError, read_bytes
 from recipelint.parse.flags import DEEPSPEED_FLAGS, Flag, Guard
 from recipelint.parse.span import SourceText, Span
 from recipelint.records import dataclass, field
@@ -63,6 +63,24 @@ def parse_python(path: Path) -> PyFile | None:
             warnings.simplefilter("ignore")
             return PyFile(source, ast.parse(source.text, filename=str(path)))
     except (SourceError, UnicodeDecodeError, SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+TRAINING_CODE_BYTES = 2 * 1024 * 1024  # a training module larger than this is generated code, not read
+
+
+def parse_cached(path: Path, files: FileCache) -> PyFile | None:
+    """The file's syntax tree read through the run's file cache (each file read once, whoever
+    asks: the DeepSpeed consumer, the Trainer's parser); None when it is missing, larger than
+    TRAINING_CODE_BYTES, not UTF-8 or not Python."""
+    try:
+        source = files.read(path)
+        if len(source.data) > TRAINING_CODE_BYTES:
+            return None
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return PyFile(source, ast.parse(source.text, filename=str(path)))
+    except (SourceError, SyntaxError, ValueError, RecursionError, MemoryError):
         return None
 
 

@@ -30,7 +30,7 @@ from collections.abc import Iterator
 
 from recipelint.context import Context
 from recipelint.diagnostics import Diagnostic, Severity
-from recipelint.rules.launch.rendezvous_port_range import port_word
+from recipelint.rules.launch.rendezvous_port_range import port_word, rendezvous_port
 
 CODE = "RL510"
 NAME = "rendezvous-port-privileged"
@@ -45,13 +45,10 @@ FIRST_UNPRIVILEGED = 1024
 
 def check(ctx: Context) -> Iterator[Diagnostic | None]:
     launch = ctx.recipe.launch
-    endpoint = launch.rendezvous if launch is not None else None
-    if launch is None or endpoint is None or not isinstance(endpoint.value, str) or ":" not in endpoint.value:
+    port = rendezvous_port(ctx)
+    if launch is None or port is None or not 0 < port < FIRST_UNPRIVILEGED:
         return
-    text = endpoint.value.rpartition(":")[2]
-    if not text.isdigit() or not 0 < int(text) < FIRST_UNPRIVILEGED:
-        return
-    port = int(text)
+    endpoint = launch.rendezvous
     flag, span = port_word(ctx) or (endpoint.via or endpoint.name, endpoint.span)
     yield ctx.diagnostic(
         CODE,

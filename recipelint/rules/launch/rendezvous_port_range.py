@@ -51,13 +51,10 @@ PARSED_FIRST = ("torchrun", "torch.distributed.launch", "accelerate")
 
 def check(ctx: Context) -> Iterator[Diagnostic | None]:
     launch = ctx.recipe.launch
-    endpoint = launch.rendezvous if launch is not None else None
-    if launch is None or endpoint is None or not isinstance(endpoint.value, str) or ":" not in endpoint.value:
+    port = rendezvous_port(ctx)
+    if launch is None or port is None or port <= MAX_PORT:
         return
-    text = endpoint.value.rpartition(":")[2]
-    if not text.isdigit() or int(text) <= MAX_PORT:
-        return
-    port = int(text)
+    endpoint = launch.rendezvous
     if launch.launcher in PARSED_FIRST:
         failure = (
             f"{launch.launcher} stops before any process starts (ValueError: The port number of the rendezvous endpoint "
@@ -78,6 +75,16 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
 
 
 PORT_FLAGS = ("--master_port", "--master-port", "--main_process_port", "--main-process-port", "--rdzv_endpoint", "--rdzv-endpoint")
+
+
+def rendezvous_port(ctx: Context) -> int | None:
+    """The port of the launch's rendezvous as written (`host:port`), when the recipe says it."""
+    launch = ctx.recipe.launch
+    value = launch.rendezvous.value if launch is not None else None
+    if not isinstance(value, str) or ":" not in value:
+        return None
+    text = value.rpartition(":")[2]
+    return int(text) if text.isdigit() else None
 
 
 def port_word(ctx: Context) -> tuple[str, Span] | None:

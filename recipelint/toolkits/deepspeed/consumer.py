@@ -23,13 +23,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from recipelint.model import TOOLKIT_CLIENTS, Consumer, toolkit_consumer
-from recipelint.parse.files import FileCache, SourceError
-from recipelint.parse.pycode import PyFile
+from recipelint.parse.files import FileCache
+from recipelint.parse.pycode import PyFile, parse_cached
 from recipelint.records import dataclass, field
 
 MAX_FILES = 12  # the launched script and the local modules it imports, at most
 MAX_DEPTH = 2  # imports followed: the script's, and theirs
-MAX_BYTES = 2 * 1024 * 1024  # a training module larger than this is generated code, not read
 ROOTS_ABOVE = 2  # folders above the script an absolute import is also looked up in
 # Packages whose use is the signal itself: never followed as local code.
 _SIGNAL_PACKAGES = {"deepspeed", "transformers", "accelerate", "trl", "torch", "mmengine", "xtuner", "wenet", "megatron_core"}
@@ -138,17 +137,7 @@ def _relative(path: Path, top: Path) -> str:
 
 
 def _parse(path: Path, files: FileCache) -> PyFile | None:
-    import warnings
-
-    try:
-        source = files.read(path)
-        if len(source.data) > MAX_BYTES:
-            return None
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return PyFile(source, ast.parse(source.text, filename=str(path)))
-    except (SourceError, SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
+    return parse_cached(path, files)
 
 
 def _imports_megatron(tree: ast.Module) -> bool:
