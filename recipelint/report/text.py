@@ -93,7 +93,7 @@ def summary(diagnostics: list[Diagnostic], errors: int, nothing_in: list[str] | 
         where = ", ".join(nothing_in) or "the current folder"
         if errors:
             return f"{errors} file error{'s' if errors != 1 else ''}; nothing checked in {where}."
-        return f"Nothing checked: no recipes found in {where}."
+        return f"Nothing checked: no recipes found in {where}" + ("" if where.endswith(".") else ".")
     if not diagnostics and not errors:
         return "No problems found."
     in_files = [d for d in diagnostics if d.fix is not None and d.span.path.name != "<command>"]  # --command has no file
