@@ -115,3 +115,50 @@ def test_a_round_publishes_a_document_nobody_edited_meanwhile(example: Path) -> 
     asyncio.run(go(ls))
     assert len(ls.rounds) == 1
     assert [version for path, version, _ in ls.published if path == run_sh] == [7]
+
+
+def test_keystrokes_leave_nothing_behind_in_the_protocol(example: Path) -> None:
+    """pygls keeps a future per notification its generator handlers run (about 1 KB a keystroke,
+    for the server's life); the server drops the finished ones. 2,000 edits leave none."""
+    import json
+
+    from recipelint.server import app
+
+    run_sh = normal(example / "run.sh")
+    uri = run_sh.as_uri()
+
+    def send(ls: RecipelintServer, message: dict[str, object]) -> None:
+        app._handle(ls, json.dumps({"jsonrpc": "2.0", **message}).encode())
+
+    async def go(ls: RecipelintServer) -> int:
+        class Nowhere:
+            def write(self, data: object) -> None:
+                pass
+
+            def close(self) -> None:
+                pass
+
+        ls.protocol.set_writer(Nowhere())
+        send(ls, {"id": 1, "method": "initialize", "params": {"capabilities": {}, "initializationOptions": {"debounceMs": 10_000}}})
+        send(ls, {"method": "initialized", "params": {}})
+        opened = {"uri": uri, "languageId": "shellscript", "version": 1, "text": run_sh.read_text()}
+        send(ls, {"method": "textDocument/didOpen", "params": {"textDocument": opened}})
+        for key in range(2000):
+            where = {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": key % 2}}
+            change = {"range": where, "text": "" if key % 2 else "x"}
+            send(
+                ls,
+                {
+                    "method": "textDocument/didChange",
+                    "params": {"textDocument": {"uri": uri, "version": key + 2}, "contentChanges": [change]},
+                },
+            )
+        await asyncio.sleep(0)
+        if ls._scheduled is not None:
+            ls._scheduled.cancel()
+        return len(ls.protocol._request_futures)
+
+    ls = app.server  # the features are registered on the module's instance
+    ls.state = Workspace()
+    assert asyncio.run(go(ls)) == 0
+    assert ls.state.documents[run_sh].version == 2001

@@ -337,9 +337,21 @@ def _handle(ls: RecipelintServer, body: bytes) -> None:
             why = f"invalid request: {type(exc).__name__}"
         else:
             ls.protocol.handle_message(message)
+            _drop_finished(ls)
             return
     logger.warning("recipelint server: %s", why)
     code = PARSE_ERROR if why.startswith("parse") else INVALID_PARAMS if why.startswith("invalid params") else INVALID_REQUEST
     if found is not None or code == PARSE_ERROR:
         assert ls.protocol.writer is not None
         ls.protocol.writer.write(error_response(found, code, why))
+
+
+def _drop_finished(ls: RecipelintServer) -> None:
+    """pygls 2 keeps the future of every notification its generator handlers run (didOpen,
+    didChange, didClose: `_execute_handler` files them under a fresh uuid that nothing pops), about
+    1 KB per keystroke for the server's life. A finished one is no request still to be answered
+    (those pop their own when they answer): dropped here, the futures dict stays as small as the
+    requests in flight."""
+    futures = ls.protocol._request_futures
+    for key in [key for key, future in futures.items() if future.done()]:
+        del futures[key]
