@@ -83,8 +83,9 @@ def check_context(ctx: Context, rules: Iterable[Rule], errors: list[SourceError]
     hide every finding of the recipe. Without it (tests), the exception goes up."""
     recipe = ctx.recipe
     found: dict[tuple[object, ...], Diagnostic] = {}
+    visited = _Visited(ctx)
     for rule in rules:
-        if not rule.applies_to(recipe.toolkit):
+        if not rule.applies_to(recipe.toolkit) or not visited.has(rule.visits):
             continue
         try:
             for diagnostic in rule.check(ctx):
@@ -99,6 +100,24 @@ def check_context(ctx: Context, rules: Iterable[Rule], errors: list[SourceError]
                 raise
             errors.append(SourceError(_where(recipe), f"internal error in {rule.code}: {type(exc).__name__}: {exc}"))
     return list(found.values())
+
+
+class _Visited:
+    """Which subjects (recipelint.subjects) a recipe has, each asked once per recipe."""
+
+    def __init__(self, ctx: Context) -> None:
+        from recipelint.toolkits import subjects
+
+        self._ctx, self._subjects, self._seen = ctx, subjects(), dict[str, bool]()
+
+    def has(self, names: tuple[str, ...]) -> bool:
+        for name in names:
+            seen = self._seen.get(name)
+            if seen is None:
+                seen = self._seen[name] = self._subjects[name].present(self._ctx)
+            if not seen:
+                return False
+        return bool(names)  # a rule that visits nothing is never called on a recipe
 
 
 def _where(recipe: Recipe) -> Path:

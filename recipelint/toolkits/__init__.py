@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from recipelint.records import dataclass
+from recipelint.subjects import CORE, Subject
 
 if TYPE_CHECKING:
     from recipelint.model import Recipe
@@ -93,6 +94,9 @@ class Toolkit(Protocol):
     # The commands it serves beyond check, fix and show ("tune": a loader plan of its recipes);
     # a command asked of recipes of a toolkit that does not offer it says so in one line.
     offers: tuple[str, ...] = ()
+    # What its rules may visit beside the core's (recipelint.subjects.CORE): its own documents,
+    # whose presence only it can tell (a rule's VISITS names them).
+    subjects: tuple[Subject, ...] = ()
 
     def claims(self, target: Target, script: ShellScript | None) -> float:
         """How sure the toolkit is that the whole file is its own: 0 never, 1 certain. A config's
@@ -152,6 +156,14 @@ def kinds() -> dict[str, Toolkit]:
     """Every recipe kind a registered toolkit builds, and which toolkit builds it: the names a
     rule's TOOLKITS may use (recipelint.rules refuses another when the rules load)."""
     return {kind: toolkit for toolkit in REGISTRY for kind in (toolkit.name, *toolkit.kinds)}
+
+
+def subjects() -> dict[str, Subject]:
+    """Every subject a rule's VISITS may name: the core's and each registered toolkit's."""
+    found = {subject.name: subject for subject in CORE}
+    for toolkit in REGISTRY:
+        found.update((subject.name, subject) for subject in toolkit.subjects)
+    return found
 
 
 def offering(command: str, kind: str) -> bool:

@@ -4,13 +4,21 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from recipelint.subjects import Subject
 from recipelint.toolkits import Claim, Offer, Toolkit
 
 if TYPE_CHECKING:
+    from recipelint.context import Context
     from recipelint.model import Recipe
     from recipelint.parse.files import FileCache
     from recipelint.parse.shell import Command, ShellScript
     from recipelint.toolkits import Target
+
+
+def _has_document(ctx: Context) -> bool:
+    from recipelint.toolkits.deepspeed.rules._ds import ds_document
+
+    return ds_document(ctx, versioned=False) is not None
 
 
 class DeepSpeed(Toolkit):
@@ -19,6 +27,9 @@ class DeepSpeed(Toolkit):
     rules: tuple[str, ...] = ("recipelint.toolkits.deepspeed.rules",)
     preload: tuple[str, ...] = ("recipelint.toolkits.deepspeed.frontend",)
     kinds: tuple[str, ...] = ("torch",)  # a distributed launch with no DeepSpeed config: the launch rules still apply
+    subjects: tuple[Subject, ...] = (
+        Subject("deepspeed-config", "a DeepSpeed JSON config (named by a launch, or alone and looking like one)", _has_document),
+    )
 
     def claims(self, target: Target, script: ShellScript | None) -> float:
         if target.kind == "json":
