@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from recipelint import deps
+from recipelint.checkoptions import CheckOptions
 from recipelint.discovery import discover, missing
 from recipelint.hardware.machines import Machines, ProfileLoader
 from recipelint.parse.files import FileCache, SourceError, linted_roots
@@ -269,26 +270,27 @@ def _check_recipe(job: Job, settings: Settings, recipe: Recipe, said: set[str], 
 
 def check(
     paths: list[Path],
+    options: CheckOptions | None = None,
+    *,
     hardware: Callable[[], Hardware] | None = None,
     files: FileCache | None = None,
     select: Callable[[Rule], bool] | None = None,
     resolver: Resolver | None = None,
-    inline_ignores: bool = True,
-    model_params: float | None = None,
-    command: str | None = None,
     keep_recipes: bool = True,
     observe: Callable[[Context, list[Diagnostic]], None] | None = None,
-    jobs: int = 1,
     cache: Any = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> Result:
-    """Check the paths; `observe` sees each recipe's context and its findings (for `show`).
-
-    `jobs`: worker processes at most (0: as many as there are CPUs), used only when the
-    measured cost says they pay (recipelint.parallel); `cache`: a recipelint.cache.ResultCache.
-    Neither applies when recipes are kept or observed. The report is the same either way.
-    `progress(done, total)` is called as each target's outcome is folded in (the CLI's progress line).
-    A path the file cache holds in `files.overlay` (the text read from stdin) needs no file on disk."""
+    """Check the paths with `options` (recipelint.checkoptions: of them the run reads the launch
+    `command`, the model size, the worker processes and whether inline ignores count); `observe`
+    sees each recipe's context and its findings (for `show`). `hardware`: the --hardware
+    profile's loader (None: each file's settings, else the probe). Worker processes (`jobs`,
+    None: one) are used only when the measured cost says they pay (recipelint.parallel), and
+    neither they nor `cache` (a ResultCache) when recipes are kept or observed: the report is
+    the same either way. `progress(done, total)` is called as each target is folded in."""
+    options = options or CheckOptions()
+    command, model_params, inline_ignores = options.command, options.model_params, not options.no_inline_ignores
+    jobs = options.jobs if options.jobs is not None else 1
     deps.new_run()
     files = files or FileCache()
     if files.roots is None:  # and the folder recipelint runs in, where a launch's paths may start

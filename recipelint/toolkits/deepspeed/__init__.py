@@ -25,6 +25,7 @@ class DeepSpeed(Toolkit):
     name = "deepspeed"
     suffixes: tuple[str, ...] = ()
     rules: tuple[str, ...] = ("recipelint.toolkits.deepspeed.rules",)
+    offers: tuple[str, ...] = ("show", "diagnose")  # its launches and JSON described; a diagnosis reads the launch and the JSON
     preload: tuple[str, ...] = ("recipelint.toolkits.deepspeed.frontend",)
     kinds: tuple[str, ...] = ("torch",)  # a distributed launch with no DeepSpeed config: the launch rules still apply
     subjects: tuple[Subject, ...] = (

@@ -77,7 +77,7 @@ class WeNet(Toolkit):
     suffixes: tuple[str, ...] = ()
     rules: tuple[str, ...] = ("recipelint.toolkits.wenet.rules",)
     preload: tuple[str, ...] = ("recipelint.toolkits.wenet.frontend",)
-    offers: tuple[str, ...] = ("tune",)  # the loader plan of its recipes (recipelint.tune)
+    offers: tuple[str, ...] = ("show", "diagnose", "tune")  # tune: the loader plan of its recipes (recipelint.tune)
     subjects: tuple[Subject, ...] = (
         Subject("wenet-config", "a WeNet train YAML (named by a launch, or alone and looking like one)", _has_config),
     )

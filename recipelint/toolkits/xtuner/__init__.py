@@ -29,6 +29,7 @@ class XTuner(Toolkit):
     name = "xtuner"
     suffixes: tuple[str, ...] = ()
     rules: tuple[str, ...] = ("recipelint.toolkits.xtuner.rules", "recipelint.toolkits.xtuner.v1_launch")
+    offers: tuple[str, ...] = ("show", "diagnose")  # its launches and configs described; a diagnosis reads their launch
     preload: tuple[str, ...] = ("recipelint.toolkits.xtuner.frontend",)
     kinds: tuple[str, ...] = ("xtuner-v1",)  # XTuner v1's launches: no mmengine config, the 0.x rules do not apply
     subjects: tuple[Subject, ...] = (
