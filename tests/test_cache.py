@@ -332,7 +332,7 @@ def test_concurrent_runs_leave_whole_files(repo: Path, tmp_path: Path) -> None:
         "import sys, time\nfrom pathlib import Path\nfrom recipelint import engine\nfrom recipelint.cache import ResultCache\n"
         "from recipelint.settings import Resolver\n"
         "for _ in range(3):\n"
-        "    engine.check([Path(sys.argv[1])], engine.ProfileLoader(Path(sys.argv[2])), resolver=Resolver(isolated=True),"
+        "    engine.check([Path(sys.argv[1])], hardware=engine.ProfileLoader(Path(sys.argv[2])), resolver=Resolver(isolated=True),"
         " keep_recipes=False, cache=ResultCache(Path(sys.argv[3]), started=time.time() + 60))\n"
     )
     env = {**os.environ, "PYTHONPATH": str(REPO)}
