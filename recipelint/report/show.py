@@ -15,11 +15,12 @@ from typing import Any
 
 from recipelint.context import Context
 from recipelint.diagnostics import Diagnostic
-from recipelint.model import DataList, Link, Recipe, Setting, setting_source
+from recipelint.model import Recipe, Setting, link_source, setting_source
 from recipelint.parse.files import printable
 from recipelint.parse.shell import OPTION_PARSERS
-from recipelint.parse.where import shown, shown_folder
+from recipelint.parse.where import shown
 from recipelint.records import dataclass, field
+from recipelint.toolkits import kinds
 
 
 @dataclass
@@ -95,55 +96,28 @@ def launch_section(ctx: Context) -> Section | None:
     return section
 
 
-def _link_value(link: Link) -> tuple[str, str]:
-    setting = link.setting
-    written = setting.word.text if setting.word is not None else str(setting.value)
-    if link.path is not None:
-        return str(setting.value), f"found at {shown(link.path)}"
-    if link.written_at is not None:
-        return str(setting.value), f"written by the script itself at line {link.written_at.line}; {link.read_as or 'not read'}"
-    if setting.value is None:
-        why = setting.word.reason if setting.word is not None and setting.word.reason else "decided at run time"
-        return "unknown", f"`{written}`: {why}"
-    tried = ", ".join(shown_folder(folder) for folder in link.tried)
-    return str(setting.value), f"not found (tried {tried})"
-
-
 def configs_section(ctx: Context) -> Section | None:
     links = [link for link in ctx.recipe.links if link.role != "train data"]
     if not links:
         return None
     section = Section("configs")
     for link in links:
-        value, source = _link_value(link)
+        value, source = link_source(link)
         section.add(link.role, value, source)
     return section
 
 
-def _data_source(item: DataList, link: Link | None) -> str:
-    if not item.exists:
-        return _link_value(link)[1] if link is not None else f"not found: {item.path}"
-    schemes = ", ".join(f"{scheme} {count}" for scheme, count in item.schemes.most_common())
-    compression = ", ".join(f"{kind} {count}" for kind, count in item.compression.most_common())
-    return f"{item.path}: {item.lines} lines ({schemes or 'empty'}{'; ' + compression if compression else ''})"
+def toolkit_section(title: str) -> Callable[[Context], Section | None]:
+    """A section of what the recipe's toolkit says of its own part (`Toolkit.describe`)."""
 
+    def build(ctx: Context) -> Section | None:
+        toolkit = kinds().get(ctx.recipe.toolkit)
+        notes = [note for note in (toolkit.describe(ctx) if toolkit is not None else []) if note.section == title]
+        if not notes:
+            return None
+        return Section(title, [Item(note.label, note.value, note.source) for note in notes])
 
-def data_section(ctx: Context) -> Section | None:
-    recipe = ctx.recipe
-    data_links = [link for link in recipe.links if link.role == "train data"]
-    if not recipe.train_data and not data_links:
-        return None
-    section = Section("data")
-    for item in recipe.train_data:
-        link = next((link for link in data_links if link.setting is item.setting), None)
-        section.add("train data", item.setting.value, _data_source(item, link))
-    for link in data_links:
-        if not any(item.setting is link.setting for item in recipe.train_data):
-            value, source = _link_value(link)
-            section.add("train data", value, source)
-    if ctx.shards is not None:
-        section.add("lines in all", ctx.shards, "sum of the train lists found")
-    return section
+    return build
 
 
 _SETTINGS = ("train_engine", "num_workers", "prefetch", "timeout", "deepspeed_config", "config", "deepspeed", "launcher")
@@ -265,7 +239,7 @@ SECTIONS: list[Callable[[Context], Section | None]] = [
     launch_section,
     settings_section,
     configs_section,
-    data_section,
+    toolkit_section("data"),
     script_section,
     code_section,
     run_section,

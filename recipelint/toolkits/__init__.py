@@ -26,7 +26,8 @@ from typing import TYPE_CHECKING, Protocol
 from recipelint.records import dataclass
 
 if TYPE_CHECKING:
-    from recipelint.model import Recipe
+    from recipelint.context import Context
+    from recipelint.model import Consumer, Note, Recipe
     from recipelint.parse.files import FileCache
     from recipelint.parse.shell import Command, ShellScript
 
@@ -62,6 +63,17 @@ class Offer:
     target: Target
     script: ShellScript
     files: FileCache
+
+
+@dataclass(frozen=True)
+class RunFacts:
+    """What a toolkit knows of its recipe's run that `recipelint diagnose` correlates with a log
+    (`Toolkit.run_facts`); the defaults: nothing known."""
+
+    join_timeout: int | None = None  # seconds a rank waits for the others at an epoch's end, when the trainer has such a wait
+    shards: int | None = None  # lines of the train data lists found; None: none found
+    remote_shards: int = 0  # of those, read over the network (http, https, ftp)
+    compressed_shards: int = 0  # of those, compressed
 
 
 @dataclass
@@ -116,6 +128,25 @@ class Toolkit(Protocol):
         """The config files a command it claimed names, as written (relative to the script's
         folder): a folder check reads them with their launch, not a second time alone."""
         return []
+
+    def describe(self, ctx: Context) -> list[Note]:
+        """What `recipelint show` prints of the toolkit's own part of the recipe, as notes by
+        section (the "data" section: the train data lists)."""
+        return []
+
+    def run_facts(self, ctx: Context) -> RunFacts:
+        """The facts of the recipe's run `recipelint diagnose` correlates with a log."""
+        return RunFacts()
+
+    def plan(self, ctx: Context) -> list[str]:
+        """`recipelint tune`'s lines for one recipe (a toolkit that offers "tune")."""
+        return []
+
+    def json_consumer(self, seen: str = "") -> Consumer | None:
+        """The reader of a DeepSpeed JSON this toolkit's own code is (what it passes to
+        `deepspeed.initialize`), when a training script imports its trainer (`seen`: where);
+        None: its code calls no deepspeed.initialize."""
+        return None
 
 
 # The toolkits recipelint carries, by where their object is (as REPORTERS names the reports): the

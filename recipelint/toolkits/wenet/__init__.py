@@ -5,10 +5,11 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from recipelint.toolkits import Claim, Offer, Target, Toolkit
+from recipelint.toolkits import Claim, Offer, RunFacts, Target, Toolkit
 
 if TYPE_CHECKING:
-    from recipelint.model import Recipe
+    from recipelint.context import Context
+    from recipelint.model import Consumer, Note, Recipe
     from recipelint.parse.files import FileCache
     from recipelint.parse.shell import Command, ShellScript
 
@@ -116,6 +117,37 @@ class WeNet(Toolkit):
 
         found = launch_evidence(command, offer)
         return names_config(command, found[0]) if found is not None else []
+
+    def describe(self, ctx: Context) -> list[Note]:
+        from recipelint.toolkits.wenet.part import data_notes
+
+        return data_notes(ctx)
+
+    def run_facts(self, ctx: Context) -> RunFacts:
+        """WeNet's --timeout (train.py's default 30 when not given) and its train data lists."""
+        from recipelint.toolkits.wenet.loader import loader
+        from recipelint.toolkits.wenet.part import shard_kinds
+
+        join_timeout = None
+        if ctx.recipe.launch is not None:
+            setting = ctx.recipe.arg("timeout")
+            join_timeout = setting.as_int() if setting.given else 30
+        remote, compressed = shard_kinds(ctx.recipe)
+        return RunFacts(join_timeout, loader(ctx).shards, remote, compressed)
+
+    def plan(self, ctx: Context) -> list[str]:
+        from recipelint.toolkits.wenet.loader import plan_lines
+
+        return plan_lines(ctx)
+
+    def json_consumer(self, seen: str = "") -> Consumer | None:
+        """WeNet's wenet/utils/train_utils.py init_optimizer_and_scheduler passes optimizer=None and
+        lr_scheduler=None to deepspeed.initialize when the JSON has those blocks (DeepSpeed builds
+        them), and nothing fills "auto" before DeepSpeed reads the JSON."""
+        from recipelint.model import Consumer
+
+        where = "wenet/utils/train_utils.py: deepspeed.initialize gets optimizer=None, lr_scheduler=None when the JSON has those blocks"
+        return Consumer(self.name, False, False, [seen, where] if seen else [where], named="WeNet", filler="none")
 
 
 WENET = WeNet()

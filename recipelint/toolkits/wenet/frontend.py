@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 from recipelint.deps import Memo
-from recipelint.model import Launch, Link, Recipe, Setting, toolkit_consumer
+from recipelint.model import Launch, Link, Recipe, Setting
 from recipelint.parse.checkout import TRAIN_ENTRY, find_checkout, package_entry
 from recipelint.parse.files import FileCache, SourceError
 from recipelint.parse.flags import Flag
@@ -25,8 +25,9 @@ from recipelint.records import replace
 from recipelint.toolkits import Offer
 from recipelint.toolkits.deepspeed.knowledge import named_deepspeed
 from recipelint.toolkits.launchers import parse_torchrun, set_places, setting_from_word, to_value
-from recipelint.toolkits.wenet import named_train_config
+from recipelint.toolkits.wenet import WENET, named_train_config
 from recipelint.toolkits.wenet.datalist import read_data_list
+from recipelint.toolkits.wenet.part import WenetPart
 
 BAKED_IN = "recipelint's table of train.py at WeNet HEAD 015469960d"
 
@@ -360,7 +361,7 @@ def load_recipe(script_path: Path, files: FileCache, script: ShellScript | None 
     root = script_path.parent
     script = script or parse_shell(files.read(script_path), files.read)
     recipe = Recipe(
-        root=root, toolkit="wenet", script=script, ds_filler="none", consumer=toolkit_consumer("wenet")
+        root=root, toolkit="wenet", script=script, ds_filler="none", consumer=WENET.json_consumer()
     )  # WeNet passes the JSON as is
     found = found or find_launch(script)
     if found is None:
@@ -386,7 +387,9 @@ def load_recipe(script_path: Path, files: FileCache, script: ShellScript | None 
         path, tried = recipe.locate(data.value)
         # an earlier stage of the recipe writes the list: a missing one is not an error here
         recipe.links.append(Link("train data", data, path, tried, report_missing=False))
-        recipe.train_data.append(read_data_list(path or root / data.value, data, path.parent if path else root, recipe.errors))
+        recipe.own(WenetPart).train_data.append(
+            read_data_list(path or root / data.value, data, path.parent if path else root, recipe.errors)
+        )
     elif data is not None:
         recipe.links.append(Link("train data", data, None, [], report_missing=False))
     return recipe

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from recipelint.toolkits import Claim, Offer, Toolkit
 
 if TYPE_CHECKING:
-    from recipelint.model import Recipe
+    from recipelint.model import Consumer, Recipe
     from recipelint.parse.files import FileCache
     from recipelint.parse.shell import Command, ShellScript
     from recipelint.toolkits import Target
@@ -42,6 +42,23 @@ class XTuner(Toolkit):
         from recipelint.toolkits.xtuner.frontend import load_xtuner
 
         return load_xtuner(offer.script, offer.files, offer.target.root, [command])
+
+    def json_consumer(self, seen: str = "") -> Consumer | None:
+        """mmengine's DeepSpeedStrategy._wrap_model (mmengine/_strategy/deepspeed.py) always passes
+        `optimizer=self.optim_wrapper.optimizer` and no scheduler (its param_scheduler runs beside);
+        XTuner's DeepSpeedStrategy.__init__ (xtuner/engine/_strategy/deepspeed.py) builds
+        transformers' HfDeepSpeedConfig from the JSON, so Hugging Face's reading of it decides
+        zero.Init; XTuner fills "auto" itself."""
+        from recipelint.model import Consumer
+
+        where = (
+            "mmengine/_strategy/deepspeed.py: deepspeed.initialize(model=model, optimizer=self.optim_wrapper.optimizer, config=self.config)"
+        )
+        hf_config = "xtuner/engine/_strategy/deepspeed.py: HfDeepSpeedConfig(self.config)"
+        evidence = [seen, where] if seen else [where]
+        return Consumer(
+            self.name, True, False, evidence, hf_config=hf_config, named="XTuner (mmengine's DeepSpeedStrategy)", filler="xtuner"
+        )
 
 
 XTUNER = XTuner()
