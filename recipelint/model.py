@@ -250,9 +250,6 @@ class Recipe:
     # Which code reads the DeepSpeed JSON (set by the front ends; `reader` derives one otherwise).
     consumer: Consumer | None = None
     pyconfig: PyConfig | None = None  # an XTuner/mmengine Python config, read with ast
-    # A config checked alone: the training script its recipe folder's run script starts (the code
-    # that would read it, as the run script writes it); None when no run script beside it says.
-    entry: str | None = None
     payload: Payload | None = None  # what a toolkit without a field here read (its rules know its type)
     # The WeNet/XTuner code the launch runs, with how it was found and its version (checkout.facts()).
     checkout: Checkout | None = None

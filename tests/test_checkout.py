@@ -312,13 +312,13 @@ def test_facts_for_show(tmp_path: Path) -> None:
     script = recipe_in(copy_upstream("wenet-head", tmp_path / "repo"), path_sh="export PYTHONPATH=../../../:$PYTHONPATH\n")
     found_checkout = load(script)
     assert found_checkout is not None
-    rows = {label: (value, source) for label, value, source in checkout_module.recipe_facts("wenet", found_checkout, script.parent)}
+    rows = {label: (value, source) for label, value, source in checkout_module.recipe_facts("WeNet", found_checkout, script.parent)}
     assert rows["WeNet code"] == (str((tmp_path / "repo").resolve()), "PYTHONPATH=../../../:$PYTHONPATH in path.sh:1")
     assert rows["WeNet version"] == ("v3.0.1", "git tag at the checked-out commit")
     assert rows["WeNet commit"] == ("a93af33afb29585d7398265f1076d6dec1f11ab8", ".git/HEAD (detached)")
     assert rows["WeNet code date"] == ("2024-03-08", "upstream commit table (v3.0.1)")
     assert rows["train.py flags"][0] == "44 flags" and rows["batch carries pcm"][0] == "yes"
-    assert checkout_module.recipe_facts("wenet", None, tmp_path)[0][1] == "not found"
+    assert checkout_module.recipe_facts("WeNet", None, tmp_path)[0][1] == "not found"
 
 
 def test_apply_delta_copy_and_insert() -> None:

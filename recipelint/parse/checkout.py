@@ -714,13 +714,14 @@ def package_entry(script: str | None) -> str:
     return match.group(1) if match else TRAIN_ENTRY
 
 
-def recipe_facts(toolkit: str, checkout: Checkout | None, root: Path, script: str | None = None) -> list[tuple[str, str, str]]:
+def recipe_facts(label: str, checkout: Checkout | None, root: Path, script: str | None = None) -> list[tuple[str, str, str]]:
     """What `recipelint show` prints about the code a recipe runs (the releases it imports are in
-    the run section: recipelint.runcontext.version_rows); `script`: the training script the launch names."""
+    the run section: recipelint.runcontext.version_rows); `label`: the toolkit as a user names it
+    ("WeNet"); `script`: the training script the launch names."""
     rows = (
         checkout.facts(package_entry(script))
         if checkout is not None
-        else [(f"{TOOLKITS.get(toolkit, toolkit)} code", "not found", "PYTHONPATH, package folders above the recipe, installed packages")]
+        else [(f"{label} code", "not found", "PYTHONPATH, package folders above the recipe, installed packages")]
     )
     return rows
 

@@ -213,21 +213,6 @@ def unknown_section(ctx: Context) -> Section | None:
     return section if section.items else None
 
 
-def code_section(ctx: Context) -> Section | None:
-    """The WeNet/XTuner code the launch runs (found, never imported) and DeepSpeed beside it."""
-    recipe = ctx.recipe
-    from recipelint.parse.checkout import TOOLKITS, recipe_facts
-
-    if recipe.toolkit not in TOOLKITS or recipe.launch is None:  # only the toolkits whose code recipelint reads
-        return None
-
-    section = Section("code")
-    script = recipe.launch.script.value
-    for label, value, source in recipe_facts(recipe.toolkit, recipe.checkout, recipe.root, script if isinstance(script, str) else None):
-        section.add(label, value, source)
-    return section
-
-
 def findings_section(ctx: Context, findings: list[Diagnostic]) -> Section:
     section = Section("findings")
     codes = sorted({d.code for d in findings})
@@ -241,7 +226,7 @@ SECTIONS: list[Callable[[Context], Section | None]] = [
     configs_section,
     toolkit_section("data"),
     script_section,
-    code_section,
+    toolkit_section("code"),
     run_section,
     trainer_section,
     hardware_section,

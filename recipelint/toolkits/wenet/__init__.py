@@ -119,9 +119,10 @@ class WeNet(Toolkit):
         return names_config(command, found[0]) if found is not None else []
 
     def describe(self, ctx: Context) -> list[Note]:
+        from recipelint.toolkits.checkouts import code_notes
         from recipelint.toolkits.wenet.part import data_notes
 
-        return data_notes(ctx)
+        return data_notes(ctx) + code_notes(ctx.recipe, "WeNet")
 
     def run_facts(self, ctx: Context) -> RunFacts:
         """WeNet's --timeout (train.py's default 30 when not given) and its train data lists."""

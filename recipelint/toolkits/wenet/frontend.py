@@ -27,7 +27,7 @@ from recipelint.toolkits.deepspeed.knowledge import named_deepspeed
 from recipelint.toolkits.launchers import parse_torchrun, set_places, setting_from_word, to_value
 from recipelint.toolkits.wenet import WENET, named_train_config
 from recipelint.toolkits.wenet.datalist import read_data_list
-from recipelint.toolkits.wenet.part import WenetPart
+from recipelint.toolkits.wenet.part import WenetPart, lone_entry
 
 BAKED_IN = "recipelint's table of train.py at WeNet HEAD 015469960d"
 
@@ -99,9 +99,9 @@ TRAIN_SCRIPT = re.compile(r"(^|/)wenet/bin/(train|train_deprecated)\.py$")
 
 def entry_of(recipe: Recipe) -> str:
     """The training script the recipe runs, relative to the wenet package: the launch's, else the
-    one a lone config's folder starts (Recipe.entry); `bin/train.py` when nothing says."""
+    one a lone config's folder starts (WenetPart.entry); `bin/train.py` when nothing says."""
     launch = recipe.launch
-    value = launch.script.value if launch is not None else recipe.entry
+    value = launch.script.value if launch is not None else lone_entry(recipe)
     return package_entry(value if isinstance(value, str) else None)
 
 
@@ -190,7 +190,7 @@ def folder_entry(recipe: Recipe, config: Path, files: FileCache) -> None:
             continue
         found = _FOLDER_LAUNCH.get(run, functools.partial(_launch_of, run, files))
         if found is not None:
-            recipe.entry = found[0]
+            recipe.own(WenetPart).entry = found[0]
             where = f"{shown(run).as_posix()}:{found[1]} starts it; this config is one the run script's --config may name"
             recipe.note("run", "read by", f"wenet/{entry_of(recipe)}", where)
         return

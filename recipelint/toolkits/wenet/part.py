@@ -31,9 +31,19 @@ class DataList:
 
 @dataclass
 class WenetPart:
-    """The facts a WeNet front end reads beyond every launch's: the train data lists."""
+    """The facts a WeNet front end reads beyond every launch's: the train data lists, and for a
+    config checked alone the training script its recipe folder's run script starts."""
 
     train_data: list[DataList] = field(default_factory=list)
+    # The code that would read a config checked alone, as the run script beside it writes it
+    # (`bin/train_deprecated.py`); None when no run script beside it says.
+    entry: str | None = None
+
+
+def lone_entry(recipe: Recipe) -> str | None:
+    """The training script the run script beside a config checked alone starts (WenetPart.entry)."""
+    part = recipe.part(WenetPart)
+    return part.entry if part is not None else None
 
 
 def train_data(recipe: Recipe) -> list[DataList]:

@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING
 from recipelint.toolkits import Claim, Offer, Toolkit
 
 if TYPE_CHECKING:
-    from recipelint.model import Consumer, Recipe
+    from recipelint.context import Context
+    from recipelint.model import Consumer, Note, Recipe
     from recipelint.parse.files import FileCache
     from recipelint.parse.shell import Command, ShellScript
     from recipelint.toolkits import Target
@@ -42,6 +43,12 @@ class XTuner(Toolkit):
         from recipelint.toolkits.xtuner.frontend import load_xtuner
 
         return load_xtuner(offer.script, offer.files, offer.target.root, [command])
+
+    def describe(self, ctx: Context) -> list[Note]:
+        """The XTuner code a 0.x launch runs (a v1 launch's code is not read)."""
+        from recipelint.toolkits.checkouts import code_notes
+
+        return code_notes(ctx.recipe, "XTuner") if ctx.recipe.toolkit == self.name else []
 
     def json_consumer(self, seen: str = "") -> Consumer | None:
         """mmengine's DeepSpeedStrategy._wrap_model (mmengine/_strategy/deepspeed.py) always passes

@@ -12,6 +12,7 @@ from recipelint.parse.tree import Document
 from recipelint.records import dataclass
 from recipelint.schemas import load_schema
 from recipelint.toolkits.wenet.frontend import entry_of
+from recipelint.toolkits.wenet.part import lone_entry
 
 if TYPE_CHECKING:  # the Python reader is imported only where a checkout is read (start-up)
     from recipelint.parse.pycode import KeyReads
@@ -75,7 +76,7 @@ def known_keys(ctx: Context, path: list[str]) -> tuple[Collection[str] | None, s
             return keys, f"the keys the Dataset of any of its trainers ({trainers}) reads in the {checkout.label()} (ast)"
     if not path and schema is not None:
         keys = {*schema, *checkout.config_keys(), *checkout.read_keys()}
-        if ctx.recipe.launch is None and ctx.recipe.entry is None:  # no launch says which code reads it
+        if ctx.recipe.launch is None and lone_entry(ctx.recipe) is None:  # no launch says which code reads it
             # The tree that holds the package (a fork's repository), never above it: a trainer of
             # the fork outside wenet/ (`local/me/bin/train.py`) may be the one that reads it.
             top = checkout.root
@@ -91,7 +92,7 @@ def _entries(ctx: Context, checkout: Checkout) -> list[str]:
     folder's run script) names; for a config no launch names, every trainer of the package
     (`wenet/bin/train_dys.py` beside train.py in a fork), since any of them may read it."""
     recipe = ctx.recipe
-    if recipe.launch is not None or recipe.entry is not None:
+    if recipe.launch is not None or lone_entry(recipe) is not None:
         return [entry_of(recipe)]
     return checkout.trainers() or [entry_of(recipe)]
 
