@@ -79,13 +79,14 @@ class WeNet(Toolkit):
         from recipelint.model import Recipe
         from recipelint.parse.checkout import find_checkout
         from recipelint.parse.yamlfile import parse_yaml
+        from recipelint.toolkits.wenet.checkout import WENET_CODE
 
         document = parse_yaml(files.read(target.path))
         if document.root.kind != "map" or not is_train_config(set(document.root.entries)):
             return []  # the peek saw the keys somewhere the parse does not put at the top
         recipe = Recipe(root=target.root, toolkit=self.name, explicit=target.explicit, config=document)
         # A train config no launch names is still read by the WeNet code of its repository.
-        recipe.checkout = find_checkout("wenet", target.path.parent, None, files)
+        recipe.checkout = find_checkout(WENET_CODE, target.path.parent, None, files)
         from recipelint.toolkits.wenet.frontend import folder_entry
 
         folder_entry(recipe, target.path, files)
@@ -120,9 +121,10 @@ class WeNet(Toolkit):
 
     def describe(self, ctx: Context) -> list[Note]:
         from recipelint.toolkits.checkouts import code_notes
+        from recipelint.toolkits.wenet.checkout import code_rows, package_entry
         from recipelint.toolkits.wenet.part import data_notes
 
-        return data_notes(ctx) + code_notes(ctx.recipe, "WeNet")
+        return data_notes(ctx) + code_notes(ctx.recipe, "WeNet", lambda checkout, script: code_rows(checkout, package_entry(script)))
 
     def run_facts(self, ctx: Context) -> RunFacts:
         """WeNet's --timeout (train.py's default 30 when not given) and its train data lists."""

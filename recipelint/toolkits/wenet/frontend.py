@@ -14,7 +14,7 @@ from pathlib import Path
 
 from recipelint.deps import Memo
 from recipelint.model import Launch, Link, Recipe, Setting
-from recipelint.parse.checkout import TRAIN_ENTRY, find_checkout, package_entry
+from recipelint.parse.checkout import find_checkout
 from recipelint.parse.files import FileCache, SourceError
 from recipelint.parse.flags import Flag
 from recipelint.parse.jsonfile import parse_json
@@ -26,6 +26,8 @@ from recipelint.toolkits import Offer
 from recipelint.toolkits.deepspeed.knowledge import named_deepspeed
 from recipelint.toolkits.launchers import parse_torchrun, set_places, setting_from_word, to_value
 from recipelint.toolkits.wenet import WENET, named_train_config
+from recipelint.toolkits.wenet.checkout import TRAIN_ENTRY, WENET_CODE, flags_source, package_entry
+from recipelint.toolkits.wenet.checkout import train_flags as checkout_flags
 from recipelint.toolkits.wenet.datalist import read_data_list
 from recipelint.toolkits.wenet.part import WenetPart, lone_entry
 
@@ -216,9 +218,9 @@ def train_flags(recipe: Recipe) -> tuple[dict[str, Flag] | None, str]:
     checkout = recipe.checkout
     entry = entry_of(recipe)
     if checkout is not None and checkout.toolkit == "wenet":
-        flags = checkout.train_flags(entry)
+        flags = checkout_flags(checkout, entry)
         if flags is not None:
-            return flags, checkout.flags_source(entry)
+            return flags, flags_source(checkout, entry)
         if entry != TRAIN_ENTRY:
             return None, f"{checkout.label()} has no readable wenet/{entry}"
         return TRAIN_FLAGS, f"{BAKED_IN} ({checkout.label()} has no readable wenet/bin/train.py)"
@@ -367,7 +369,7 @@ def load_recipe(script_path: Path, files: FileCache, script: ShellScript | None 
     if found is None:
         return recipe
     command, index = found
-    recipe.checkout = find_checkout("wenet", root, script, files)
+    recipe.checkout = find_checkout(WENET_CODE, root, script, files)
     recipe.launch = parse_torchrun(script, command, index)
     set_places(recipe, script, command)
     _nodes_for_python(script, recipe.launch)

@@ -11,6 +11,7 @@ from recipelint import tuner
 from recipelint.context import Context, Derived
 from recipelint.diagnostics import Applicability, Fix
 from recipelint.records import replace
+from recipelint.toolkits.wenet.checkout import WENET_CODE, batch_carries_pcm, dataset_keys, package_entry
 from recipelint.toolkits.wenet.part import lines_in_all, train_data
 
 if TYPE_CHECKING:
@@ -33,20 +34,18 @@ class Loader(Derived):
         """What the recipe's WeNet keeps per sample and batch: its checkout's code when found,
         else upstream HEAD's pipeline."""
         checkout = self.recipe.checkout
-        if checkout is None or not checkout.wenet:
+        if checkout is None or checkout.kind is not WENET_CODE:
             return tuner.WenetData()
-        data = tuner.wenet_data_of(checkout.batch_carries_pcm, checkout.version_at_least("2024-01-31"), checkout.root)
+        data = tuner.wenet_data_of(batch_carries_pcm(checkout)[0], checkout.version_at_least("2024-01-31"), checkout.root)
         return replace(data, unmodelled=self._unmodelled_batcher(checkout))
 
     def _unmodelled_batcher(self, checkout: Checkout) -> str:
         """Why the checkout's batcher is not upstream's: a batch_conf key of the YAML its batch()
         reads beyond those modelled (a fork's extra cap), or a batch_type upstream's has not."""
-        from recipelint.parse.checkout import package_entry
-
         conf = self.recipe.config.root.get("dataset_conf.batch_conf") if self.recipe.config else None
         launch = self.recipe.launch
-        reads = checkout.dataset_keys(
-            package_entry(launch.script.value if launch is not None and isinstance(launch.script.value, str) else None)
+        reads = dataset_keys(
+            checkout, package_entry(launch.script.value if launch is not None and isinstance(launch.script.value, str) else None)
         )
         block = reads.get("batch_conf") if reads else None
         if conf is None or conf.kind != "map" or block is None:

@@ -32,6 +32,7 @@ from recipelint.toolkits.launchers import (
     word_text,
 )
 from recipelint.toolkits.xtuner import XTUNER
+from recipelint.toolkits.xtuner.checkout import XTUNER_CODE
 
 TRAIN_PY = re.compile(r"(^|/)xtuner/tools/train\.py$")
 TRAIN_V1 = re.compile(r"(^|/)xtuner/v1/train/cli/\w+\.py$")  # XTuner v1: no --launcher, no mmengine config
@@ -139,7 +140,7 @@ def launches(script: ShellScript, commands: list[Command] | None = None) -> list
 def load_xtuner(script: ShellScript, files: FileCache, root: Path, commands: list[Command] | None = None) -> list[Recipe]:
     recipes = []
     found = launches(script, commands)
-    checkout = find_checkout("xtuner", root, script, files) if found else None
+    checkout = find_checkout(XTUNER_CODE, root, script, files) if found else None
     for command, index, form in found:
         recipe = Recipe(root=root, toolkit="xtuner", script=script, ds_filler="xtuner", checkout=checkout, consumer=XTUNER.json_consumer())
         if script.source.path.name != "<command>":

@@ -11,6 +11,7 @@ from recipelint.parse.flags import Guard
 from recipelint.parse.tree import Document
 from recipelint.records import dataclass
 from recipelint.schemas import load_schema
+from recipelint.toolkits.wenet.checkout import dataset_keys, trainers
 from recipelint.toolkits.wenet.frontend import entry_of
 from recipelint.toolkits.wenet.part import lone_entry
 
@@ -61,7 +62,7 @@ def known_keys(ctx: Context, path: list[str]) -> tuple[Collection[str] | None, s
         return schema, SCHEMA_SOURCE
     if path and path[0] == "dataset_conf" and len(path) <= 2:
         entries = _entries(ctx, checkout)
-        blocks = [_block(checkout.dataset_keys(entry), path) for entry in entries]
+        blocks = [_block(dataset_keys(checkout, entry), path) for entry in entries]
         if blocks and all(b is not False for b in blocks):
             if any(b is None or b.open for b in blocks if not isinstance(b, bool)):
                 return None, ""
@@ -94,7 +95,7 @@ def _entries(ctx: Context, checkout: Checkout) -> list[str]:
     recipe = ctx.recipe
     if recipe.launch is not None or lone_entry(recipe) is not None:
         return [entry_of(recipe)]
-    return checkout.trainers() or [entry_of(recipe)]
+    return trainers(checkout) or [entry_of(recipe)]
 
 
 def _block(reads: dict[str, KeyReads] | None, path: list[str]) -> KeyReads | None | bool:
@@ -126,7 +127,7 @@ def spread_block(ctx: Context, path: list[str], key: str) -> Spread | None:
     checkout = ctx.recipe.checkout
     if checkout is not None and checkout.toolkit == "wenet":
         entry = entry_of(ctx.recipe)
-        reads = checkout.dataset_keys(entry)
+        reads = dataset_keys(checkout, entry)
         block = reads.get("" if len(path) == 1 else path[1]) if reads is not None else None
         if block is None or block.function is None:
             return None
