@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from recipelint import tuner, versions
 from recipelint.diagnostics import Diagnostic, Edit, Fix, Severity
@@ -16,6 +16,16 @@ from recipelint.records import dataclass, field
 
 if TYPE_CHECKING:
     pass
+
+
+class SettingsRead(Protocol):
+    """What `Options.of` reads of recipelint.settings.Settings."""
+
+    deepspeed_version: str | None
+    model_params: float | None
+    mean_utterance_seconds: float | None
+    target_versions: dict[str, str]
+    source: Path | None
 
 
 @dataclass(frozen=True)
@@ -36,8 +46,8 @@ class Options:
         return cls(keys.get("deepspeed-version"), keys.get("model-params"), keys.get("mean-utterance-seconds"), targets)
 
     @classmethod
-    def of(cls, settings: Any) -> Options:
-        """From recipelint.settings.Settings (named loosely: settings sits above this module)."""
+    def of(cls, settings: SettingsRead) -> Options:
+        """From recipelint.settings.Settings (a protocol here: settings sits above this module)."""
         targets = tuple(sorted(settings.target_versions.items()))
         where = settings.source.name if settings.source is not None else ""
         return cls(settings.deepspeed_version, settings.model_params, settings.mean_utterance_seconds, targets, where)

@@ -293,7 +293,7 @@ class Recipe:
         """The consumer of the DeepSpeed JSON: the front end's, or the one `ds_filler` stands for."""
         return self.consumer if self.consumer is not None else consumer_from_filler(self.ds_filler)
 
-    def note(self, section: str, label: str, value: Any, source: str = "") -> None:
+    def note(self, section: str, label: str, value: object, source: str = "") -> None:
         self.notes.append(Note(section, label, str(value), source))
 
     def locate(self, value: str) -> tuple[Path | None, list[Path]]:
@@ -313,14 +313,14 @@ class Recipe:
 
     def read_config(
         self,
-        value: Any,
-        parse: Callable[[SourceText], Any],
+        value: object,
+        parse: Callable[[SourceText], P],
         files: FileCache,
         role: str | None = None,
         setting: Setting | None = None,
         report_missing: bool = True,
-        accept: Callable[[Any], bool] | None = None,
-    ) -> Any:
+        accept: Callable[[P], bool] | None = None,
+    ) -> P | None:
         """Parse a file the launch names, looked up in the recipe's folders; None when it is not there.
 
         With a role, the lookup is kept as a link (for `show` and RL010). A file that is there but

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from recipelint import deps
 from recipelint.deps import Memo
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from recipelint.knownissues import KnownIssue
     from recipelint.parse.pycode import Compared, PyFile
 
+T = TypeVar("T")
 VENV_NAMES = (".venv", "venv", "env", ".env")
 OWN_ENVIRONMENT = "installed in recipelint's Python"
 REPOSITORY_FILES = 3000  # Python files read for the keys of a config no launch names
@@ -136,20 +137,20 @@ class Checkout:
         return rows
 
     # What the code says, read with ast and kept for the run.
-    def cached(self, key: str, compute: Any) -> Any:
+    def cached(self, key: str, compute: Callable[[], T]) -> T:
         """What `compute` reads of this code, once per run for every recipe sharing the checkout."""
-        return self._memo.get(key, compute)
+        return cast(T, self._memo.get(key, compute))  # the memo holds each key's own type
 
     def pattern(self, name: str) -> list[Span] | None:
         """Where a known-bug pattern of the toolkit (CodeKind.patterns) is in this code."""
         function = self.kind.patterns[name]
-        return self.cached(f"pattern:{name}", lambda: function(self.package))  # type: ignore[no-any-return]
+        return self.cached(f"pattern:{name}", lambda: function(self.package))
 
     def env_default(self, relative: str, variable: str) -> tuple[bool, int | None, Span | None] | None:
         """How the file at package/relative reads an environment variable (pycode.env_default)."""
         from recipelint.parse import pycode
 
-        return self.cached(f"env:{relative}:{variable}", lambda: pycode.env_default(self.package, relative, variable))  # type: ignore[no-any-return]
+        return self.cached(f"env:{relative}:{variable}", lambda: pycode.env_default(self.package, relative, variable))
 
     def package_files(self, pattern: str = "**/*.py") -> list[PyFile]:
         """The package's Python files matching `pattern`, parsed once a run (at most
@@ -160,7 +161,7 @@ class Checkout:
             paths = sorted(self.package.glob(pattern))[:PACKAGE_FILES]
             return [f for f in (pycode.parse_python(path) for path in paths) if f is not None]
 
-        return self.cached(f"files:{pattern}", read)  # type: ignore[no-any-return]
+        return self.cached(f"files:{pattern}", read)
 
     def module(self, name: str) -> PyFile | None:
         """The package's module `wenet.dataset.x` as a parsed file (None outside the package)."""
@@ -180,13 +181,13 @@ class Checkout:
             beside = [f for f in (pycode.parse_python(path) for path in sorted(self.root.glob("*.py"))[:PACKAGE_FILES]) if f is not None]
             return [*self.package_files(), *beside]
 
-        return self.cached("code_files", read)  # type: ignore[no-any-return]
+        return self.cached("code_files", read)
 
     def compared_values(self, key: str) -> Compared | None:
         """The values of a YAML key the code handles (pycode.compared_values over code_files)."""
         from recipelint.parse import pycode
 
-        return self.cached(f"compared:{key}", lambda: pycode.compared_values(self.code_files(), key))  # type: ignore[no-any-return]
+        return self.cached(f"compared:{key}", lambda: pycode.compared_values(self.code_files(), key))
 
     def entry_files(self, entry: str) -> list[PyFile]:
         """The training script `entry` and the package modules it imports (one level: v3's
@@ -201,7 +202,7 @@ class Checkout:
             modules = [self.module(name) for name in pycode.imported_modules(script, self.toolkit)]
             return [script, *(m for m in modules if m is not None)]
 
-        return self.cached(f"entry_files:{entry}", read)  # type: ignore[no-any-return]
+        return self.cached(f"entry_files:{entry}", read)
 
     def value_read(self, name: str, entry: str) -> Span | None | bool:
         """Where the training script or a module it imports reads the setting `name`
@@ -218,13 +219,13 @@ class Checkout:
         """The keywords the DataLoader calls of the training script and its modules pass."""
         from recipelint.parse import pycode
 
-        return self.cached(f"loader_keywords:{entry}", lambda: pycode.loader_keywords(self.entry_files(entry)))  # type: ignore[no-any-return]
+        return self.cached(f"loader_keywords:{entry}", lambda: pycode.loader_keywords(self.entry_files(entry)))
 
     def read_keys(self) -> set[str]:
         """Every string key any code of the package (or beside it) reads from a dict (pycode.read_keys)."""
         from recipelint.parse import pycode
 
-        return self.cached("read_keys", lambda: pycode.read_keys(self.code_files()))  # type: ignore[no-any-return]
+        return self.cached("read_keys", lambda: pycode.read_keys(self.code_files()))
 
     def repository_keys(self, top: Path) -> set[str]:
         """The keys every Python file of the repository at `top` reads or writes (at most
@@ -236,7 +237,7 @@ class Checkout:
             paths = [p for p in sorted(top.glob("**/*.py")) if not set(p.relative_to(top).parts) & SKIPPED_FOLDERS]
             return pycode.read_keys([f for f in (pycode.parse_python(p) for p in paths[:REPOSITORY_FILES]) if f is not None])
 
-        return self.cached(f"repository_keys:{top}", read)  # type: ignore[no-any-return]
+        return self.cached(f"repository_keys:{top}", read)
 
     def config_keys(self) -> set[str]:
         """Top-level YAML keys the code reads: every module of the package (its trainers, model
@@ -248,7 +249,7 @@ class Checkout:
         def read() -> set[str]:
             return pycode.config_keys(self.code_files())
 
-        return self.cached("config_keys", read)  # type: ignore[no-any-return]
+        return self.cached("config_keys", read)
 
     # Where this code sits in upstream history.
     def span_of_dates(self) -> tuple[str, str] | None:

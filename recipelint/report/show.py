@@ -16,7 +16,7 @@ from typing import Any
 from recipelint.context import Context
 from recipelint.diagnostics import Diagnostic
 from recipelint.model import Recipe, Setting, link_source, setting_source
-from recipelint.parse.files import printable
+from recipelint.parse.files import SourceError, printable
 from recipelint.parse.shell import OPTION_PARSERS
 from recipelint.parse.where import shown
 from recipelint.records import dataclass, field
@@ -35,7 +35,7 @@ class Section:
     title: str
     items: list[Item] = field(default_factory=list)
 
-    def add(self, label: str, value: Any, source: str = "") -> None:
+    def add(self, label: str, value: object, source: str = "") -> None:
         self.items.append(Item(label, "unknown" if value is None else str(value), source))
 
 
@@ -266,7 +266,7 @@ def render_text(descriptions: list[Description]) -> str:
     return "\n".join(lines).rstrip("\n")
 
 
-def render_json(descriptions: list[Description], errors: list[Any], hardware: dict[str, Any] | None) -> str:
+def render_json(descriptions: list[Description], errors: list[SourceError], hardware: dict[str, Any] | None) -> str:
     data = {
         "recipes": [
             {

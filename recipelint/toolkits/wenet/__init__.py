@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from recipelint.toolkits import Claim, Offer, RunFacts, Target, Toolkit
 
@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from recipelint.model import Consumer, Note, Recipe
     from recipelint.parse.files import FileCache
     from recipelint.parse.shell import Command, ShellScript
+    from recipelint.parse.tree import Document
 
 
 # WeNet's evidence in a YAML, at its top: `dataset_conf` (WeNet's data pipeline; every train
@@ -45,13 +46,13 @@ def is_train_config(keys: set[str]) -> bool:
     return model and bool(TRAINER_KEYS & keys)
 
 
-def named_train_config(document: Any) -> bool:
+def named_train_config(document: Document) -> bool:
     """Whether a YAML a launch passes as `--config` is a train config: a mapping with one key of
     a WeNet train YAML (or none at all). `train_config=/etc/shadow` in the tree is not: none of
     its lines may reach a report."""
-    root = getattr(document, "root", None)
-    if root is None or root.kind != "map":
-        return root is not None and root.kind == "scalar" and root.value is None  # an empty YAML
+    root = document.root
+    if root.kind != "map":
+        return root.kind == "scalar" and root.value is None  # an empty YAML
     keys = set(root.entries)
     return not keys or bool(keys & (ASR_MODEL_KEYS | TRAINER_KEYS | WENET_ONLY | {"dataset_conf"}))
 

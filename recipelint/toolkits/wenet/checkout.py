@@ -55,7 +55,7 @@ def train_flags(checkout: Checkout, entry: str = TRAIN_ENTRY) -> dict[str, Flag]
         flags = pycode.argparse_flags([f for f in files if f is not None])
         return flags if len(flags) >= 3 else None  # a train.py that builds its parser elsewhere: not ours to judge
 
-    return checkout.cached(f"flags:{entry}", read)  # type: ignore[no-any-return]
+    return checkout.cached(f"flags:{entry}", read)
 
 
 def flags_source(checkout: Checkout, entry: str = TRAIN_ENTRY) -> str:
@@ -81,7 +81,7 @@ def dataset_keys(checkout: Checkout, entry: str = TRAIN_ENTRY) -> dict[str, KeyR
         helpers = [f for f in checkout.package_files("dataset/*.py") if f.source.path != dataset.source.path]
         return pycode.dataset_keys(dataset, pycode.parse_python(checkout.package / "dataset" / "processor.py"), helpers)
 
-    return checkout.cached(f"dataset_keys:{entry}", read)  # type: ignore[no-any-return]
+    return checkout.cached(f"dataset_keys:{entry}", read)
 
 
 def dataset_module(checkout: Checkout, script: PyFile | None) -> str:
@@ -114,7 +114,7 @@ def required_keys(checkout: Checkout) -> list[tuple[str, str, Span]]:
             found.extend((key, function, span) for key, span in (keys or {}).items())
         return found
 
-    return checkout.cached("required_keys", read)  # type: ignore[no-any-return]
+    return checkout.cached("required_keys", read)
 
 
 def batch_carries_pcm(checkout: Checkout) -> tuple[bool | None, str]:
