@@ -1,4 +1,4 @@
-"""`recipelint tune`: print the loader plan of each WeNet recipe (what the loader rules agree on,
+"""`recipelint tune`: print the loader plan of each recipe whose toolkit offers one (what the loader rules agree on,
 with the memory it predicts), and with --measure, measure the recipe's own pipeline first."""
 
 from __future__ import annotations
@@ -78,12 +78,12 @@ def measure_recipe(
     import sys
 
     from recipelint.hardware.profile import write_measured
-    from recipelint.measure import MeasureError, entry, find_checkout, request_for, run_child
+    from recipelint.measure import MEASURED, MeasureError, entry, find_checkout, request_for, run_child
 
     recipe = ctx.recipe
     found = find_checkout(recipe, checkout)
     if found is None:
-        raise MeasureError(f"{recipe.root}: no WeNet checkout (pass --checkout DIR, or export PYTHONPATH in path.sh)")
+        raise MeasureError(f"{recipe.root}: no {MEASURED} checkout (pass --checkout DIR, or export PYTHONPATH in path.sh)")
     cpus, ranks = ctx.fact("cpus").value, ctx.ranks_per_node or 1
     here = len(os.sched_getaffinity(0))
     cores = min(here, max(1, cpus // ranks)) if isinstance(cpus, int) else here
@@ -96,7 +96,7 @@ def measure_recipe(
         version = f"python {sys.version.split()[0]}"
     when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     config = recipe.config.path if recipe.config else recipe.root
-    source = f"recipelint tune --measure {config} with WeNet {found} ({version}), {when}"
+    source = f"recipelint tune --measure {config} with {MEASURED} {found} ({version}), {when}"
     result = run_child(request, limit_s, progress)
     measured = entry(result, request, source)
     measured["config"] = str(config)

@@ -48,12 +48,8 @@ class Scene:
 
     @property
     def engine(self) -> str | None:
-        """WeNet's --train_engine (its default torch_ddp when not given)."""
-        ctx = self.ctx
-        if ctx is None or ctx.recipe.toolkit != "wenet" or ctx.recipe.launch is None:
-            return None
-        value = ctx.recipe.arg("train_engine").value
-        return str(value) if value is not None else "torch_ddp"
+        """The training engine the recipe's toolkit names (WeNet's --train_engine)."""
+        return self.run_facts().engine
 
     @property
     def world_size(self) -> int | None:

@@ -22,6 +22,7 @@ from recipelint.records import dataclass, field
 from recipelint.toolkits.wenet.part import train_data
 
 WENET_MARKER = Path("wenet") / "dataset" / "dataset.py"
+MEASURED = "WeNet"  # whose pipeline the child runs, as `tune --measure`'s messages and profile entries name it
 
 
 class MeasureError(Exception):

@@ -133,7 +133,7 @@ class Checkout:
             dates = f"{self.date} to {self.date_last}" if self.date_last and self.date_last != self.date else self.date
             rows.append((f"{self.name} code date", dates, self.date_source))
         if self.fingerprint:
-            rows.append((f"{self.name} files", self.fingerprint, "git blob ids of known files (recipelint/parse/upstream.py)"))
+            rows.append((f"{self.name} files", self.fingerprint, "git blob ids of known files (recipelint/toolkits/upstream.py)"))
         return rows
 
     # What the code says, read with ast and kept for the run.
@@ -514,7 +514,7 @@ def _fingerprint(checkout: Checkout) -> None:
         return
     checkout.date, checkout.date_last = lo, hi
     checkout.fingerprint = f"{', '.join(matched)} match upstream {lo}" + (f" to {hi}" if hi != lo else "")
-    checkout.date_source = f"git blob ids of {', '.join(matched)} (recipelint/parse/upstream.py)"
+    checkout.date_source = f"git blob ids of {', '.join(matched)} (recipelint/toolkits/upstream.py)"
     if tags and len(tags) == 1 and checkout.version is None:
         checkout.version = next(iter(tags))
         checkout.version_source = f"{', '.join(matched)} identical to {checkout.version}'s"

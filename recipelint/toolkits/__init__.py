@@ -70,6 +70,7 @@ class RunFacts:
     """What a toolkit knows of its recipe's run that `recipelint diagnose` correlates with a log
     (`Toolkit.run_facts`); the defaults: nothing known."""
 
+    engine: str | None = None  # the training engine the trainer is told to use ("torch_ddp", "deepspeed"); None: not named
     join_timeout: int | None = None  # seconds a rank waits for the others at an epoch's end, when the trainer has such a wait
     shards: int | None = None  # lines of the train data lists found; None: none found
     remote_shards: int = 0  # of those, read over the network (http, https, ftp)

@@ -128,16 +128,19 @@ class WeNet(Toolkit):
         return data_notes(ctx) + code_notes(ctx.recipe, "WeNet", lambda checkout, script: code_rows(checkout, package_entry(script)))
 
     def run_facts(self, ctx: Context) -> RunFacts:
-        """WeNet's --timeout (train.py's default 30 when not given) and its train data lists."""
+        """WeNet's --train_engine (its default torch_ddp when not given), --timeout (train.py's
+        default 30) and its train data lists."""
         from recipelint.toolkits.wenet.loader import loader
         from recipelint.toolkits.wenet.part import shard_kinds
 
-        join_timeout = None
+        engine = join_timeout = None
         if ctx.recipe.launch is not None:
+            value = ctx.recipe.arg("train_engine").value
+            engine = str(value) if value is not None else "torch_ddp"
             setting = ctx.recipe.arg("timeout")
             join_timeout = setting.as_int() if setting.given else 30
         remote, compressed = shard_kinds(ctx.recipe)
-        return RunFacts(join_timeout, loader(ctx).shards, remote, compressed)
+        return RunFacts(engine, join_timeout, loader(ctx).shards, remote, compressed)
 
     def plan(self, ctx: Context) -> list[str]:
         from recipelint.toolkits.wenet.loader import plan_lines

@@ -8,8 +8,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from recipelint.parse import upstream
 from recipelint.parse.checkout import Checkout, CodeKind
+from recipelint.toolkits import upstream
 from recipelint.toolkits.wenet.patterns import PATTERNS
 
 if TYPE_CHECKING:

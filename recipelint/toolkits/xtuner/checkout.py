@@ -4,8 +4,8 @@ patterns of its known bugs."""
 
 from __future__ import annotations
 
-from recipelint.parse import upstream
 from recipelint.parse.checkout import CodeKind
+from recipelint.toolkits import upstream
 from recipelint.toolkits.xtuner.patterns import PATTERNS
 
 XTUNER_CODE = CodeKind(
