@@ -3,7 +3,7 @@ run.sh but never passed.
 
 ## What it does
 Flags a WeNet launch without `--prefetch` when the default matters: the queued batches of 100
-per worker exceed the node's memory budget (RL103's formula, `Context.loader_plan`,
+per worker exceed the node's memory budget (RL103's formula, `loader(ctx).plan`,
 `tuner.plan_loader`), so the plan for this node lowers it. A plan that only cuts `num_workers`
 (CPU or shard cap) leaves the default alone here: fewer workers queue fewer batches, and RL102
 or RL201 carry that fix. Also flags a script that assigns a `prefetch` variable the training

@@ -1,7 +1,7 @@
 """One DataLoader worker per rank on a node with cores to spare.
 
 ## What it does
-Flags `num_workers 1` when the loader plan (`Context.loader_plan`, `tuner.plan_loader`) allows
+Flags `num_workers 1` when the loader plan (`loader(ctx).plan`, `tuner.plan_loader`) allows
 more: its `headroom` is the worker count the CPU cap (`ranks_per_node x num_workers <= usable
 CPUs`, or the measured throughput plateau) and the shard cap (`lines // world_size`) allow, up
 to upstream's 8.
