@@ -18,7 +18,7 @@ Importing this module imports no front end and no rule: start-up matters.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -106,6 +106,9 @@ class Toolkit(Protocol):
     # The commands it serves beyond check, fix and show ("tune": a loader plan of its recipes);
     # a command asked of recipes of a toolkit that does not offer it says so in one line.
     offers: tuple[str, ...] = ()
+    # Per recipe kind it builds, the packages whose releases its verdicts depend on (`show`'s run
+    # section: runcontext.version_rows); a kind not here: deepspeed and torch.
+    packages: Mapping[str, tuple[str, ...]] = {}
 
     def claims(self, target: Target, script: ShellScript | None) -> float:
         """How sure the toolkit is that the whole file is its own: 0 never, 1 certain. A config's

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from recipelint.toolkits import Claim, Offer, Toolkit
@@ -19,6 +20,9 @@ class DeepSpeed(Toolkit):
     rules: tuple[str, ...] = ("recipelint.toolkits.deepspeed.rules",)
     preload: tuple[str, ...] = ("recipelint.toolkits.deepspeed.frontend",)
     kinds: tuple[str, ...] = ("torch",)  # a distributed launch with no DeepSpeed config: the launch rules still apply
+    # A plain launch (torchrun, srun, a Job): torch's defaults decide; deepspeed only when the run
+    # shows it (a DeepSpeed JSON it reads, a pin of deepspeed): runcontext.version_rows.
+    packages: Mapping[str, tuple[str, ...]] = {"deepspeed": ("deepspeed", "torch", "transformers", "accelerate"), "torch": ("torch",)}
 
     def claims(self, target: Target, script: ShellScript | None) -> float:
         if target.kind == "json":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from recipelint.toolkits import Claim, Offer, RunFacts, Target, Toolkit
@@ -72,6 +73,7 @@ class WeNet(Toolkit):
     rules: tuple[str, ...] = ("recipelint.toolkits.wenet.rules",)
     preload: tuple[str, ...] = ("recipelint.toolkits.wenet.frontend",)
     offers: tuple[str, ...] = ("tune",)  # the loader plan of its recipes (recipelint.tune)
+    packages: Mapping[str, tuple[str, ...]] = {"wenet": ("wenet", "deepspeed", "torch")}
 
     def claims(self, target: Target, script: ShellScript | None) -> float:
         return 1.0 if target.kind == "yaml" and has_evidence(target) else 0.0

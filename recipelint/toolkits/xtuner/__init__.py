@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from recipelint.toolkits import Claim, Offer, Toolkit
@@ -20,6 +21,7 @@ class XTuner(Toolkit):
     rules: tuple[str, ...] = ("recipelint.toolkits.xtuner.rules", "recipelint.toolkits.xtuner.v1_launch")
     preload: tuple[str, ...] = ("recipelint.toolkits.xtuner.frontend",)
     kinds: tuple[str, ...] = ("xtuner-v1",)  # XTuner v1's launches: no mmengine config, the 0.x rules do not apply
+    packages: Mapping[str, tuple[str, ...]] = {"xtuner": ("xtuner", "deepspeed", "torch", "transformers")}
 
     def claims(self, target: Target, script: ShellScript | None) -> float:
         return 1.0 if target.kind == "python" else 0.0
