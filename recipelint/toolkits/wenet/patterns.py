@@ -10,7 +10,6 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from recipelint.parse import pycode
 from recipelint.parse.checkout import Pattern
 from recipelint.parse.span import Span
 
@@ -42,6 +41,8 @@ def _tar_members(function: ast.FunctionDef) -> Iterator[tuple[str, list[ast.stmt
 
 def tar_member_to_decoder(package: Path) -> list[Span] | None:
     """A tar member's file object handed straight to torchaudio/soundfile (no io.BytesIO)."""
+    from recipelint.parse import pycode  # the Python reader only when a checkout's code is read
+
     hits: list[Span] = []
     reads_tars = False  # without code that opens tar members, the files cannot tell
     for file in pycode.glob_files(package, "dataset/*.py"):
@@ -56,6 +57,8 @@ def tar_member_to_decoder(package: Path) -> list[Span] | None:
 
 
 def _sample_stores(node: ast.AST, keys: set[str]) -> bool:
+    from recipelint.parse import pycode  # the Python reader only when a checkout's code is read
+
     return any(
         isinstance(target, ast.Subscript) and pycode.literal(target.slice) in keys
         for stmt in ([node] if isinstance(node, ast.Assign) else [])
@@ -65,6 +68,8 @@ def _sample_stores(node: ast.AST, keys: set[str]) -> bool:
 
 def decode_wav_branch_assignment(package: Path) -> list[Span] | None:
     """`decode_wav` that stores sample['wav'] / sample['sample_rate'] only inside one if/else branch."""
+    from recipelint.parse import pycode  # the Python reader only when a checkout's code is read
+
     file = pycode.parse_python(package / "dataset" / "processor.py")
     if file is None:
         return None
@@ -81,6 +86,8 @@ def decode_wav_branch_assignment(package: Path) -> list[Span] | None:
 
 def tar_opened_seekable(package: Path) -> list[Span] | None:
     """`tarfile.open(fileobj=..., mode='r:*')`: seek mode, which a wget pipe cannot serve."""
+    from recipelint.parse import pycode  # the Python reader only when a checkout's code is read
+
     files = pycode.glob_files(package, "dataset/*.py")
     opens = [(f, c) for f in files for c in f.calls if pycode.dotted(c.func) == "tarfile.open" and pycode.keyword(c, "fileobj") is not None]
     if not opens:
@@ -90,6 +97,8 @@ def tar_opened_seekable(package: Path) -> list[Span] | None:
 
 def step_save_by_default(package: Path) -> list[Span] | None:
     """`info_dict.get('save_interval', 10000)`: in-loop barriers and CV every N steps unless the YAML says otherwise."""
+    from recipelint.parse import pycode  # the Python reader only when a checkout's code is read
+
     file = pycode.parse_python(package / "utils" / "executor.py")
     if file is None:
         return None
@@ -109,6 +118,8 @@ def step_save_by_default(package: Path) -> list[Span] | None:
 
 def padding_keys(package: Path) -> set[str] | None:
     """The keys of the batch dict `processor.padding` returns (WeNet)."""
+    from recipelint.parse import pycode  # the Python reader only when a checkout's code is read
+
     file = pycode.parse_python(package / "dataset" / "processor.py")
     if file is None:
         return None

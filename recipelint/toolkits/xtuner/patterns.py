@@ -6,13 +6,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from recipelint.parse import pycode
 from recipelint.parse.checkout import Pattern
 from recipelint.parse.span import Span
 
 
 def launcher_slurm_ignored(package: Path) -> list[Span] | None:
     """xtuner/entry_point.py that reads NNODES/NPROC_PER_NODE but never looks for `--launcher slurm`."""
+    from recipelint.parse import pycode  # the Python reader only when a checkout's code is read
+
     file = pycode.parse_python(package / "entry_point.py")
     if file is None:
         return None
@@ -27,6 +28,8 @@ def launcher_slurm_ignored(package: Path) -> list[Span] | None:
 
 def dataset_timeout_30_minutes(package: Path) -> list[Span] | None:
     """XTuner's rank-0 dataset barrier with a 30-minute default (v0.1.14 to v0.1.18)."""
+    from recipelint.parse import pycode  # the Python reader only when a checkout's code is read
+
     read = pycode.env_default(package, "dataset/huggingface.py", "XTUNER_DATASET_TIMEOUT")
     if read is None:
         return None
