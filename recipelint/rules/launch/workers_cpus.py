@@ -35,12 +35,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from recipelint import tuner
 from recipelint.context import Context
-from recipelint.diagnostics import Applicability, Diagnostic, Fix, Severity
+from recipelint.diagnostics import Diagnostic, Severity
 from recipelint.rulekit import oversubscribed
 from recipelint.rulekit.allocated import worker_setting
 from recipelint.rulekit.unknown_fact import hardware_unknown
+from recipelint.rulekit.workers import plan as workers_plan
 
 CODE = "RL506"
 NAME = "launch-workers-cpus"
@@ -77,10 +77,9 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
     ranks = ctx.ranks_per_node
     if ranks is None or not isinstance(cpus.value, int):
         return
-    cap = tuner.loader_worker_cap(cpus.value, ranks)
-    if workers <= cap:
+    cap = workers_plan(ctx).cap
+    if cap is None or workers <= cap:
         return
-    edit = ctx.set_value(setting, str(cap)) if setting.given else None
     unsure = "" if reaches else f"; if the training script hands --{setting.name} to its DataLoader (the script was not found to read)"
     yield ctx.diagnostic(
         CODE,
@@ -91,7 +90,7 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
         current=workers,
         suggested=cap,
         evidence=[cpus.cite("cpus"), ctx.ranks_evidence, "formula: ranks_per_node x num_workers <= usable CPUs"],
-        fix=Fix((edit,), Applicability.SAFE, f"set {setting.name} {cap}") if edit is not None else None,
+        fix=workers_plan(ctx).fix(),
     )
 
 

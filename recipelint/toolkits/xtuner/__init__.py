@@ -30,7 +30,8 @@ class XTuner(Toolkit):
     name = "xtuner"
     suffixes: tuple[str, ...] = ()
     rules: tuple[str, ...] = ("recipelint.toolkits.xtuner.rules", "recipelint.toolkits.xtuner.v1_launch")
-    offers: tuple[str, ...] = ("show", "diagnose")  # its launches and configs described; a diagnosis reads their launch
+    # its launches and configs described; a diagnosis reads their launch; tune: its launches' DataLoader plan (recipelint.rulekit.workers)
+    offers: tuple[str, ...] = ("show", "diagnose", "tune")
     preload: tuple[str, ...] = ("recipelint.toolkits.xtuner.frontend",)
     kinds: tuple[str, ...] = ("xtuner-v1",)  # XTuner v1's launches: no mmengine config, the 0.x rules do not apply
     subjects: tuple[Subject, ...] = (
@@ -38,6 +39,12 @@ class XTuner(Toolkit):
         Subject("xtuner-config", "an XTuner/mmengine Python config", _has_config),
     )
     packages: Mapping[str, tuple[str, ...]] = {"xtuner": ("xtuner", "deepspeed", "torch", "transformers")}
+
+    def plan(self, ctx: Context) -> list[str]:
+        """The launch's DataLoader plan (recipelint.rulekit.workers)."""
+        from recipelint.toolkits.xtuner.loader import XTunerWorkers
+
+        return ctx.derived(XTunerWorkers).lines()
 
     def claims(self, target: Target, script: ShellScript | None) -> float:
         return 1.0 if target.kind == "python" else 0.0

@@ -1,0 +1,122 @@
+"""One launch's DataLoader plan for the launches whose per-batch memory recipelint does not model
+(a plain torch or DeepSpeed script, the Hugging Face Trainer, XTuner, and the same launched by a
+Slurm or Kubernetes job): the worker count against the CPUs (tuner.CPU_FORMULA), computed once per
+launch (`ctx.derived(WorkerPlan)`) and used by `tune`, by the worker rules' fix (RL506, RL807,
+RL953, RL963) and by `show`. WeNet's own plan, which models memory too, is
+recipelint.toolkits.wenet.loader."""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+from recipelint import tuner
+from recipelint.context import Context, Derived
+from recipelint.diagnostics import Applicability, Edit, Fix
+from recipelint.model import Setting, setting_source
+from recipelint.rulekit.allocated import config_loader, worker_setting
+
+# What a plan assumes where the batch memory is not modelled: tokenised text and images are sized
+# by the data, not by the recipe, so the plan keeps the recipe's prefetch and pin_memory and
+# bounds only the workers by the CPUs.
+UNMODELLED = (
+    "per-batch memory not modelled (tokenised text or images: sized by the data, not the recipe): "
+    "the plan assumes the recipe's own prefetch and pin_memory fit, and bounds only the workers by the CPUs; "
+    "`recipelint tune --measure` measures WeNet pipelines only"
+)
+
+# The prefetch and pin_memory the launch sets, by the flags of the argument parsers that name them
+# (Hugging Face TrainingArguments' `--dataloader_prefetch_factor`, `--dataloader_pin_memory`).
+PREFETCH_FLAGS = ("dataloader_prefetch_factor", "prefetch_factor")
+PIN_FLAGS = ("dataloader_pin_memory", "pin_memory")
+
+
+class WorkerPlan(Derived):
+    """The plan of one launch: its workers setting, the CPUs a node gives it (the job's allocation
+    where the job states them, else the judged node's), and the workers the CPU formula allows."""
+
+    assign = " "  # how the fix's title sets a value: `set num_workers 4` (a flag), `set x = 4` (Python)
+
+    @property
+    def ctx(self) -> Context:
+        return self.context
+
+    @cached_property
+    def setting(self) -> Setting | None:
+        """The workers setting the launch's DataLoader gets (a toolkit's plan may read its own)."""
+        return worker_setting(self.ctx)
+
+    @property
+    def workers(self) -> int | None:
+        value = self.setting.as_int() if self.setting is not None else None
+        return value if value is not None and value >= 0 else None
+
+    @cached_property
+    def cpus(self) -> tuple[int, str] | None:
+        """A node's CPUs and where they are said: the job's grant first (what the job may use),
+        else the judged node's usable CPUs."""
+        allocation = self.ctx.recipe.allocation
+        grant = allocation.get("cpus") if allocation is not None else None
+        if grant is not None and isinstance(grant.value, int):
+            return grant.value, f"CPUs per node: {grant.source()}"
+        fact = self.ctx.fact("cpus")
+        return (fact.value, fact.cite("cpus")) if fact.known and isinstance(fact.value, int) else None
+
+    @cached_property
+    def cap(self) -> int | None:
+        """The most workers per rank the CPUs allow (tuner.loader_worker_cap)."""
+        ranks = self.ctx.ranks_per_node
+        return tuner.loader_worker_cap(self.cpus[0], ranks) if self.cpus is not None and ranks else None
+
+    @property
+    def suggested(self) -> int | None:
+        """The workers the plan sets: the recipe's own, lowered to the cap past it."""
+        workers, cap = self.workers, self.cap
+        if workers is None or cap is None:
+            return workers
+        return min(workers, cap) if workers > 0 else workers
+
+    def edit(self, value: int) -> Edit | None:
+        """The edit setting the workers to `value` (None: the value is not a literal to rewrite)."""
+        setting = self.setting
+        return self.ctx.set_value(setting, str(value)) if setting is not None and setting.given else None
+
+    def fix(self, value: int | None = None) -> Fix | None:
+        """The plan's fix: the workers set to `value` (default: the plan's suggestion)."""
+        new = self.suggested if value is None else value
+        setting = self.setting
+        if new is None or setting is None or new == self.workers:
+            return None
+        edit = self.edit(new)
+        return Fix((edit,), Applicability.SAFE, f"set {setting.name}{self.assign}{new}") if edit is not None else None
+
+    def keyword(self, flags: tuple[str, ...], keyword: str) -> Setting | None:
+        """A DataLoader keyword the launch sets: its flag, else its launch config's key."""
+        flag = next((self.ctx.recipe.args[name] for name in flags if name in self.ctx.recipe.args), None)
+        return flag if flag is not None else config_loader(self.ctx, keyword)
+
+    def lines(self) -> list[str]:
+        """`recipelint tune`'s lines: each value with its formula and source."""
+        recipe, setting = self.ctx.recipe, self.setting
+        span = recipe.launch.command.span if recipe.launch is not None else None
+        where = f"{span.path}:{span.line}" if span is not None else str(recipe.root)
+        if setting is None or self.workers is None:
+            return [f"{where}: no DataLoader workers setting found in the launch or its config: not planned"]
+        lines = [f"{where}: {setting.name} {self.workers} -> {self.suggested}"]
+        lines.append(f"  workers: {setting_source(setting)}")
+        ranks = self.ctx.ranks_per_node
+        if self.cpus is not None and ranks and self.cap is not None:
+            lines.append(f"  cpu bound {self.cap}: formula {tuner.CPU_FORMULA}: {self.cpus[0]} // {ranks} ranks per node")
+            lines.append(f"    {self.cpus[1]}; {self.ctx.ranks_evidence}")
+        else:
+            lines.append("  cpu bound unknown: the node's CPUs or the ranks per node are not known: workers kept")
+        for flags, keyword in ((PREFETCH_FLAGS, "prefetch_factor"), (PIN_FLAGS, "pin_memory")):
+            given = self.keyword(flags, keyword)
+            if given is not None:
+                lines.append(f"  {keyword} {given.value} kept: {setting_source(given)}")
+        lines.append(f"  memory: {UNMODELLED}")
+        return lines
+
+
+def plan(ctx: Context) -> WorkerPlan:
+    """The launch's plan, computed once per context."""
+    return ctx.derived(WorkerPlan)
