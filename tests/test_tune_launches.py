@@ -150,3 +150,20 @@ def test_tune_on_a_host_that_is_not_the_node_asks_for_a_profile(tmp_path: Path, 
     target, _, _ = _write(tmp_path, "hf-trainer")
     out = _invoke("tune", str(target))
     assert "not tuned" in out and "recipelint probe --output node.yaml" in out and "->" not in out
+
+
+def test_wenet_timeout_plan_is_rl301s(tmp_path: Path) -> None:
+    """WeNet's join timeout: tune's line and RL301's suggestion are one plan (`join_plan`)."""
+    from recipelint import engine
+    from recipelint.hardware.profile import load_profile
+    from recipelint.settings import Resolver
+    from tests.helpers import REPO
+
+    example = REPO / "examples" / "wenet-4node-v100"
+    profile = example / "hardware-v100-node.yaml"
+    out = _invoke("tune", "--hardware", str(profile), str(example))
+    [(before, after)] = re.findall(r"^  timeout (\d+) -> (\d+): ", out, re.M)
+    loaded = load_profile(profile)
+    result = engine.check([example], hardware=lambda: loaded, resolver=Resolver(isolated=True))
+    [rl301] = [d for d in result.diagnostics if d.code == "RL301"]
+    assert (rl301.current, rl301.suggested) == (int(before), int(after)) and int(after) > int(before)
