@@ -167,3 +167,13 @@ def test_wenet_timeout_plan_is_rl301s(tmp_path: Path) -> None:
     result = engine.check([example], hardware=lambda: loaded, resolver=Resolver(isolated=True))
     [rl301] = [d for d in result.diagnostics if d.code == "RL301"]
     assert (rl301.current, rl301.suggested) == (int(before), int(after)) and int(after) > int(before)
+
+
+def test_launcher_plan_is_one_rank_per_gpu_of_the_job(tmp_path: Path) -> None:
+    """A pod granted 4 GPUs whose torchrun starts 8 ranks: the plan is 4 (RL962's formula), from
+    the pod's limit, not the node profile's 8 GPUs."""
+    target, _, profile = _write(tmp_path, "kubernetes")
+    target.write_text(POD.replace("nvidia.com/gpu: 8", "nvidia.com/gpu: 4"))
+    out = _invoke("tune", "--hardware", str(profile), str(target))
+    assert "ranks per node 8 -> 4: ranks past the GPUs have none of their own" in out, out
+    assert "nvidia.com/gpu: 4 (job.yaml:" in out

@@ -100,7 +100,10 @@ class WorkerPlan(Derived):
         span = recipe.launch.command.span if recipe.launch is not None else None
         where = f"{span.path}:{span.line}" if span is not None else str(recipe.root)
         if setting is None or self.workers is None:
-            return [f"{where}: no DataLoader workers setting found in the launch or its config: not planned"]
+            return [
+                f"{where}: workers not planned: no DataLoader workers setting found in the launch or its config",
+                *self.launcher_lines(),
+            ]
         lines = [f"{where}: {setting.name} {self.workers} -> {self.suggested}"]
         lines.append(f"  workers: {setting_source(setting)}")
         ranks = self.ctx.ranks_per_node
@@ -114,7 +117,33 @@ class WorkerPlan(Derived):
             if given is not None:
                 lines.append(f"  {keyword} {given.value} kept: {setting_source(given)}")
         lines.append(f"  memory: {UNMODELLED}")
-        return lines
+        return lines + self.launcher_lines()
+
+    def launcher_lines(self) -> list[str]:
+        """The launcher plan: one rank per GPU of the node (the formula RL951 and RL962 judge
+        with), the GPUs being the job's where it states them, else the judged node's."""
+        launch = self.ctx.recipe.launch
+        if launch is None:
+            return []
+        allocation = self.ctx.recipe.allocation
+        grant = allocation.get("gpus") if allocation is not None else None
+        fact = self.ctx.fact("gpus") if grant is None else None
+        if grant is not None and isinstance(grant.value, int):
+            gpus, source = grant.value, f"GPUs per node: {grant.source()}"
+        elif fact is not None and fact.known and isinstance(fact.value, int):
+            gpus, source = fact.value, fact.cite("gpus")
+        else:
+            return ["  ranks per node: the node's GPUs are not known: not planned"]
+        ranks = launch.nproc_per_node.as_int()
+        if ranks is None or ranks <= 0:
+            return [f"  ranks per node: {launch.launcher}'s default ({setting_source(launch.nproc_per_node)}); {gpus} GPUs ({source})"]
+        if ranks > gpus:
+            verdict = f"-> {gpus}: ranks past the GPUs have none of their own"
+        elif ranks < gpus:
+            verdict = f"kept: {gpus - ranks} GPU(s) idle unless each rank drives several"
+        else:
+            verdict = "kept: one rank per GPU"
+        return [f"  ranks per node {ranks} {verdict}: formula ranks per node = GPUs per node ({source}; {launch.launcher})"]
 
 
 def plan(ctx: Context) -> WorkerPlan:
