@@ -110,6 +110,8 @@ class WorkerPlan(Derived):
         if self.cpus is not None and ranks and self.cap is not None:
             lines.append(f"  cpu bound {self.cap}: formula {tuner.CPU_FORMULA}: {self.cpus[0]} // {ranks} ranks per node")
             lines.append(f"    {self.cpus[1]}; {self.ctx.ranks_evidence}")
+            if self.workers < self.cap:
+                lines.append("  workers kept below the cpu bound: more workers need the memory of each, which is not modelled here")
         else:
             lines.append("  cpu bound unknown: the node's CPUs or the ranks per node are not known: workers kept")
         for flags, keyword in ((PREFETCH_FLAGS, "prefetch_factor"), (PIN_FLAGS, "pin_memory")):
