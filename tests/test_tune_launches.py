@@ -177,3 +177,11 @@ def test_launcher_plan_is_one_rank_per_gpu_of_the_job(tmp_path: Path) -> None:
     out = _invoke("tune", "--hardware", str(profile), str(target))
     assert "ranks per node 8 -> 4: ranks past the GPUs have none of their own" in out, out
     assert "nvidia.com/gpu: 4 (job.yaml:" in out
+
+
+@pytest.mark.parametrize("kind", ["hf-trainer", "xtuner", "slurm"])
+def test_show_gives_the_plan_tune_prints(kind: str, tmp_path: Path) -> None:
+    target, _, profile = _write(tmp_path, kind)
+    [(before, after)] = re.findall(r"^\S+: \S+ (\d+) -> (\d+)$", _invoke("tune", "--hardware", str(profile), str(target)), re.M)
+    shown = _invoke("show", "--hardware", str(profile), str(target))
+    assert re.search(rf"^    DataLoader workers {before} -> {after}$", shown, re.M), shown

@@ -12,7 +12,7 @@ from functools import cached_property
 from recipelint import tuner
 from recipelint.context import Context, Derived
 from recipelint.diagnostics import Applicability, Edit, Fix
-from recipelint.model import Setting, setting_source
+from recipelint.model import Note, Setting, setting_source
 from recipelint.rulekit.allocated import config_loader, worker_setting
 
 # What a plan assumes where the batch memory is not modelled: tokenised text and images are sized
@@ -88,6 +88,18 @@ class WorkerPlan(Derived):
             return None
         edit = self.edit(new)
         return Fix((edit,), Applicability.SAFE, f"set {setting.name}{self.assign}{new}") if edit is not None else None
+
+    def notes(self) -> list[Note]:
+        """`recipelint show`'s "plan" section: the workers the plan sets, and why."""
+        setting = self.setting
+        if setting is None or self.workers is None:
+            return []
+        if self.cap is None or self.cpus is None:
+            return [
+                Note("plan", "DataLoader workers", f"{self.workers} (not planned)", "the node's CPUs or the ranks per node are not known")
+            ]
+        source = f"cpu bound {self.cap}: {tuner.CPU_FORMULA} ({self.cpus[1]})"
+        return [Note("plan", "DataLoader workers", f"{self.workers} -> {self.suggested}", source)]
 
     def keyword(self, flags: tuple[str, ...], keyword: str) -> Setting | None:
         """A DataLoader keyword the launch sets: its flag, else its launch config's key."""

@@ -10,7 +10,7 @@ from recipelint.toolkits import Claim, Offer, Toolkit
 
 if TYPE_CHECKING:
     from recipelint.context import Context
-    from recipelint.model import Recipe
+    from recipelint.model import Note, Recipe
     from recipelint.parse.files import FileCache
     from recipelint.parse.shell import Command, ShellScript
     from recipelint.toolkits import Target
@@ -36,6 +36,12 @@ class DeepSpeed(Toolkit):
     # A plain launch (torchrun, srun, a Job): torch's defaults decide; deepspeed only when the run
     # shows it (a DeepSpeed JSON it reads, a pin of deepspeed): runcontext.version_rows.
     packages: Mapping[str, tuple[str, ...]] = {"deepspeed": ("deepspeed", "torch", "transformers", "accelerate"), "torch": ("torch",)}
+
+    def describe(self, ctx: Context) -> list[Note]:
+        """The launch's DataLoader plan (`show`'s "plan" section; recipelint.rulekit.workers)."""
+        from recipelint.rulekit.workers import plan
+
+        return plan(ctx).notes()
 
     def plan(self, ctx: Context) -> list[str]:
         """The launch's DataLoader plan (recipelint.rulekit.workers)."""

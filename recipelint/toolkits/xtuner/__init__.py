@@ -70,10 +70,12 @@ class XTuner(Toolkit):
         return load_xtuner(offer.script, offer.files, offer.target.root, [command])
 
     def describe(self, ctx: Context) -> list[Note]:
-        """The XTuner code a 0.x launch runs (a v1 launch's code is not read)."""
+        """The XTuner code a 0.x launch runs (a v1 launch's code is not read) and its DataLoader plan."""
         from recipelint.toolkits.checkouts import code_notes
+        from recipelint.toolkits.xtuner.loader import XTunerWorkers
 
-        return code_notes(ctx.recipe, "XTuner") if ctx.recipe.toolkit == self.name else []
+        own = code_notes(ctx.recipe, "XTuner") if ctx.recipe.toolkit == self.name else []
+        return own + ctx.derived(XTunerWorkers).notes()
 
     def json_consumer(self, seen: str = "") -> Consumer | None:
         """mmengine's DeepSpeedStrategy._wrap_model (mmengine/_strategy/deepspeed.py) always passes
