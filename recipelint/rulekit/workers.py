@@ -67,6 +67,8 @@ class WorkerPlan(Derived):
         ranks = self.ctx.ranks_per_node
         return tuner.loader_worker_cap(self.cpus[0], ranks) if self.cpus is not None and ranks else None
 
+    raises_zero = False  # whether the plan may raise 0 workers (XTuner's image datasets)
+
     @property
     def suggested(self) -> int | None:
         """The workers the plan sets: the recipe's own, lowered to the cap past it."""
@@ -92,8 +94,8 @@ class WorkerPlan(Derived):
     def notes(self) -> list[Note]:
         """`recipelint show`'s "plan" section: the workers the plan sets, and why."""
         setting = self.setting
-        if setting is None or self.workers is None:
-            return []
+        if setting is None or self.workers is None or (self.workers == 0 and not self.raises_zero):
+            return []  # 0 workers is kept whatever the CPUs: nothing to plan, no node fact to ask
         if self.cap is None or self.cpus is None:
             return [
                 Note("plan", "DataLoader workers", f"{self.workers} (not planned)", "the node's CPUs or the ranks per node are not known")

@@ -37,6 +37,10 @@ class XTunerWorkers(WorkerPlan):
         return super().cap if xtuner_launch(self.ctx) is not None else None
 
     @property
+    def raises_zero(self) -> bool:  # type: ignore[override]
+        return self.image_dataset is not None
+
+    @property
     def image_dataset(self) -> str | None:
         config = self.ctx.recipe.pyconfig
         found = sorted(IMAGE_DATASETS & config.calls) if config is not None else []
