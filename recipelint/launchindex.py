@@ -163,7 +163,7 @@ class Index:
             self.dirty = True
         return entry["t"]  # type: ignore[no-any-return]
 
-    def names(self, path: str, kind: str, files: FileCache, key: Any, wanted: set[str]) -> dict[str, tuple[int, ...]]:
+    def names(self, path: str, kind: str, files: FileCache, key: Any, wanted: set[str]) -> dict[str, list[int]]:
         """The paths (resolved by `key`) the launches in `path` name, each with the lines of those
         launches; loaded once per run, or kept from an earlier run while what it read holds (the
         launch file itself is checked by `tokens`; what it sources only when it names one of the
@@ -171,7 +171,7 @@ class Index:
         itself)."""
         entry = self.entries.get(path)
         if entry is not None and isinstance(entry.get("n"), dict) and self._inputs_hold(entry, wanted):
-            return {name: tuple(lines) for name, lines in entry["n"].items()}
+            return entry["n"]  # type: ignore[no-any-return]  # read only (a keystroke in the server asks each launch file)
         self._loaded.add(path)
         recipes, inputs = self._load(kind, Path(path), files)
         found: dict[str, list[int]] = {}
@@ -186,7 +186,7 @@ class Index:
         if entry is not None and (inputs is not None or self.store is None):
             entry["n"], entry["d"] = found, inputs or []  # kept by a store only when its inputs are known
             self.dirty = True
-        return {name: tuple(lines) for name, lines in found.items()}
+        return found
 
     def unused(self, path: str, kind: str, files: FileCache) -> None:
         """A launch file loaded for the index that names no config passed: its recipes and texts
@@ -326,17 +326,18 @@ def naming(index: Index, configs: list[tuple[Path, Path, list[tuple[str, str]]]]
         return quick
     index.whole()
     found: dict[Path, list[Launch]] = {identity: [] for _, identity, _ in configs}
+    shown_as = {identity: str(identity) for identities in wanted.values() for identity in identities}
     for path, kind in candidates.items():
         tokens = index.tokens(path, kind, files)
         held = [identity for name in wanted if name in tokens for identity in wanted[name]] if tokens else []
         if not held:
             continue
-        named = index.names(path, kind, files, key, {str(identity) for identity in held})
+        named = index.names(path, kind, files, key, {shown_as[identity] for identity in held})
         naming_any = False
         for identity in held:
-            lines = named.get(str(identity))
+            lines = named.get(shown_as[identity])
             if lines:
-                found[identity].append((kind, Path(path), lines))
+                found[identity].append((kind, Path(path), tuple(lines)))
                 naming_any = True
         if not naming_any:
             index.unused(path, kind, files)
