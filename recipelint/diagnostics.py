@@ -5,9 +5,12 @@ from __future__ import annotations
 import enum
 from typing import Any
 
+from recipelint.parse.shellvariants import described
 from recipelint.parse.span import Span
 from recipelint.parse.where import shown
-from recipelint.records import dataclass, field
+from recipelint.records import dataclass, field, replace
+
+Ways = tuple[tuple[str, ...], ...]  # combinations of branches, each its conditions (parse.shellvariants)
 
 
 class Severity(enum.IntEnum):
@@ -59,3 +62,33 @@ class Diagnostic:
         # the path as every report shows it: the order must not depend on how the file was
         # reached (`/abs/x`, `./x`, through a config's launch), or two runs list it differently
         return (str(shown(self.span.path)), self.span.line, self.span.column, self.code)
+
+
+def over_alternatives(count: int, found: list[tuple[Ways, Ways, list[Diagnostic]]]) -> list[Diagnostic]:
+    """The findings of one launch read once per way bash can run it (`count` ways; `found`: each
+    way read, with the combinations of branches it stands for, every combination, and its
+    findings). A verdict on every way keeps its severity (the mildest one said); on some of them
+    it is at most a warning naming them, with no fix (a fix would rewrite what only some branches
+    run); on none, nothing. Findings are the same verdict when they have the code and the place."""
+    holders: dict[tuple[str, str, int, int], list[tuple[int, Diagnostic]]] = {}
+    for index, (_, _, diagnostics) in enumerate(found):
+        for diagnostic in diagnostics:
+            key = (diagnostic.code, str(diagnostic.span.path), diagnostic.span.line, diagnostic.span.column)
+            held = holders.setdefault(key, [])
+            if all(seen != index for seen, _ in held):
+                held.append((index, diagnostic))
+    every = list(found[0][1]) if found else []
+    out: list[Diagnostic] = []
+    for held in holders.values():
+        mildest = min((d for _, d in held), key=lambda d: d.severity)
+        if len(held) >= count:
+            fixes = {d.fix for _, d in held}
+            out.append(mildest if len(fixes) == 1 else replace(mildest, fix=None))
+            continue
+        ways = [way for index, _ in held for way in found[index][0]]
+        absent = [way for way in every if way not in ways]
+        said = described(ways, every)
+        evidence = [*mildest.evidence, f"holds on {len(held)} of the {count} ways the launch runs; not {described(absent, every)}"]
+        severity = min(mildest.severity, Severity.WARNING)
+        out.append(replace(mildest, severity=severity, message=f"{mildest.message} ({said})", evidence=evidence, fix=None))
+    return out

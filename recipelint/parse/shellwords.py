@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from recipelint.parse.shellnodes import argument_nodes, flatten, plain_variable, unescape, unwrap_string
 from recipelint.parse.shellrecords import (
     MAX_ITEMS,
+    MAX_VARIANT_COMMANDS,
     Assignment,
     Binding,
     Broken,
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
     from tree_sitter import Node
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_QUOTED_ESCAPE = re.compile(r'\\([$`"\\\n])')
 # Variables bash itself gives a value (https://www.gnu.org/software/bash/manual/html_node/Bash-Variables.html):
 # never "not set in the script".
 _BASH_SETS = frozenset(
@@ -90,11 +92,15 @@ class WordReader:
         self.written: dict[str, Span] = {}
         self.templates: dict[str, Written] = {}
         self.overrides: list[Override] = []
+        # Variables the script's command line may set (`X=$1`, those assigned above a sourced
+        # parse_options.sh): a test on one never skips a command (the caller may choose that arm).
+        self.optional: set[str] = set()
         self.failed: list[Failed] = []
         self.broken: list[Broken] = []
         self.seen: set[Path] = {source.path}
         self.assigned = 0
         self.budget = Budget()
+        self.variants_left = MAX_VARIANT_COMMANDS  # variant commands this script may still build
         # functions the script defines (name: body statements), shared with what it sources
         self.functions: dict[str, list[Node]] = {}
         self.called: set[str] = set()
@@ -243,7 +249,8 @@ class WordReader:
 
     def plain_binding(self, node: Node) -> Binding | None:
         """The binding of the variable an expansion node is exactly, if any."""
-        name = plain_variable(self.text(node)) if node.type in ("simple_expansion", "expansion") else None
+        text = self.text(node)
+        name = plain_variable(text[text.find("$") :]) if node.type in ("simple_expansion", "expansion") else None
         return self.env.vars.get(name) if name else None
 
     def split_use(self, node: Node) -> list[Word] | None:
@@ -272,13 +279,21 @@ class WordReader:
         groups: list[list[tuple[int, int, Node | str]]] = [[]]  # (start, end, a node or the literal text)
         position = start
         for atom in [*atoms, None]:
-            stop = atom.start_byte if atom is not None else end
+            stop = self.atom_start(atom) if atom is not None else end
             self.split_literal(position, stop, groups, node.type == "string")
             if atom is not None:
-                groups[-1].append((atom.start_byte, atom.end_byte, atom))
+                groups[-1].append((stop, atom.end_byte, atom))
                 position = atom.end_byte
         words = [word for group in groups if group for word in self.field_words(group)]
         return words if len(words) != 1 else None
+
+    def atom_start(self, atom: Node) -> int:
+        """Where an expansion inside a string starts: tree-sitter-bash gives `"$A \\\n    $B"`'s
+        second expansion the blanks and the backslash-newline before its `$` (Megatron-DeepSpeed's
+        ds_evalharness.sh), which are the string's text, not the expansion's."""
+        if atom.type != "simple_expansion":
+            return int(atom.start_byte)
+        return int(atom.start_byte) + max(self.data[atom.start_byte : atom.end_byte].find(b"$"), 0)
 
     def field_words(self, group: list[tuple[int, int, Node | str]]) -> list[Word]:
         """The words one blank-free stretch of a quoted value gives at an unquoted use: an
@@ -441,12 +456,13 @@ class WordReader:
             return self.text(node)[1:-1], None
         if kind in ("string", "concatenation"):
             return self.evaluate_parts([c for c in node.children if c.type != '"'])
-        if kind == "string_content":
-            return self.text(node), None
+        if kind == "string_content":  # inside double quotes a backslash escapes only $ ` " \ and a newline
+            return _QUOTED_ESCAPE.sub(lambda m: "" if m.group(1) == "\n" else m.group(1), self.text(node)), None
         if kind == "$":  # a `$` nothing follows is itself
             return "$", None
-        if kind == "simple_expansion":
-            return self.simple_expansion(self.text(node)[1:])
+        if kind == "simple_expansion":  # from its `$` (see atom_start)
+            text = self.text(node)
+            return self.simple_expansion(text[text.find("$") + 1 :])
         if kind == "expansion":
             return self.expansion(node)
         if kind == "command_substitution":
@@ -501,7 +517,7 @@ class WordReader:
         filled = Binding(value, None, why, binding.exported)
         assert binding.branches is not None
         items: list[Binding | None] = [b if b is not None and not (empty_too and b.value == "") else filled for b in binding.branches]
-        merged = merge_binding(name, items, binding.where)
+        merged = merge_binding(name, items, binding.where, binding.labels)
         self.env.vars[name] = merged
         return merged.value, merged.reason
 

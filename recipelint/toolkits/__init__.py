@@ -179,17 +179,38 @@ def claimants(command: Command, offer: Offer) -> list[tuple[Claim, Toolkit]]:
 def launch_recipes(target: Target, files: FileCache, script: ShellScript) -> list[Recipe]:
     """A recipe for each claimed command of the script, built by its most confident claimant (the
     next one when it finds nothing to build after all), with the claim in `show`'s launch section."""
+    from recipelint.model import Alternative
+
     offer = Offer(target, script, files)
     recipes: list[Recipe] = []
     for command in script.commands:
-        for claim, toolkit in claimants(command, offer):
-            built = toolkit.build(command, offer)
+        if not command.variants:
+            built = _claimed(command, offer)
             for recipe in built:
-                recipe.note("launch", "claimed by", f"{toolkit.name} ({claim.confidence:g})", claim.evidence)
+                if command.undecided is not None:
+                    recipe.note("launch", "alternatives", command.undecided)
             recipes.extend(built)
-            if built:
-                break
+            continue
+        every = tuple(way for variant in command.variants for way in variant.ways)
+        for index, variant in enumerate(command.variants):
+            for place, recipe in enumerate(_claimed(variant.command, offer)):
+                group = f"{command.span.path}:{command.span.start}:{place}"
+                recipe.alternative = Alternative(variant.ways, every, index, len(command.variants), group)
+                said = f"{index + 1} of {len(command.variants)}: {recipe.alternative.label}"
+                recipe.note("launch", "alternative", said, "the variables the launch uses differ between branches; each way is read")
+                recipes.append(recipe)
     return recipes
+
+
+def _claimed(command: Command, offer: Offer) -> list[Recipe]:
+    """The recipes of one command, built by its most confident claimant that builds any."""
+    for claim, toolkit in claimants(command, offer):
+        built = toolkit.build(command, offer)
+        for recipe in built:
+            recipe.note("launch", "claimed by", f"{toolkit.name} ({claim.confidence:g})", claim.evidence)
+        if built:
+            return built
+    return []
 
 
 def configs_named(path: Path, files: FileCache) -> list[Path]:
@@ -208,9 +229,10 @@ def configs_named(path: Path, files: FileCache) -> list[Path]:
         return []
     offer = Offer(target, script, files)
     named: list[str] = []
-    for command in script.commands:
-        for _, toolkit in claimants(command, offer):
-            named.extend(toolkit.configs_named(command, offer))
+    for outer in script.commands:
+        for command in [variant.command for variant in outer.variants] or [outer]:
+            for _, toolkit in claimants(command, offer):
+                named.extend(toolkit.configs_named(command, offer))
     paths: list[Path] = []
     for value in dict.fromkeys(named):
         try:

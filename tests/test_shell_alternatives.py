@@ -1,0 +1,108 @@
+"""Branches as alternatives (#39): a launch whose variables an `if`, a `case`, `${X:=d}` or
+`[ ... ] && X=...` sets several ways is read once per combination, each named by its conditions;
+a verdict on every way keeps its severity, on some is a warning naming them, on none is silent."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from recipelint.diagnostics import Diagnostic, Severity
+from recipelint.parse.shell import parse_shell
+from recipelint.parse.shellrecords import MAX_VARIANTS
+from recipelint.parse.shellvariants import described, outcome
+from recipelint.parse.span import SourceText
+from tests.helpers import describe, item, lint
+
+
+def _script(tmp_path: Path, text: str) -> Path:
+    (tmp_path / ".git").mkdir(exist_ok=True)
+    (tmp_path / "train.py").write_text("import deepspeed\n")
+    script = tmp_path / "run.sh"
+    script.write_text(text)
+    return script
+
+
+def _found(tmp_path: Path, code: str, text: str) -> list[Diagnostic]:
+    return [d for d in lint(_script(tmp_path, text)) if d.code == code]
+
+
+def test_conditions_are_said_in_words_with_their_line() -> None:
+    assert outcome('[ -n "$CONTAINER_IMAGE" ]', False, 12) == "when CONTAINER_IMAGE is empty (line 12)"
+    assert outcome("[[ -z $X ]]", True, 3) == "when X is empty (line 3)"
+    assert outcome('[ "$MODE" == "multi" ]', False, 4) == "when MODE is not multi (line 4)"
+    assert outcome("[ $NNODES -gt 1 ]", False, 5) == "when NNODES <= 1 (line 5)"
+    assert outcome("! [ -f ds.json ]", True, 6) == "when the file ds.json does not exist (line 6)"
+    assert outcome("grep -q a b", False, 7) == "when `grep -q a b` fails (line 7)"
+
+
+def test_combinations_are_said_by_what_picks_them_out() -> None:
+    a, b = ("when A (line 1)", "when B (line 2)"), ("when A (line 1)", "when not B (line 2)")
+    c, d = ("when not A (line 1)", "when B (line 2)"), ("when not A (line 1)", "when not B (line 2)")
+    every = [a, b, c, d]
+    assert described([a, b], every) == "when A (line 1)"
+    assert described([a, d], every) == "when A (line 1) and B (line 2) or when not A (line 1) and not B (line 2)"
+
+
+def test_a_launch_is_read_once_per_combination_of_its_branches(tmp_path: Path) -> None:
+    text = (
+        'if [ -n "$CONTAINER_IMAGE" ]; then\n  export TRAIN_SCRIPT=./train.py\nfi\n'
+        ': "${TRAIN_SCRIPT:=../src/train.py}"\n'
+        'case "$MODE" in\n  multi) ARGS="--nnodes 2 --nproc_per_node 8";;\n  *) ARGS="--nproc_per_node 4";;\nesac\n'
+        "torchrun $ARGS $TRAIN_SCRIPT --lr 1\n"
+    )
+    script = parse_shell(SourceText(Path("run.sh"), text.encode()))
+    launch = script.commands[-1]
+    assert len(launch.variants) == 4
+    words = [[w.value for w in v.command.words] for v in launch.variants]
+    assert words[0] == ["torchrun", "--nnodes", "2", "--nproc_per_node", "8", "./train.py", "--lr", "1"]
+    assert words[3] == ["torchrun", "--nproc_per_node", "4", "../src/train.py", "--lr", "1"]
+    assert launch.variants[0].ways == (("when MODE matches `multi` (line 6)", "when CONTAINER_IMAGE is not empty (line 1)"),)
+    assert launch.variants[3].ways == (("when MODE matches no other pattern (line 7)", "when CONTAINER_IMAGE is empty (line 1)"),)
+
+
+def test_a_list_and_combinations_that_give_the_same_words_are_one_variant() -> None:
+    text = (
+        '[ -n "$SLURM_JOB_ID" ] && NODES=4\nX=1\nif [ -n "$Y" ]; then X=1; fi\ntorchrun --nnodes ${NODES:-1} --nproc_per_node $X train.py\n'
+    )
+    launch = parse_shell(SourceText(Path("run.sh"), text.encode())).commands[-1]
+    assert [[w.value for w in v.command.words][2] for v in launch.variants] == ["1", "4"]
+    assert launch.variants[1].ways[0] == ("when SLURM_JOB_ID is not empty (line 1)",)
+
+
+def test_past_the_bound_a_launch_is_read_once_and_says_why(tmp_path: Path) -> None:
+    # 5 independent ifs: 32 combinations, over MAX_VARIANTS (16)
+    branches = "".join(f'if [ -n "$C{i}" ]; then A{i}=--a{i}; else A{i}=--b{i}; fi\n' for i in range(5))
+    uses = " ".join(f"$A{i}" for i in range(5))
+    script = _script(tmp_path, branches + f"torchrun --nproc_per_node 8 train.py {uses}\n")
+    launch = parse_shell(SourceText(script, script.read_bytes())).commands[-1]
+    assert launch.variants == [] and launch.undecided is not None and f"over {MAX_VARIANTS}" in launch.undecided
+    (recipe,), _ = describe([script])
+    assert item(recipe, "launch", "alternatives").value.startswith("unknown: too many alternatives")
+
+
+def test_a_verdict_on_some_branches_is_a_warning_naming_them(tmp_path: Path) -> None:
+    text = (
+        'if [ -n "$PICK" ]; then\n  FILTER="--include localhost:0,1"\nelse\n  FILTER=""\nfi\n'
+        "deepspeed $FILTER --num_gpus 2 train.py --deepspeed ds.json\n"
+    )
+    (finding,) = _found(tmp_path, "RL508", text)
+    assert finding.severity is Severity.WARNING and finding.fix is None
+    assert finding.message.endswith("(when PICK is not empty (line 1))")
+    assert "holds on 1 of the 2 ways the launch runs; not when PICK is empty (line 1)" in finding.evidence
+
+
+def test_a_verdict_on_every_branch_keeps_its_severity(tmp_path: Path) -> None:
+    text = (
+        'if [ -n "$PICK" ]; then\n  FILTER="--include localhost:0,1"\nelse\n  FILTER="--include localhost:2,3"\nfi\n'
+        "deepspeed $FILTER --num_gpus 2 train.py --deepspeed ds.json\n"
+    )
+    (finding,) = _found(tmp_path, "RL508", text)
+    assert finding.severity is Severity.ERROR and "when" not in finding.message
+
+
+def test_a_verdict_on_no_branch_is_silent(tmp_path: Path) -> None:
+    text = (
+        'if [ -n "$PICK" ]; then\n  FILTER="--include localhost:0,1"\nelse\n  FILTER="--num_gpus 2"\nfi\n'
+        "deepspeed $FILTER train.py --deepspeed ds.json\n"
+    )
+    assert _found(tmp_path, "RL508", text) == []
