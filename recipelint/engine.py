@@ -200,7 +200,7 @@ def _over_alternatives(items: list[RecipeOutcome], recipes: list[Recipe]) -> Non
     """A launch read once per way bash can run it is judged once: its first alternative carries
     the findings over all of them (diagnostics.over_alternatives), the others none, so no finding
     is said twice; `show` still describes each."""
-    from recipelint.diagnostics import over_alternatives
+    from recipelint.diagnostics import JudgedWay, over_alternatives
 
     groups: dict[str, list[tuple[RecipeOutcome, Alternative]]] = {}
     for item, recipe in zip(items, recipes, strict=True):
@@ -208,7 +208,7 @@ def _over_alternatives(items: list[RecipeOutcome], recipes: list[Recipe]) -> Non
             groups.setdefault(recipe.alternative.group, []).append((item, recipe.alternative))
     for members in groups.values():
         count = members[0][1].count
-        merged = over_alternatives(count, [(way.ways, way.every, item.found) for item, way in members])
+        merged = over_alternatives(count, [JudgedWay(way.ways, way.every, item.found, way.own, way.chosen) for item, way in members])
         for index, (item, _) in enumerate(members):
             item.alone, item.found = item.found, merged if index == 0 else []
 

@@ -269,6 +269,8 @@ class Alternative:
     index: int
     count: int
     group: str  # the launch the alternatives are of: its path, offset, and place among its recipes
+    own: Path | None = None  # the config this way alone reads (one of the files an argument chooses)
+    chosen: str = ""  # said with each finding in that config: which launch it was judged with
 
     @property
     def label(self) -> str:

@@ -106,3 +106,42 @@ def test_a_verdict_on_no_branch_is_silent(tmp_path: Path) -> None:
         "deepspeed $FILTER train.py --deepspeed ds.json\n"
     )
     assert _found(tmp_path, "RL508", text) == []
+
+
+def _family(tmp_path: Path, batches: dict[str, int]) -> Path:
+    """DeepSpeedExamples' shape: `config_json="$script_dir/ds_zero_stage_${stage}_config_${CONFIG}.json"`,
+    CONFIG and stage the script's arguments, a JSON per pair beside it."""
+    for name, batch in batches.items():
+        (tmp_path / name).write_text(
+            f'{{"train_batch_size": {batch}, "train_micro_batch_size_per_gpu": 4, "gradient_accumulation_steps": 1}}\n'
+        )
+    return _script(
+        tmp_path,
+        "CONFIG=$1\nstage=$2\nscript_dir=$(dirname $0)\n"
+        'config_json="$script_dir/ds_zero_stage_${stage}_config_${CONFIG}.json"\n'
+        "deepspeed --num_gpus 8 train.py --deepspeed --deepspeed_config $config_json\n",
+    )
+
+
+def test_a_config_the_arguments_choose_is_each_file_that_matches(tmp_path: Path) -> None:
+    names = {"ds_zero_stage_1_config_a.json": 16, "ds_zero_stage_2_config_a.json": 32, "ds_zero_stage_2_config_b.json": 32}
+    script = _family(tmp_path, names)
+    (error,) = [d for d in lint(script) if d.code == "RL415"]
+    # the file's own finding keeps its severity (it is that file's launch) and says which launch
+    assert error.severity is Severity.ERROR and error.span.path.name == "ds_zero_stage_1_config_a.json"
+    assert "when" not in error.message
+    assert error.evidence[-1].startswith(
+        "judged with the launch at run.sh:5, whose config is one of 3 files (ds_zero_stage_*_config_*.json"
+    )
+    described_, _ = describe([script])
+    assert [item(d, "configs", "DeepSpeed config").value for d in described_] == sorted(names)
+    assert item(described_[0], "launch", "alternative").value == (
+        "1 of 3: when the config is ds_zero_stage_1_config_a.json (one of the 3 files ds_zero_stage_*_config_*.json matches)"
+    )
+
+
+def test_a_config_no_file_or_too_many_files_match_stays_unknown(tmp_path: Path) -> None:
+    script = _family(tmp_path, {})
+    assert [d.code for d in lint(script) if d.code == "RL012"] == ["RL012"]
+    script = _family(tmp_path, {f"ds_zero_stage_{i}_config_a.json": 32 for i in range(17)})  # over MAX_CHOICES (16)
+    assert [d.code for d in lint(script) if d.code == "RL012"] == ["RL012"]

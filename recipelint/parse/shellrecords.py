@@ -49,6 +49,9 @@ class Word:
     # The word is in the command only when this holds (a flag carried by one branch's value of a
     # variable, or by ${x:+--flag v}); None: always, as far as the script tells.
     condition: str | None = None
+    # A path only the run time completes, as a glob: `configs/${1}.yaml` is `configs/*.yaml` (each
+    # part the script does not decide a `*`), and an unquoted `conf/*.yaml` itself; None otherwise.
+    pattern: str | None = None
 
 
 @dataclass

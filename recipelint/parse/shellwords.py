@@ -40,6 +40,11 @@ if TYPE_CHECKING:
     from tree_sitter import Node
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_GLOB = re.compile(r"[*?\[]")
+# `$(dirname $0)`, `$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)`: the folder the script is in.
+_SCRIPT_DIR = re.compile(
+    r'\$\(\s*(?:cd\s+"?)?\$\(\s*dirname\s+"?\$\{?(?:0|BASH_SOURCE(?:\[0\])?)\}?"?\s*\)"?\s*(?:(?:&&|;)\s*pwd\s*)?\)|\$\(\s*dirname\s+"?\$\{?(?:0|BASH_SOURCE(?:\[0\])?)\}?"?\s*\)'
+)
 _QUOTED_ESCAPE = re.compile(r'\\([$`"\\\n])')
 # Variables bash itself gives a value (https://www.gnu.org/software/bash/manual/html_node/Bash-Variables.html):
 # never "not set in the script".
@@ -149,7 +154,33 @@ class WordReader:
         conditional = inner.type == "expansion" and ":+" in self.text(inner)[:64] and ref is None
         word = Word(self.text(node), self.span(node), value, ref, edit_span, conditional, reason=reason, binding=binding)
         word.option = self.option_of([node])
+        word.pattern = self.pattern(node, value)
+        if word.option is not None and word.option[1].value is None and word.option[1].pattern is None:
+            word.option[1].pattern = _tail_pattern(word.pattern, word.option[0])
         return word
+
+    def pattern(self, node: Node, value: str | None) -> str | None:
+        """The glob of a path only the run time completes (Word.pattern): None when the script
+        decides it (and it holds no unquoted glob) or nothing of it is known."""
+        if value is not None:
+            return value if node.type in ("word", "concatenation") and _GLOB.search(value) else None
+        found = self.glob_of(node, 0)
+        return found if found is not None and found.strip("*/") and "*" in found else None
+
+    def glob_of(self, node: Node, depth: int) -> str | None:
+        kind = node.type
+        if kind in ("string", "concatenation") and depth < 8:
+            pieces = [self.glob_of(c, depth + 1) for c in node.children if c.type != '"']
+            return None if None in pieces else "".join(p for p in pieces if p is not None)
+        value, _ = self.evaluate(node) if kind != "command_substitution" else (None, None)
+        if value is not None:
+            return _GLOB.sub(lambda m: "[" + m.group(0) + "]", value) if kind in ("simple_expansion", "expansion") else value
+        binding = self.plain_binding(node)
+        origin = binding.origin.value if binding is not None and binding.origin is not None else None
+        written = origin.text if origin is not None else self.text(node)
+        if _SCRIPT_DIR.fullmatch(written.strip('"')):
+            return "."  # the script's own folder, where the glob is looked up
+        return origin.pattern if origin is not None and origin.pattern is not None else "*"
 
     def expand_word(self, node: Node) -> list[Word]:
         """The words one argument becomes: an array's elements (`"${ARGS[@]}"`), an unquoted
@@ -539,6 +570,12 @@ class WordReader:
         if why is not None and stages and stages[0] and stages[0][0] == "echo":
             return None, why
         return None, f"`{text}` runs at run time (line {self.line(node)})"
+
+
+def _tail_pattern(pattern: str | None, option: str) -> str | None:
+    """The glob of `--name=VALUE`'s value from the whole word's glob."""
+    prefix = option + "="
+    return pattern[len(prefix) :] if pattern is not None and pattern.startswith(prefix) and pattern[len(prefix) :].strip("*/") else None
 
 
 def _joined(items: list[Word]) -> Value:
