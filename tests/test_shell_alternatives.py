@@ -145,3 +145,33 @@ def test_a_config_no_file_or_too_many_files_match_stays_unknown(tmp_path: Path) 
     assert [d.code for d in lint(script) if d.code == "RL012"] == ["RL012"]
     script = _family(tmp_path, {f"ds_zero_stage_{i}_config_a.json": 32 for i in range(17)})  # over MAX_CHOICES (16)
     assert [d.code for d in lint(script) if d.code == "RL012"] == ["RL012"]
+
+
+UPSTREAM_SHELL = Path(__file__).parent / "data" / "upstream" / "shell"
+
+
+def test_a_branch_dependent_upstream_script_is_read_each_way(tmp_path: Path) -> None:
+    """FedML-AI/llm-finetune@24c11862's scripts/train_deepspeed.sh builds deepspeed's options in an
+    array two ifs extend: it was one launch whose options were unknown. Now four ways, each named by
+    its conditions, with the options of that way; `--include` and `--num_gpus` are never on one
+    way, so RL508 is quiet, and the JSON is found from the root the script cds to."""
+    import shutil
+
+    root = tmp_path / "llm-finetune"
+    shutil.copytree(UPSTREAM_SHELL / "llm-finetune", root)
+    (root / ".git").mkdir()
+    script = root / "scripts" / "train_deepspeed.sh"
+    launch = parse_shell(SourceText(script, script.read_bytes())).commands[-1]
+    options = [[w.value for w in v.command.words[1:6]] for v in launch.variants]
+    assert options[0][:4] == ["--master_addr=localhost", "--master_port=12355", "--hostfile", None]
+    assert [o for o in options if any(str(w).startswith("--include") for w in o) and "--num_gpus" in str(o)] == []
+    described_, result = describe([script])
+    assert [item(d, "launch", "alternative").value.split(": ", 1)[1] for d in described_] == [
+        "when CUDA_VISIBLE_DEVICES is not set (line 26) and HOST_FILE is not empty (line 19)",
+        "when CUDA_VISIBLE_DEVICES is not set (line 26) and HOST_FILE is empty (line 19)",
+        "when CUDA_VISIBLE_DEVICES is set (line 26) and HOST_FILE is not empty (line 19)",
+        "when CUDA_VISIBLE_DEVICES is set (line 26) and HOST_FILE is empty (line 19)",
+    ]
+    assert all(item(d, "configs", "DeepSpeed config").source.startswith("found at") for d in described_)
+    assert item(described_[1], "launch", "rendezvous").value == "localhost:12355"
+    assert "RL508" not in {d.code for d in result.diagnostics}

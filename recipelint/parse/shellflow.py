@@ -353,6 +353,8 @@ class FlowReader(SourceReader):
         if value_node is not None and self.refused(name, node, value_node):
             return
         appended = any(c.type == "+=" for c in node.children)
+        if appended and self.distributed(name, node, exported, tail):
+            return
         word = self.assigned_word(name, node, value_node, tail, appended and element is None)
         items = self.assigned_items(name, element, value_node, word, appended)
         # an element from an array already too large leaves this one's length unknown too (else it
@@ -379,6 +381,30 @@ class FlowReader(SourceReader):
         fields = self.fields(value_node) if plain and value_node is not None else None
         reason = _assignment_reason(name, word, self.line(node))
         self.env.vars[name] = Binding(word.value, assignment, reason, exported, fields, items=items)
+
+    def distributed(self, name: str, node: Node, exported: bool, tail: list[Node] | None) -> bool:
+        """`X+=(...)` (or `X+=v`) where X differs between branches: appended on each branch, so X
+        keeps its branches (FedML's `CMD+=(--hostfile ...)` in one if, `CMD+=(--num_gpus ...)` in
+        the next: each combination is the launch's words). False when X has no branches, or too
+        many ways to keep (then X is unknown after it, as before)."""
+        before = self.env.vars.get(name)
+        if before is None or before.branches is None or _leaves(before) > MAX_VARIANTS:
+            return False
+        results: list[Binding | None] = []
+        recording = self.recording
+        for index, branch in enumerate(before.branches):
+            if branch is None:
+                self.env.vars.pop(name, None)
+            else:
+                self.env.vars[name] = branch
+            self.recording = recording and index == 0  # the assignment is recorded once
+            try:
+                self.add_assignment(node, exported, tail)
+            finally:
+                self.recording = recording
+            results.append(self.env.vars.get(name))
+        self.env.vars[name] = merge_binding(name, results, before.where, before.labels)
+        return True
 
     def assigned_word(self, name: str, node: Node, value_node: Node | None, tail: list[Node] | None, appended: bool) -> Word:
         """The word an assignment gives its variable; `X+=v` appends to the value before."""
@@ -542,6 +568,13 @@ def _runs_commands(statements: list[Node]) -> bool:
                 if name is None or name.text is None or name.text.decode("utf-8", "replace") not in _QUIET:
                     return True
     return False
+
+
+def _leaves(binding: Binding | None) -> int:
+    """The ways a binding's branches (and theirs) hold."""
+    if binding is None or binding.branches is None:
+        return 1
+    return sum(_leaves(branch) for branch in binding.branches)
 
 
 def _combined(left: bool | None, right: Callable[[], bool | None], both: bool) -> bool | None:

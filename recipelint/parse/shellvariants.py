@@ -15,6 +15,8 @@ _VARIABLE = r"""["']?\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?["']?"""
 _WORD = r"""("[^"]*"|'[^']*'|\S+)"""
 # `[ -n "$X" ]`, `[[ -z $X ]]`, `test -n "$X"`
 _EMPTINESS = re.compile(rf"^(?:\[\[?|test)\s+(-[nz])\s+{_VARIABLE}\s*\]?\]?$")
+# `[[ -z "${X+x}" ]]`: X set or not
+_SET = re.compile(r"""^(?:\[\[?|test)\s+(-[nz])\s+"?\$\{([A-Za-z_][A-Za-z0-9_]*)\+[^}]*\}"?\s*\]?\]?$""")
 # `[ "$X" = "v" ]`, `[[ $X == v ]]`, `[ "$X" != v ]`
 _EQUALITY = re.compile(rf"^(?:\[\[?|test)\s+{_VARIABLE}\s+(==?|!=)\s+{_WORD}\s*\]?\]?$")
 # `[ $X -gt 1 ]`
@@ -39,6 +41,10 @@ def outcome(text: str, holds: bool, line: int) -> str:
 
 
 def _said(text: str, holds: bool) -> str | None:
+    match = _SET.match(text)
+    if match:  # `[[ -z "${X+x}" ]]`: whether X is set at all, empty or not
+        unset = (match.group(1) == "-z") == holds
+        return f"{match.group(2)} is {'not set' if unset else 'set'}"
     match = _EMPTINESS.match(text)
     if match:
         empty = (match.group(1) == "-z") == holds
