@@ -182,14 +182,12 @@ class FlowReader(SourceReader):
 
     def decide(self, node: Node | None, runs: bool) -> bool | None:
         """Whether a condition holds with the script's own values (`$cmvn` being `true`, `[
-        "$engine" == "deepspeed" ]`); None: the run time decides. A test on a value the command
-        line may set (parse_options.sh, `X=$1`) is read with the script's default, as every such
-        value is, only where the arms it chooses between assign (`$cmvn && cmvn_opts=...`): where
-        they run commands (a stage guard, a launch per engine) each arm stays a branch, so no
-        launch is lost to a default the caller may change."""
-        if node is None:
-            return None
-        if runs and self.optional.intersection(_REFERENCE.findall(self.text(node))):
+        "$engine" == "deepspeed" ]`); None: the run time decides. Decided only where the arms it
+        chooses between assign (`$cmvn && cmvn_opts=...`), as every value is read with the
+        script's defaults (the command line may set them: parse_options.sh, `X=$1`); where they
+        run commands (a stage guard, a launch per engine, a launch a toggle turns off) each arm
+        stays a branch, so no launch is lost to a default the user edits or the caller changes."""
+        if node is None or runs:
             return None
         return self.decided(node)
 
@@ -254,8 +252,8 @@ class FlowReader(SourceReader):
         if known is None or value is None:
             return None
         arms = [case_parts(c)[0] for c in node.named_children if c.type == "case_item"]
-        if self.optional.intersection(_REFERENCE.findall(self.text(value))) and any(_runs_commands(a) for a in arms):
-            return None  # the caller may pick another arm (see decide)
+        if any(_runs_commands(a) for a in arms):
+            return None  # an arm that runs commands is always read (see decide)
         for item in (c for c in node.named_children if c.type == "case_item"):
             statements, patterns = case_parts(item)
             for pattern in patterns:
@@ -464,7 +462,6 @@ class FlowReader(SourceReader):
         value recipelint reads (as with Kaldi's parse_options.sh); without one, or with an empty
         one (a placeholder the script checks), X is unknown: the command line decides it."""
         line = self.line(node)
-        self.optional.add(name)
         if self.recording:
             self.overrides.append(
                 Override(name, self.span(node), f"{name} may be set from the command line ({text.strip(chr(34))} at line {line})")

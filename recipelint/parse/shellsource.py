@@ -277,7 +277,6 @@ class SourceReader(WordReader):
             if self.options:
                 note += f"; the caller sets {', '.join(sorted(self.options))}"
             self.sourced.append(Sourced(written, span, False, note))
-            self.optional.update(name for name in self.env.vars if name not in self.options)
             for name, binding in self.options.items():
                 if name in self.env.vars:  # parse_options.sh rejects an option no variable declares
                     self.env.vars[name] = Binding(binding.value, None, binding.reason, self.env.vars[name].exported)

@@ -97,9 +97,6 @@ class WordReader:
         self.written: dict[str, Span] = {}
         self.templates: dict[str, Written] = {}
         self.overrides: list[Override] = []
-        # Variables the script's command line may set (`X=$1`, those assigned above a sourced
-        # parse_options.sh): a test on one never skips a command (the caller may choose that arm).
-        self.optional: set[str] = set()
         self.failed: list[Failed] = []
         self.broken: list[Broken] = []
         self.seen: set[Path] = {source.path}
