@@ -77,11 +77,15 @@ class FlowReader(SourceReader):
         for child in nodes:
             self.walk(child)
 
-    def branch(self, nodes: list[Node], start: Env) -> Env:
+    def branch(self, nodes: list[Node], start: Env, told: dict[str, Binding] | None = None) -> Env:
         saved = self.env
         self.env = start.copy()
+        self.env.vars.update(told or {})
         self.walk_all(nodes)
         result, self.env = self.env, saved
+        for name, binding in (told or {}).items():  # what a test told holds inside the arm: not merged after it
+            if result.vars.get(name) is binding:
+                result.vars.pop(name)
         return result
 
     def merge(self, envs: list[Env], where: str, labels: list[str] | None = None) -> Env:
@@ -139,28 +143,28 @@ class FlowReader(SourceReader):
                 continue
             text = self.text(test) if test is not None else ""
             labels.append(_none_held(failed) if else_arm or decided else outcome(text, True, line))
-            start = self.narrowed(self.env, [(t, False) for t in tried] + ([] if else_arm else [(test, True)]))
-            branches.append(self.branch(statements, start))
+            told = self.narrowed([(t, False) for t in tried] + ([] if else_arm else [(test, True)]))
+            branches.append(self.branch(statements, self.env, told))
             if decided:
                 break
             failed.append((text, line))
             tried.append(test)
         else:
-            branches.append(self.narrowed(self.env, [(t, False) for t in tried]))
+            told = self.narrowed([(t, False) for t in tried])
+            branches.append(self.env if not told else Env({**self.env.vars, **told}, self.env.cwd, self.env.dead))
             labels.append(_none_held(failed))
         self.env = self.merge(branches, where, labels)
 
-    def narrowed(self, env: Env, tests: list[tuple[Node | None, bool]]) -> Env:
-        """The variables on an arm, with what its tests tell of one the script does not set: on
-        the arm where `[ -n "$X" ]` holds X is set and not empty, where `[ -z "$X" ]` holds it is
-        empty, where `[ "$X" == v ]` holds it is v."""
-        out = env
+    def narrowed(self, tests: list[tuple[Node | None, bool]]) -> dict[str, Binding]:
+        """What an arm's tests tell of variables the script does not set: on the arm where `[ -n
+        "$X" ]` holds (or `[ -z "$X" ]` fails) X is set and not empty, where `[ "$X" == v ]` holds
+        it is v. (Where X is empty, unset says as much.)"""
+        out: dict[str, Binding] = {}
         for test, holds in tests:
             found = self.told(test, holds) if test is not None and test.type == "test_command" else None
-            if found is None or (found[0] in env.vars and env.vars[found[0]].value is not None):
-                continue
-            out = out.copy() if out is env else out
-            out.vars[found[0]] = found[1]
+            known = found is not None and found[0] in self.env.vars and self.env.vars[found[0]].value is not None
+            if found is not None and not known and found[1].value != "":
+                out[found[0]] = found[1]
         return out
 
     def told(self, test: Node, holds: bool) -> tuple[str, Binding] | None:
