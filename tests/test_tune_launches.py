@@ -185,3 +185,15 @@ def test_show_gives_the_plan_tune_prints(kind: str, tmp_path: Path) -> None:
     [(before, after)] = re.findall(r"^\S+: \S+ (\d+) -> (\d+)$", _invoke("tune", "--hardware", str(profile), str(target)), re.M)
     shown = _invoke("show", "--hardware", str(profile), str(target))
     assert re.search(rf"^    DataLoader workers {before} -> {after}$", shown, re.M), shown
+
+
+def test_a_flag_the_script_never_hands_to_a_dataloader_is_kept(tmp_path: Path) -> None:
+    """The script parses --dataloader_num_workers and builds its DataLoader without it: RL506 is
+    silent, so the plan keeps the value (tune, show) and fix writes nothing."""
+    target, edited, profile = _write(tmp_path, "hf-trainer")
+    (tmp_path / "train.py").write_text(HF_TRAIN.replace("num_workers=args.dataloader_num_workers", "num_workers=2"))
+    out = _invoke("tune", "--hardware", str(profile), str(target))
+    assert "dataloader_num_workers 16 -> 16" in out and "hands it to no DataLoader" in out, out
+    before = edited.read_text()
+    _invoke("fix", "--write", "--hardware", str(profile), str(target))
+    assert edited.read_text() == before

@@ -45,6 +45,15 @@ class WorkerPlan(Derived):
         """The workers setting the launch's DataLoader gets (a toolkit's plan may read its own)."""
         return worker_setting(self.ctx)
 
+    @cached_property
+    def reaches(self) -> bool | None:
+        """Whether the launched script hands the workers flag to a DataLoader (read with `ast`;
+        a config key is found where the script hands it, so it does); None: not found to read."""
+        setting = self.setting
+        if setting is None or not any(s is setting for s in self.ctx.recipe.args.values()):
+            return True
+        return _reaches(self.ctx, setting.name)
+
     @property
     def workers(self) -> int | None:
         value = self.setting.as_int() if self.setting is not None else None
@@ -71,9 +80,10 @@ class WorkerPlan(Derived):
 
     @property
     def suggested(self) -> int | None:
-        """The workers the plan sets: the recipe's own, lowered to the cap past it."""
+        """The workers the plan sets: the recipe's own, lowered to the cap past it (kept where the
+        script never hands the flag to a DataLoader: it changes nothing)."""
         workers, cap = self.workers, self.cap
-        if workers is None or cap is None:
+        if workers is None or cap is None or self.reaches is False:
             return workers
         return min(workers, cap) if workers > 0 else workers
 
@@ -120,6 +130,10 @@ class WorkerPlan(Derived):
             ]
         lines = [f"{where}: {setting.name} {self.workers} -> {self.suggested}"]
         lines.append(f"  workers: {setting_source(setting)}")
+        if self.reaches is False:
+            lines.append(f"  kept: the training script parses --{setting.name} but hands it to no DataLoader (read with ast)")
+        elif self.reaches is None:
+            lines.append(f"  the training script was not found to read: planned as if it hands --{setting.name} to its DataLoader")
         ranks = self.ctx.ranks_per_node
         if self.cpus is not None and ranks and self.cap is not None:
             lines.append(f"  cpu bound {self.cap}: formula {tuner.CPU_FORMULA}: {self.cpus[0]} // {ranks} ranks per node")
@@ -165,3 +179,27 @@ class WorkerPlan(Derived):
 def plan(ctx: Context) -> WorkerPlan:
     """The launch's plan, computed once per context."""
     return ctx.derived(WorkerPlan)
+
+
+WRAPPER_LEVELS = 6  # folders above the launched script searched for the modules it imports
+
+
+def _reaches(ctx: Context, flag: str) -> bool | None:
+    """Whether the launched training script hands the flag's value to a DataLoader (read with
+    ast); None when the script is not found."""
+    from recipelint.parse import pycode
+
+    launch = ctx.recipe.launch
+    script = launch.script.value if launch is not None else None
+    path = ctx.recipe.locate(script)[0] if isinstance(script, str) and script.endswith(".py") else None
+    parsed = pycode.parse_python(path) if path is not None else None
+    if parsed is None or path is None:
+        return None
+    # A wrapper (LLaVA's train_mem.py: `from llava.train.train import train; train()`) runs the
+    # code of the module it imports: that module's parser and DataLoader decide.
+    roots = list(path.resolve().parents)[:WRAPPER_LEVELS]
+    files = pycode.script_closure(parsed, roots)
+    if any(pycode.workers_reach(file, flag.replace("-", "_")) for file in files):
+        return True
+    # No code read parses the command line: the parser is in a module not found here.
+    return False if any(pycode.parses_arguments(file) for file in files) else None

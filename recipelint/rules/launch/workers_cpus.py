@@ -52,7 +52,6 @@ SOURCE = (
     "one DataLoader per rank: Hugging Face TrainingArguments.dataloader_num_workers "
     "(https://huggingface.co/docs/transformers/main_classes/trainer)"
 )
-WRAPPER_LEVELS = 6  # folders above the launched script searched for the modules it imports
 # WeNet and XTuner judge their workers against the same CPUs themselves (RL102, RL807).
 TOOLKITS = ("torch", "deepspeed")
 FACTS = ("cpus",)
@@ -67,7 +66,7 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
     if recipe.allocation is not None and recipe.allocation.get("cpus") is not None:
         return  # the job states its CPUs: RL953/RL962 judge against them
     # a config key is found where the script hands it to its DataLoader: it reaches it
-    reaches = _reaches(ctx, setting.name) if any(s is setting for s in recipe.args.values()) else True
+    reaches = workers_plan(ctx).reaches
     if reaches is False:
         return  # the script parses the flag and never hands it to a DataLoader
     cpus = ctx.fact("cpus")
@@ -92,24 +91,3 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
         evidence=[cpus.cite("cpus"), ctx.ranks_evidence, "formula: ranks_per_node x num_workers <= usable CPUs"],
         fix=workers_plan(ctx).fix(),
     )
-
-
-def _reaches(ctx: Context, flag: str) -> bool | None:
-    """Whether the launched training script hands the flag's value to a DataLoader (read with
-    ast); None when the script is not found."""
-    from recipelint.parse import pycode
-
-    launch = ctx.recipe.launch
-    script = launch.script.value if launch is not None else None
-    path = ctx.recipe.locate(script)[0] if isinstance(script, str) and script.endswith(".py") else None
-    parsed = pycode.parse_python(path) if path is not None else None
-    if parsed is None or path is None:
-        return None
-    # A wrapper (LLaVA's train_mem.py: `from llava.train.train import train; train()`) runs the
-    # code of the module it imports: that module's parser and DataLoader decide.
-    roots = list(path.resolve().parents)[:WRAPPER_LEVELS]
-    files = pycode.script_closure(parsed, roots)
-    if any(pycode.workers_reach(file, flag.replace("-", "_")) for file in files):
-        return True
-    # No code read parses the command line: the parser is in a module not found here.
-    return False if any(pycode.parses_arguments(file) for file in files) else None
