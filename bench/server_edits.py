@@ -43,7 +43,9 @@ async def drive(folder: Path, edits: int, burst: int) -> list[tuple[int, float, 
     await session.open(train)
     server = psutil.Process(session.client._server.pid)  # type: ignore[attr-defined]
     rows = [(0, server.memory_info().rss / MIB, 0.0)]
-    comment = {path: (i, len(line)) for path in (run_sh, train) for i, line in enumerate(path.read_text().splitlines()) if line.startswith("#")}
+    comment = {
+        path: (i, len(line)) for path in (run_sh, train) for i, line in enumerate(path.read_text().splitlines()) if line.startswith("#")
+    }
     start = time.perf_counter()
     for sent in range(1, edits + 1):
         path = run_sh if (sent // 2) % 2 == 0 else train
