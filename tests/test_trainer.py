@@ -361,3 +361,58 @@ def test_values_built_in_code_are_read_as_the_code_computes_them(tmp_path: Path)
     items = {item.label: (item.value, item.source) for item in section.items}
     assert items["bf16"][0] == "True" and items["bf16"][1].startswith("flag --bf16 (train_it.sh:66) via TrainingArguments(bf16=args.bf16)")
     assert items["fp16"] == ("decided at run time", "TrainingArguments(fp16=...) computed in code (train.py:199)")
+
+
+def _steps_case(tmp_path: Path, flags: str) -> Path:
+    """bigscience-metadata's deepspeed_configs/v2.json (unmodified: WarmupDecayLR, total_num_steps
+    100000, warmup_num_steps 6000) handed by a launch with `flags` to the hand-written Trainer
+    script of the field cases."""
+    import shutil
+
+    root = tmp_path / "steps"
+    root.mkdir(parents=True)
+    shutil.copy(UPSTREAM / "deepspeed-pins/bigscience-metadata/bsmetadata/deepspeed_configs/v2.json", root / "v2.json")
+    shutil.copy(FIELD / "trainer-clipping/bad/train.py", root / "train.py")
+    (root / "run.sh").write_text(f"torchrun --nproc_per_node 8 train.py --output_dir out {flags} --deepspeed v2.json\n")
+    return root / "run.sh"
+
+
+@pytest.mark.parametrize(
+    ("flags", "release", "lines"),
+    [
+        (
+            "--max_steps 2000 --warmup_ratio 0.03 --learning_rate 5e-5",
+            "4.46.3",
+            [
+                "- ds scheduler.params.total_num_steps=100000 vs hf num_training_steps (calculated)=2000",
+                "- ds scheduler.params.warmup_num_steps=6000 vs hf warmup_steps=60",
+            ],
+        ),
+        # from 5.0 a warmup_steps below 1 is a ratio of the step count: ceil(2000 x 0.05) = 100
+        (
+            "--max_steps 2000 --warmup_steps 0.05",
+            "5.20.2",
+            [
+                "- ds scheduler.params.total_num_steps=100000 vs hf num_training_steps (calculated)=2000",
+                "- ds scheduler.params.warmup_num_steps=6000 vs hf warmup_steps=100",
+            ],
+        ),
+    ],
+)
+def test_total_and_warmup_steps_from_max_steps(tmp_path: Path, flags: str, release: str, lines: list[str]) -> None:
+    """`--max_steps` above 0 is the num_training_steps the Trainer hands trainer_config_finalize:
+    total_num_steps and a warmup from a ratio are then known and compared."""
+    script = _steps_case(tmp_path, flags)
+    (script.parent / "recipelint.toml").write_text(f'target-versions = {{transformers = "=={release}"}}\n')
+    diagnostics = [d for d in found(script, "RL460") if str(d.setting).endswith("num_steps")]
+    assert sorted(d.message.split("values: ", 1)[1].split("'", 1)[0] for d in diagnostics) == lines
+    assert {d.severity for d in diagnostics} == {Severity.ERROR}
+
+
+def test_steps_that_agree_or_need_the_dataset_are_quiet(tmp_path: Path) -> None:
+    """The same JSON with the launch's own 100000 steps and 6000 warmup; and without --max_steps,
+    where the step count comes from the dataset's length (not judged)."""
+    agreeing = _steps_case(tmp_path / "a", "--max_steps 100000 --warmup_steps 6000 --learning_rate 5e-5")
+    assert [d.setting for d in found(agreeing, "RL460") if str(d.setting).endswith("num_steps")] == []
+    epochs = _steps_case(tmp_path / "b", "--num_train_epochs 3 --warmup_ratio 0.03 --learning_rate 5e-5")
+    assert [d.setting for d in found(epochs, "RL460") if str(d.setting).endswith("num_steps")] == []
