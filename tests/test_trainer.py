@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from recipelint.diagnostics import Diagnostic, Severity
+from recipelint.diagnostics import Applicability, Diagnostic, Severity
 from tests.helpers import NODE, UPSTREAM, assert_snapshot, clone, lint
 
 EIGHT_GPUS = {**NODE, "gpus": 8}
@@ -416,3 +416,26 @@ def test_steps_that_agree_or_need_the_dataset_are_quiet(tmp_path: Path) -> None:
     assert [d.setting for d in found(agreeing, "RL460") if str(d.setting).endswith("num_steps")] == []
     epochs = _steps_case(tmp_path / "b", "--num_train_epochs 3 --warmup_ratio 0.03 --learning_rate 5e-5")
     assert [d.setting for d in found(epochs, "RL460") if str(d.setting).endswith("num_steps")] == []
+
+
+@pytest.mark.parametrize(
+    ("specifier", "severity"), [(None, Severity.WARNING), (">=4.51", Severity.ERROR), ("==4.50.3", None), ("<4.41", None)]
+)
+def test_a_removed_training_arguments_keyword_by_release_range(tmp_path: Path, specifier: str | None, severity: Severity | None) -> None:
+    """mPLUG-Owl v1's pipeline/train.py (unmodified) builds `TrainingArguments(evaluation_strategy='steps', ...)`:
+    a TypeError from 4.51 on; a warning naming those releases when transformers is unpinned, an
+    error when the pin admits only them, quiet where every release has the field."""
+    root = clone("deepspeed/mPLUG-Owl", tmp_path)
+    if specifier is not None:
+        (root / "recipelint.toml").write_text(f'target-versions = {{transformers = "{specifier}"}}\n')
+    diagnostics = found(root / "mPLUG-Owl/scripts/train_it.sh", "RL531")
+    if severity is None:
+        assert diagnostics == []
+        return
+    (finding,) = diagnostics
+    assert finding.severity is severity and finding.span.line == 193 and finding.suggested == "eval_strategy"
+    assert "unexpected keyword argument 'evaluation_strategy'" in finding.message
+    assert finding.fix is not None and finding.fix.edits[0].content == "eval_strategy"
+    assert (finding.fix.applicability is Applicability.SAFE) == (specifier == ">=4.51")
+    if specifier is None:
+        assert_snapshot("RL531", [finding], tmp_path)

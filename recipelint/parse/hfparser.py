@@ -87,12 +87,23 @@ class Module:
 
 
 @dataclass
+class Keyword:
+    """One keyword of a `TrainingArguments(...)` / `Seq2SeqTrainingArguments(...)` call, whatever its value."""
+
+    cls: str  # "TrainingArguments" or "Seq2SeqTrainingArguments"
+    name: str
+    span: Span  # the keyword's name
+    where: str  # "train.py:42"
+
+
+@dataclass
 class Reading:
     """What the files show: the parser (None: none found) and TrainingArguments(...) keywords."""
 
     parser: Parser | None
     calls: dict[str, Default] = field(default_factory=dict)
     argparse: dict[str, Option] = field(default_factory=dict)  # dest -> option, of the files read
+    keywords: list[Keyword] = field(default_factory=list)  # every keyword of every call, in order
 
 
 def read(script: Path, files: FileCache) -> Reading | None:
@@ -159,7 +170,7 @@ def _read(script: Path, files: FileCache) -> Reading | None:
             continue
         seen.add(module.path)
         reading.parser = _parser(reader, module)
-        reading.calls.update(_calls(reader, module))
+        reading.calls.update(_calls(reader, module, reading.keywords))
         reading.argparse.update(_argparse(module.file))
         queue.extend(_called_modules(reader, module))
     return reading
@@ -281,9 +292,9 @@ def _default(reader: _Reader, module: Module, name: str, value: ast.expr | None)
     return Default(name, literal, True, module.file.span(node), where)
 
 
-def _calls(reader: _Reader, module: Module) -> dict[str, Default]:
+def _calls(reader: _Reader, module: Module, keywords: list[Keyword]) -> dict[str, Default]:
     """The literal keywords of `TrainingArguments(...)` / `Seq2SeqTrainingArguments(...)` calls;
-    a keyword two calls give differently is not taken."""
+    a keyword two calls give differently is not taken. Every keyword's name is added to `keywords`."""
     out: dict[str, Default] = {}
     clash: set[str] = set()
     for call in module.file.calls:
@@ -295,6 +306,9 @@ def _calls(reader: _Reader, module: Module) -> dict[str, Default]:
         for keyword in call.keywords:
             if keyword.arg is None:
                 continue
+            start = module.file.span(keyword).start
+            name_span = module.file.source.span(start, start + len(keyword.arg.encode()))
+            keywords.append(Keyword(full.rsplit(".", 1)[-1], keyword.arg, name_span, _where(reader, module, keyword)))
             found = _default(reader, module, keyword.arg, keyword.value)
             if keyword.arg in out and out[keyword.arg].value != found.value:
                 clash.add(keyword.arg)
