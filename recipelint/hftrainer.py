@@ -294,8 +294,7 @@ def shown_rows(recipe: Recipe, rng: versions.Range) -> list[tuple[str, str, str]
     parser = trainer_parser(read)
     if read is None or (parser is None and not read.calls):
         return []
-    admitted = [versions.parse(v) for v in trainingargs.boundaries() if rng.admits(versions.parse(v))]
-    version = trainingargs.clamp(admitted[-1] if admitted else versions.parse(trainingargs.releases()[-1]))
+    version = trainingargs.clamp(trainingargs.points(rng)[-1])
     if parser is not None:
         rows = [("parsed by", parser.where.split(": ", 1)[-1][:80], parser.where.split(": ", 1)[0])]
     else:

@@ -439,3 +439,41 @@ def test_a_removed_training_arguments_keyword_by_release_range(tmp_path: Path, s
     assert (finding.fix.applicability is Applicability.SAFE) == (specifier == ">=4.51")
     if specifier is None:
         assert_snapshot("RL531", [finding], tmp_path)
+
+
+def test_minicpm_v_launches_as_published(tmp_path: Path) -> None:
+    """MiniCPM-V's two fine-tuning launches, unmodified, with the folder's transformers==4.51.2:
+    the LoRA launch's --evaluation_strategy is gone in that release (an error); every choice value
+    is one 4.51 accepts; every DeepSpeed value is "auto" (with --max_steps 10000 too)."""
+    root = clone("trainer/MiniCPM-V", tmp_path)
+    (removed,) = found(root / "finetune/finetune_lora.sh", "RL530")
+    assert removed.severity is Severity.ERROR and removed.current == "--evaluation_strategy"
+    assert any(e.startswith("transformers: transformers 4.51.2 (") and "requirements.txt:39" in e for e in removed.evidence)
+    for launch in ("finetune_ds.sh", "finetune_lora.sh"):
+        assert found(root / "finetune" / launch, "RL532") == []
+        assert found(root / "finetune" / launch, "RL460") == []
+    assert found(root / "finetune/finetune_ds.sh", "RL530") == []
+
+
+@pytest.mark.parametrize(
+    ("value", "pin", "severity"),
+    [("best", "==4.46.3", Severity.ERROR), ("best", ">=4.40", Severity.WARNING), ("best", ">=4.47", None), ("steps", "==4.46.3", None)],
+)
+def test_a_choice_the_release_lacks(tmp_path: Path, value: str, pin: str, severity: Severity | None) -> None:
+    """MiniCPM-V's finetune_ds.sh with `--save_strategy "best"` (SaveStrategy.BEST, added in
+    4.47): argparse's invalid choice before 4.47."""
+    root = clone("trainer/MiniCPM-V", tmp_path)
+    script = root / "finetune/finetune_ds.sh"
+    script.write_text(script.read_text().replace('--save_strategy "steps"', f'--save_strategy "{value}"'))
+    requirements = root / "finetune/requirements.txt"
+    requirements.write_text(requirements.read_text().replace("transformers==4.51.2", f"transformers{pin}"))
+    diagnostics = found(script, "RL532")
+    if severity is None:
+        assert diagnostics == []
+        return
+    (finding,) = diagnostics
+    assert finding.severity is severity and finding.current == "best" and finding.span.line == 56
+    assert "invalid choice: 'best'" in finding.message and finding.evidence[0] == "choices: no, steps, epoch"
+    if severity is Severity.WARNING:
+        assert "transformers < 4.47" in finding.message
+        assert_snapshot("RL532", [finding], tmp_path)

@@ -75,18 +75,12 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
     if doc is None or not trainer_reads(ctx):
         return
     rng = ctx.version_range("transformers")
-    keys = dict.fromkeys(key for version in _points(rng) for key, _, _ in compared(version))
+    keys = dict.fromkeys(key for version in trainingargs.points(rng) for key, _, _ in compared(version))
     for key in keys:
         node = doc.root.get(key)
         if node is None or node.kind == "map" or node.value == "auto":
             continue
         yield _judge(ctx, rng, key, node)
-
-
-def _points(rng: versions.Range) -> list[versions.Version]:
-    return [versions.parse(v) for v in trainingargs.boundaries() if rng.admits(versions.parse(v))] or [
-        trainingargs.clamp(p) for p in rng.points(trainingargs.boundaries())
-    ]
 
 
 def _side(ctx: Context, key: str, version: versions.Version) -> HfValue | None:
