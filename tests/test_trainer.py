@@ -477,3 +477,29 @@ def test_a_choice_the_release_lacks(tmp_path: Path, value: str, pin: str, severi
     if severity is Severity.WARNING:
         assert "transformers < 4.47" in finding.message
         assert_snapshot("RL532", [finding], tmp_path)
+
+
+@pytest.mark.parametrize("config", ["zero3.yaml", "ddp.yaml"])
+def test_an_accelerate_deepspeed_config_beside_the_trainer_s_json(tmp_path: Path, config: str) -> None:
+    """alignment-handbook's zero3.yaml (DeepSpeed, a deepspeed_config block, mixed_precision bf16)
+    launching MiniCPM-V's finetune.py with `--deepspeed ds_config_zero3.json`: the Trainer builds
+    DeepSpeedPlugin(hf_ds_config=...) from the JSON, and accelerate's _deepspeed_config_checks
+    refuses the config's keys (ACCELERATE_CONFIG_DS_FIELDS) beside it. Under ddp.yaml accelerate
+    launch runs no DeepSpeed and sets no such fields: quiet."""
+    import shutil
+
+    root = clone("trainer/MiniCPM-V", tmp_path) / "finetune"
+    shutil.copy(UPSTREAM / "trainer/alignment-handbook/recipes/accelerate_configs" / config, root / config)
+    (root / "run.sh").write_text(
+        f"accelerate launch --config_file {config} finetune.py --output_dir out --bf16 true --deepspeed ds_config_zero3.json\n"
+    )
+    diagnostics = found(root / "run.sh", "RL424")
+    if config == "ddp.yaml":
+        assert diagnostics == []
+        return
+    assert [(d.setting, d.severity) for d in diagnostics] == [
+        ("deepspeed_config.offload_optimizer_device", Severity.ERROR),
+        ("mixed_precision", Severity.ERROR),
+    ]
+    assert "beside the Trainer's --deepspeed ds_config_zero3.json" in diagnostics[0].message
+    assert "zero3_save_16bit_model true, zero_stage 3" in diagnostics[0].message
