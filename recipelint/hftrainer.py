@@ -118,13 +118,13 @@ def parser_fields(parser: Parser, version: versions.Version) -> tuple[dict[str, 
     for cls in parser.classes:
         if cls.extends_trainer:
             out.update(trainingargs.fields(version, seq2seq=cls.base == "transformers-seq2seq"))
-        trl = trainingargs.trl_fields(cls.name) if cls.base == "trl" else None
+        trl = trainingargs.trl_fields(cls.name) if cls.base in ("trl", "trl-other") else None
         for name, defaults in (trl or {}).items():
             base = out.get(name)
             # trl's own default wins over TrainingArguments'; one that moved between trl releases is not known
             value = defaults[0] if len(set(map(repr, defaults))) == 1 else None
             out[name] = trainingargs.Field(name, base.type if base else "", value, len(set(map(repr, defaults))) == 1, None, "")
-        if cls.base == "unknown" or (cls.base == "trl" and trl is None):
+        if cls.base == "unknown" or (cls.base in ("trl", "trl-other") and trl is None):
             known = False
         for name, default in cls.own.items():
             base = out.get(name)

@@ -171,7 +171,8 @@ def trl_fields(name: str) -> dict[str, tuple[object, ...]] | None:
     trl_configs.json, tools/build_trl_configs.py), each with the literal defaults it has had (an
     empty tuple: a default that is not a literal); None when the table has no such class."""
     table = _trl_table()
-    entry = table["classes"].get(name)
+    # a config that extends TrainingArguments, or one of trl's other dataclasses (ModelConfig)
+    entry = table["classes"].get(name) or table.get("others", {}).get(name)
     if entry is None:
         return None
     read = [r["release"] for r in table["releases"]]

@@ -317,7 +317,9 @@ def test_trl_config_fields_by_release() -> None:
     assert sft is not None and sft["learning_rate"] == () and "dataset_text_field" in sft
     dpo = trainingargs.trl_fields("DPOConfig")
     assert dpo is not None and dpo["beta"] == (0.1,)
-    assert trainingargs.trl_fields("ModelConfig") is None  # not a TrainingArguments
+    model = trainingargs.trl_fields("ModelConfig")  # not a TrainingArguments: its own fields, for TrlParser
+    assert model is not None and "model_name_or_path" in model and "learning_rate" not in model
+    assert trainingargs.trl_fields("AutoModelForCausalLMWithValueHead") is None
 
 
 def test_a_trl_default_is_not_taken_for_transformers(tmp_path: Path) -> None:
@@ -503,3 +505,19 @@ def test_an_accelerate_deepspeed_config_beside_the_trainer_s_json(tmp_path: Path
     ]
     assert "beside the Trainer's --deepspeed ds_config_zero3.json" in diagnostics[0].message
     assert "zero3_save_16bit_model true, zero_stage 3" in diagnostics[0].message
+
+
+def test_trl_parser_launches(tmp_path: Path) -> None:
+    """alignment-handbook's smollm3 launches (unmodified): TrlParser((ScriptArguments, SFTConfig,
+    ModelConfig)) from src/alignment (re-exported by its __init__.py, trl's classes beneath),
+    `--config` (TrlParser's own) and --gradient_accumulation_steps: quiet. The same launch with
+    --evaluation_strategy: parse_args_and_config rejects it like HfArgumentParser, an error with
+    setup.py's transformers>=4.53.3."""
+    root = clone("trainer/alignment-handbook", tmp_path)
+    readme = root / "recipes/smollm3/README.md"
+    assert found(readme, "RL530") == []
+    readme.write_text(readme.read_text().replace("mid.yaml --gradient_accumulation_steps 16", "mid.yaml --evaluation_strategy steps", 1))
+    (finding,) = found(readme, "RL530")
+    assert finding.severity is Severity.ERROR and finding.span.line == 13 and finding.current == "--evaluation_strategy"
+    assert "(ScriptArguments, SFTConfig, ModelConfig)" in finding.message
+    assert any("transformers>=4.53.3" in e or "4.53.3" in e for e in finding.evidence)

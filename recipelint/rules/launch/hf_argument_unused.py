@@ -13,9 +13,13 @@ defaults to True, a unique prefix (argparse's allow_abbrev). The verdict follows
 transformers range the run installs (pins, the environment, `target-versions`).
 
 The parser is judged only when the script calls `parse_args_into_dataclasses()` without
-`return_remaining_strings=True`. A dataclass recipelint cannot read leaves every flag unjudged;
-one of trl's configs (TrainingArguments plus trl's own fields) leaves all but the flags
-TrainingArguments once had unjudged.
+`return_remaining_strings=True`, or trl's `TrlParser((...)).parse_args_and_config()` likewise
+(trl hands its own `return_remaining_strings`, False by default, on: huggingface/trl@v0.19.1:
+trl/scripts/utils.py; TrlParser's `--config` is its own option). A dataclass recipelint cannot
+read leaves every flag unjudged; one of trl's classes (a config: TrainingArguments plus trl's
+fields; `ModelConfig`, `ScriptArguments`: schemas/transformers/trl_configs.json, 7 trl releases
+from 0.9.6 to 1.16.0) leaves all but the flags TrainingArguments once had unjudged. A YAML given
+as `--config` is not read.
 
 ## Why is this bad
 `HfArgumentParser.parse_args_into_dataclasses` (huggingface/transformers@v4.46.3:
@@ -70,7 +74,7 @@ TOOLKITS = ("torch", "deepspeed")
 def check(ctx: Context) -> Iterator[Diagnostic | None]:
     read = ctx.recipe.hf_args
     parser = read.parser if read is not None else None
-    if parser is None or parser.kind != "HfArgumentParser" or parser.rejects_unknown is not True:
+    if parser is None or parser.rejects_unknown is not True:
         return
     if any(cls.base == "unknown" for cls in parser.classes):
         return  # a dataclass recipelint cannot read may declare any flag
@@ -78,8 +82,8 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
 
     rng = ctx.version_range("transformers")
     for flag in hftrainer.launch_flags(ctx.recipe) or []:
-        if flag.conditional:
-            continue
+        if flag.conditional or (parser.kind == "TrlParser" and flag.option == "--config"):
+            continue  # TrlParser takes --config (the YAML of defaults) itself
         verdict = versions.evaluate(rng, partial(_rejects, parser, flag.option), trainingargs.boundaries())
         if verdict.holds == "none":
             continue
@@ -92,8 +96,10 @@ def _rejects(parser: Parser, option: str, version: versions.Version) -> bool:
     fields, complete = parser_fields(parser, version)
     if trainingargs.accepted(option, trainingargs.options(fields, version)) is not None:
         return False
-    # a trl config's own fields are not in the table: only a flag TrainingArguments once had is judged
-    return complete or bool(trainingargs.ever(option.lstrip("-").replace("-", "_")))
+    # trl's table holds only the trl releases read: beside a trl class only a flag TrainingArguments
+    # once had is judged
+    trl = any(cls.base in ("trl", "trl-other") for cls in parser.classes)
+    return (complete and not trl) or bool(trainingargs.ever(option.lstrip("-").replace("-", "_")))
 
 
 def _finding(ctx: Context, parser: Parser, flag: Flag, verdict: versions.Verdict) -> Diagnostic | None:
@@ -107,7 +113,7 @@ def _finding(ctx: Context, parser: Parser, flag: Flag, verdict: versions.Verdict
     severity = Severity.ERROR if verdict.holds == "all" else Severity.WARNING
     when = verdict.says() if verdict.holds == "some" else ctx.version_range("transformers").allows()
     message = (
-        f"{flag.option} is no option of the HfArgumentParser of {parser.where.split(': ', 1)[0]} ({classes}) "
+        f"{flag.option} is no option of the {parser.kind} of {parser.where.split(': ', 1)[0]} ({classes}) "
         f"{'with ' + verdict.condition if verdict.holds == 'some' else 'in any release the run may install'}: "
         "parse_args_into_dataclasses raises 'Some specified arguments are not used by the HfArgumentParser' at start-up"
     )
