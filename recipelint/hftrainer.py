@@ -51,6 +51,10 @@ def script_path(recipe: Recipe) -> Path | None:
     text = launch.script.value if launch is not None else None
     if not isinstance(text, str) or not text.endswith(".py"):
         return None
+    if recipe.workdir is not None and recipe.workdir.path is None and not Path(text).is_absolute():
+        # the script is in none of the folders the launch may run from: a file of that name in
+        # another folder (a README's second fence after the first's `cd pretrain`) is not its script
+        return None
     return recipe.locate(text)[0]
 
 

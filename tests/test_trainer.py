@@ -521,3 +521,12 @@ def test_trl_parser_launches(tmp_path: Path) -> None:
     assert finding.severity is Severity.ERROR and finding.span.line == 13 and finding.current == "--evaluation_strategy"
     assert "(ScriptArguments, SFTConfig, ModelConfig)" in finding.message
     assert any("transformers>=4.53.3" in e or "4.53.3" in e for e in finding.evidence)
+
+
+def test_a_script_of_the_same_name_in_another_folder_is_not_the_launch_s(tmp_path: Path) -> None:
+    """FlagEmbedding's LLARA README (unmodified): the second fence runs finetune/run.py, but the
+    first fence's `cd ./pretrain` leaves its working folder undecided, and pretrain/run.py (another
+    parser) is not taken for it; the first fence's launch keeps its one warning."""
+    root = clone("trainer/FlagEmbedding", tmp_path)
+    diagnostics = found(root / "research/LLARA/README.md", "RL530")
+    assert [(d.span.line, d.current, d.severity) for d in diagnostics] == [(143, "--warmup_ratio", Severity.WARNING)]
