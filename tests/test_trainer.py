@@ -530,3 +530,33 @@ def test_a_script_of_the_same_name_in_another_folder_is_not_the_launch_s(tmp_pat
     root = clone("trainer/FlagEmbedding", tmp_path)
     diagnostics = found(root / "research/LLARA/README.md", "RL530")
     assert [(d.span.line, d.current, d.severity) for d in diagnostics] == [(143, "--warmup_ratio", Severity.WARNING)]
+
+
+def test_setup_py_requirements_read_from_a_file(tmp_path: Path) -> None:
+    """transpeeder's setup.py (unmodified): install_requires=fetch_requirements('requirements.txt')
+    gives the file's pins, with the file's own lines."""
+    from recipelint.parse import pins
+
+    found_pins = {p.name: p for p in pins.read(UPSTREAM / "deepspeed-pins/transpeeder/setup.py")}
+    assert found_pins["transformers"].specifier == ">=4.31.0" and found_pins["transformers"].path.name == "requirements.txt"
+    assert found_pins["transformers"].line == 3
+
+
+def test_pyproject_dynamic_dependencies_name_requirements_files(tmp_path: Path) -> None:
+    """setuptools' dynamic metadata (written here: the shape setuptools documents): the files named
+    for `dependencies` and for each extra are read; a file outside the project's folder is not."""
+    from recipelint.parse import pins
+
+    (tmp_path / "requirements").mkdir()
+    (tmp_path / "requirements/base.txt").write_text("transformers==4.46.3\n")
+    (tmp_path / "requirements/train.txt").write_text("deepspeed>=0.14\n")
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "x"\ndynamic = ["dependencies", "optional-dependencies"]\n\n'
+        '[tool.setuptools.dynamic]\ndependencies = {file = ["requirements/base.txt"]}\n'
+        'optional-dependencies.train = {file = ["requirements/train.txt", "../outside.txt"]}\n'
+    )
+    (tmp_path.parent / "outside.txt").write_text("torch==2.0.0\n")
+    read = {p.name: p for p in pins.read(tmp_path / "pyproject.toml")}
+    assert read["transformers"].specifier == "==4.46.3" and read["transformers"].extra == ""
+    assert read["deepspeed"].specifier == ">=0.14" and read["deepspeed"].extra == "train"
+    assert "torch" not in read
