@@ -53,7 +53,7 @@ from typing import TYPE_CHECKING
 from recipelint import trainingargs, versions
 from recipelint.context import Context
 from recipelint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
-from recipelint.rulekit import closest
+from recipelint.rulekit.renamed import renamed
 
 if TYPE_CHECKING:  # a WeNet check imports this family's modules: no Python reader at import
     from recipelint.hftrainer import Flag
@@ -105,11 +105,8 @@ def _rejects(parser: Parser, option: str, version: versions.Version) -> bool:
 def _finding(ctx: Context, parser: Parser, flag: Flag, verdict: versions.Verdict) -> Diagnostic | None:
     name = flag.option.lstrip("-").replace("-", "_")
     classes = ", ".join(cls.name for cls in parser.classes)
-    had = trainingargs.ever(name)
-    spans = ", ".join(f"{a} up to {b} (excluded)" if b else f"{a} on" for a, b in had)
-    newest = versions.parse(trainingargs.releases()[-1])
-    renamed = closest(name, trainingargs.fields(newest)) if had else None
-    fix = _fix(ctx, flag, renamed) if renamed else None
+    rename = renamed(name, ctx.version_range("transformers"))
+    fix = _fix(flag, rename.successor, rename.safety) if rename.successor else None
     severity = Severity.ERROR if verdict.holds == "all" else Severity.WARNING
     when = verdict.says() if verdict.holds == "some" else ctx.version_range("transformers").allows()
     message = (
@@ -118,19 +115,17 @@ def _finding(ctx: Context, parser: Parser, flag: Flag, verdict: versions.Verdict
         "parse_args_into_dataclasses raises 'Some specified arguments are not used by the HfArgumentParser' at start-up"
     )
     evidence = [f"parser: {parser.where}", f"transformers: {when}"]
-    if had:
-        evidence.append(f"TrainingArguments has {name} in transformers {spans}")
+    if rename.had:
+        evidence.append(f"TrainingArguments has {name} in transformers {rename.had}")
+    suggested = f"--{rename.successor}" if rename.successor else None
     return ctx.diagnostic(
-        CODE, severity, message, flag.word.span, setting=name, current=flag.option, suggested=f"--{renamed}" if renamed else None,
-        evidence=evidence, fix=fix,
+        CODE, severity, message, flag.word.span, setting=name, current=flag.option, suggested=suggested, evidence=evidence, fix=fix,
     )  # fmt: skip
 
 
-def _fix(ctx: Context, flag: Flag, renamed: str) -> Fix | None:
+def _fix(flag: Flag, successor: str, safety: Applicability) -> Fix | None:
     """Rename to the field the newest release has; safe when every release of the range has it."""
     if flag.word.edit_span is None and flag.word.span is None:
         return None
-    held = versions.evaluate(ctx.version_range("transformers"), lambda v: renamed in trainingargs.fields(v), trainingargs.boundaries())
-    text = flag.word.text.replace(flag.option.lstrip("-"), renamed, 1)
-    safety = Applicability.SAFE if held.holds == "all" else Applicability.UNSAFE
-    return Fix((Edit(flag.word.span, text),), safety, f"rename {flag.option} to --{renamed}")
+    text = flag.word.text.replace(flag.option.lstrip("-"), successor, 1)
+    return Fix((Edit(flag.word.span, text),), safety, f"rename {flag.option} to --{successor}")

@@ -39,8 +39,8 @@ from typing import TYPE_CHECKING
 
 from recipelint import trainingargs, versions
 from recipelint.context import Context
-from recipelint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
-from recipelint.rulekit import closest
+from recipelint.diagnostics import Diagnostic, Edit, Fix, Severity
+from recipelint.rulekit.renamed import renamed
 
 if TYPE_CHECKING:  # a WeNet check imports this family's modules: no Python reader at import
     from recipelint.parse.hfparser import Keyword
@@ -76,10 +76,7 @@ def _lacks(name: str, version: versions.Version) -> bool:
 
 
 def _finding(ctx: Context, keyword: Keyword, verdict: versions.Verdict) -> Diagnostic | None:
-    had = trainingargs.ever(keyword.name)
-    spans = ", ".join(f"{a} up to {b} (excluded)" if b else f"{a} on" for a, b in had)
-    newest = versions.parse(trainingargs.releases()[-1])
-    renamed = closest(keyword.name, trainingargs.fields(newest)) if had else None
+    rename = renamed(keyword.name, ctx.version_range("transformers"))
     severity = Severity.ERROR if verdict.holds == "all" else Severity.WARNING
     when = f"with {verdict.condition}" if verdict.holds == "some" else "in any release the run may install"
     message = (
@@ -87,15 +84,13 @@ def _finding(ctx: Context, keyword: Keyword, verdict: versions.Verdict) -> Diagn
         f"building it raises TypeError: {keyword.cls}.__init__() got an unexpected keyword argument '{keyword.name}' at start-up"
     )
     evidence = [f"call: {keyword.where}", f"transformers: {ctx.version_range('transformers').allows()}"]
-    evidence.append(f"TrainingArguments has {keyword.name} in transformers {spans}" if had else f"no release read has {keyword.name}")
-    fix = _fix(ctx, keyword, renamed) if renamed else None
-    return ctx.diagnostic(
-        CODE, severity, message, keyword.span, setting=keyword.name, current=keyword.name, suggested=renamed, evidence=evidence, fix=fix
+    evidence.append(
+        f"TrainingArguments has {keyword.name} in transformers {rename.had}" if rename.had else f"no release read has {keyword.name}"
     )
-
-
-def _fix(ctx: Context, keyword: Keyword, renamed: str) -> Fix:
-    """Rename to the field the newest release has; safe when every release of the range has it."""
-    held = versions.evaluate(ctx.version_range("transformers"), lambda v: renamed in trainingargs.fields(v), trainingargs.boundaries())
-    safety = Applicability.SAFE if held.holds == "all" else Applicability.UNSAFE
-    return Fix((Edit(keyword.span, renamed),), safety, f"rename {keyword.name} to {renamed}")
+    fix = None
+    if rename.successor is not None:
+        fix = Fix((Edit(keyword.span, rename.successor),), rename.safety, f"rename {keyword.name} to {rename.successor}")
+    return ctx.diagnostic(
+        CODE, severity, message, keyword.span, setting=keyword.name, current=keyword.name, suggested=rename.successor, evidence=evidence,
+        fix=fix,
+    )  # fmt: skip
