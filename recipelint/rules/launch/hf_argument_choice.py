@@ -48,6 +48,7 @@ if TYPE_CHECKING:  # a WeNet check imports this family's modules: no Python read
 CODE = "RL532"
 NAME = "hf-argument-choice"
 SEVERITY = Severity.ERROR
+VISITS = ("recipe",)
 FIXABLE = False
 SOURCE = (
     "huggingface/transformers@v4.46.3:src/transformers/hf_argparser.py (_parse_dataclass_field: choices of an Enum field); "

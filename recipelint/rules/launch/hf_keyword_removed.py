@@ -48,6 +48,7 @@ if TYPE_CHECKING:  # a WeNet check imports this family's modules: no Python read
 CODE = "RL531"
 NAME = "hf-keyword-removed"
 SEVERITY = Severity.ERROR
+VISITS = ("recipe",)
 FIXABLE = True
 SOURCE = (
     "huggingface/transformers@v4.51.3:src/transformers/training_args.py (TrainingArguments, a dataclass: evaluation_strategy gone); "
