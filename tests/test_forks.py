@@ -104,6 +104,19 @@ def test_a_value_no_code_compares_is_an_info(tmp_path: Path) -> None:
     assert "not judged: no code of the WeNet checkout" in only.message
 
 
+def test_a_key_the_fork_reads_only_nested_is_not_read_at_the_top(tmp_path: Path) -> None:
+    """The fork's wenet/utils/common.py reads `config["encoder_conf"]["input_layer"]`: a top-level
+    `input_layer` (the fork's own conf/train_e_branchformer_moe.yaml has one) reaches no code;
+    under encoder_conf it is read."""
+    root = fork("dialectmoe", tmp_path)
+    (root / "conf").mkdir()
+    (root / "conf/top.yaml").write_text("input_layer: conv2d\n" + DIALECT_YAML.format(feats="fbank"))
+    nested = DIALECT_YAML.format(feats="fbank").replace("    output_size: 256", "    output_size: 256\n    input_layer: conv2d")
+    (root / "conf/nested.yaml").write_text(nested)
+    found = [(d.span.path.name, d.setting, d.severity) for d in codes(lint(root / "conf"), "RL701")]
+    assert found == [("top.yaml", "input_layer", Severity.WARNING)]
+
+
 # -- deep-sparse-conformer: prefetch_factor and the join dropped ---------------------------------
 
 

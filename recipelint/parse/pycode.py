@@ -480,25 +480,41 @@ def config_keys(files: list[PyFile]) -> set[str]:
     return keys
 
 
-def read_keys(files: list[PyFile]) -> set[str]:
+def read_keys(files: list[PyFile], top: bool = False) -> set[str]:
     """Every string key the code reads from any dict, or writes into one: `x['k']`, `x.get('k')`,
     `'k' in x`. A fork hands its YAML around under many names (`args['pseudo_ratio']` in an
     executor, `conf` blocks in model builders), and saves keys of its own into the train.yaml
-    it writes beside the model (`infos['save_time']`)."""
+    it writes beside the model (`infos['save_time']`). `top`: the keys that may be top-level
+    ones, leaving out a key read only below another constant key (`config['encoder_conf']
+    ['input_layer']` in NefelibataJay/DialectMoE's wenet/utils/common.py reads no top-level
+    `input_layer`)."""
     keys: set[str] = set()
     for file in files:
         for node in file.nodes:
             if isinstance(node, ast.Subscript):  # loaded, or written: a key the code puts in the YAML it saves (infos['save_time'])
-                key = _text(node.slice)
+                key, owner = _text(node.slice), node.value
             elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get" and node.args:
-                key = _text(node.args[0])
+                key, owner = _text(node.args[0]), node.func.value
             elif isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.In, ast.NotIn)):
-                key = _text(node.left)
+                key, owner = _text(node.left), node.comparators[0]
             else:
                 continue
-            if key:
+            if key and not (top and _constant_key_read(owner)):
                 keys.add(key)
     return keys
+
+
+def _constant_key_read(node: ast.AST) -> bool:
+    """`x['k']` or `x.get('k')`: a dict read with a constant key (what a nested block is)."""
+    if isinstance(node, ast.Subscript):
+        return _text(node.slice) is not None
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "get"
+        and bool(node.args)
+        and _text(node.args[0]) is not None
+    )
 
 
 def _indexed(node: ast.AST, names: set[str]) -> Iterator[ast.Subscript]:

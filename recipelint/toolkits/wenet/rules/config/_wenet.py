@@ -74,7 +74,7 @@ def known_keys(ctx: Context, path: list[str]) -> tuple[Collection[str] | None, s
             trainers = ", ".join(e.rsplit("/", 1)[-1] for e in entries)
             return keys, f"the keys the Dataset of any of its trainers ({trainers}) reads in the {checkout.label()} (ast)"
     if not path and schema is not None:
-        keys = {*schema, *checkout.config_keys(), *checkout.read_keys()}
+        keys = {*schema, *checkout.config_keys(), *checkout.read_keys(top=True)}
         if ctx.recipe.launch is None and ctx.recipe.entry is None:  # no launch says which code reads it
             # The tree that holds the package (a fork's repository), never above it: a trainer of
             # the fork outside wenet/ (`local/me/bin/train.py`) may be the one that reads it.
