@@ -244,6 +244,53 @@ def test_compared_values_of_an_if_chain_that_raises(tmp_path: Path) -> None:
     assert pycode.compared_values([utils], "feats_type") is None
 
 
+def test_choices_from_a_dict_lookup_and_a_literal(tmp_path: Path) -> None:
+    """`SCHEDULERS[configs['scheduler']]` takes the dict's keys and fails (KeyError) for another;
+    `.get()` takes them without failing; a table imported from another module counts; a
+    `Literal` annotation declares the values without checking them."""
+    tables = parse(
+        tmp_path,
+        "scheduler.py",
+        "SCHEDULERS = {'warmuplr': WarmupLR, 'noamhold': NoamHoldAnnealing}\nOPTIMS = {'adam': Adam, 'sgd': SGD}\n",
+    )
+    utils = parse(
+        tmp_path,
+        "train_utils.py",
+        "from wenet.utils.scheduler import SCHEDULERS, OPTIMS\n"
+        "def init_scheduler(configs, optimizer):\n"
+        "    return SCHEDULERS[configs['scheduler']](optimizer, **configs['scheduler_conf'])\n"
+        "def init_optim(configs, model):\n"
+        "    optim = configs.get('optim', 'adam')\n"
+        "    cls = OPTIMS.get(optim)\n"
+        "    return cls(model.parameters())\n"
+        "def dataset(feats_type: Literal['fbank', 'mfcc'] = 'fbank', batch_type: str = 'static'):\n"
+        "    return feats_type\n",
+    )
+    scheduler = pycode.compared_values([tables, utils], "scheduler")
+    assert scheduler is not None and scheduler.values == {"warmuplr", "noamhold"}
+    assert scheduler.rejects is not None and scheduler.rejects.line == 3
+    optim = pycode.compared_values([tables, utils], "optim")
+    assert optim is not None and optim.values == {"adam", "sgd"} and optim.rejects is None
+    feats = pycode.compared_values([utils], "feats_type")
+    assert feats is not None and feats.values == {"fbank", "mfcc"} and feats.rejects is None
+    assert pycode.compared_values([utils], "batch_type") is None
+    assert pycode.compared_values([utils], "scheduler") is None  # the table's module not read: not followed
+
+
+def test_a_scheduler_outside_the_forks_table_is_an_error(tmp_path: Path) -> None:
+    root = fork("dialectmoe", tmp_path)
+    (root / "wenet/utils/scheduler_table.py").write_text(
+        "SCHEDULERS = {'warmuplr': 1, 'steadylr': 2}\ndef init_scheduler(configs):\n    return SCHEDULERS[configs['scheduler']]\n"
+    )
+    (root / "conf").mkdir()
+    for name, scheduler in (("bad", "noamhold"), ("good", "steadylr")):
+        (root / f"conf/{name}.yaml").write_text(DIALECT_YAML.format(feats="fbank") + f"scheduler: {scheduler}\n")
+    found = codes(lint(root / "conf"), "RL702")
+    assert [(d.span.path.name, d.severity) for d in found] == [("bad.yaml", Severity.ERROR)]
+    assert "'noamhold' is rejected by the code this recipe runs (" in found[0].message
+    assert "scheduler_table.py:3; it handles 'steadylr', 'warmuplr')" in found[0].message
+
+
 def test_self_configs_counts_as_the_config(tmp_path: Path) -> None:
     trainer = parse(tmp_path, "asr.py", "class T:\n    def run(self):\n        return self.configs.get('patience', 10)\n")
     assert pycode.config_keys([trainer]) == {"patience"}

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import re
 import warnings
+from collections import Counter
 from collections.abc import Callable, Iterator
 from functools import cached_property
 from pathlib import Path
@@ -858,21 +859,60 @@ def _key_variables(function: ast.FunctionDef, key: str) -> set[str]:
     return names
 
 
-def _constants(node: ast.expr) -> set[object] | None:
+Tables = dict[str, tuple[set[object], bool]]  # a module's constant collections: name -> (members, is a dict)
+
+
+def _tables(file: PyFile) -> Tables:
+    """The module-level names bound to a collection of constants: `SCHEDULERS = {'warmuplr':
+    WarmupLR, ...}` (its keys, a dict), `FEATS = ['fbank', 'mfcc']`."""
+    found: Tables = {}
+    for node in file.tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            value = node.value
+            if isinstance(value, ast.Dict) and value.keys and all(isinstance(k, ast.Constant) for k in value.keys):
+                found[node.targets[0].id] = ({k.value for k in value.keys if isinstance(k, ast.Constant)}, True)
+            elif (members := _constants(value)) is not None and not isinstance(value, ast.Constant):
+                found[node.targets[0].id] = (members, False)
+    return found
+
+
+def _constants(node: ast.expr, tables: Tables | None = None) -> set[object] | None:
     if isinstance(node, ast.Constant):
         return {node.value}
     if isinstance(node, (ast.List, ast.Tuple, ast.Set)) and all(isinstance(e, ast.Constant) for e in node.elts):
         return {e.value for e in node.elts}  # type: ignore[attr-defined]
+    if tables and isinstance(node, ast.Name) and node.id in tables:
+        return set(tables[node.id][0])  # `x in SCHEDULERS`: the table's keys
     return None
 
 
-def _comparison(test: ast.expr, key: str, variables: set[str]) -> set[object] | None:
+def _comparison(test: ast.expr, key: str, variables: set[str], tables: Tables | None = None) -> set[object] | None:
     """The constants `test` compares the key's value with (`v == 'a'`, `v in ['a', 'b']`, `v is None`)."""
     if not isinstance(test, ast.Compare) or len(test.ops) != 1 or not _holds_key(test.left, key, variables):
         return None
     if isinstance(test.ops[0], (ast.Eq, ast.In, ast.Is, ast.IsNot, ast.NotEq)):
-        return _constants(test.comparators[0])
+        return _constants(test.comparators[0], tables)
     return None
+
+
+def _lookup(node: ast.AST, key: str, variables: set[str], tables: Tables) -> tuple[set[object], bool] | None:
+    """The keys of a constant dict the key's value looks up: `SCHEDULERS[configs['scheduler']]`
+    (another value is a KeyError: True) or `SCHEDULERS.get(name)` (None for another: False)."""
+    if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and isinstance(node.value, ast.Name):
+        table, probe, rejects = node.value.id, node.slice, True
+    elif (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "get"
+        and isinstance(node.func.value, ast.Name)
+        and node.args
+    ):
+        table, probe, rejects = node.func.value.id, node.args[0], False
+    else:
+        return None
+    if table not in tables or not tables[table][1] or not _holds_key(probe, key, variables):
+        return None
+    return set(tables[table][0]), rejects
 
 
 def _chain_raises(branch: ast.If) -> bool:
@@ -883,23 +923,69 @@ def _chain_raises(branch: ast.If) -> bool:
     return isinstance(last, ast.Raise) or (isinstance(last, ast.Assert) and isinstance(last.test, ast.Constant) and not last.test.value)
 
 
+def _literal(annotation: ast.expr | None) -> set[object] | None:
+    """The members of a `Literal['a', 'b']` annotation (also inside `Optional[...]` or `X | None`)."""
+    if annotation is None:
+        return None
+    for node in ast.walk(annotation):
+        if isinstance(node, ast.Subscript) and _dotted_name(node.value) == "Literal":
+            members = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            if all(isinstance(m, ast.Constant) for m in members):
+                return {m.value for m in members if isinstance(m, ast.Constant)}
+    return None
+
+
+def _annotated(file: PyFile, key: str) -> Iterator[tuple[set[object], ast.AST]]:
+    """`Literal` choices declared for a name `key`: a parameter (`scheduler: Literal[...]`) or a
+    class field (a dataclass the config is loaded into)."""
+    for node in file.nodes:
+        if isinstance(node, ast.arg) and node.arg == key:
+            values = _literal(node.annotation)
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.target.id == key:
+            values = _literal(node.annotation)
+        else:
+            continue
+        if values is not None:
+            yield values, node
+
+
+def _function_values(file: PyFile, function: ast.FunctionDef, key: str, tables: Tables, found: Compared) -> None:
+    """The comparisons and table lookups of the key's value in one function, into `found`."""
+    variables = _key_variables(function, key)
+    for node in ast.walk(function):
+        test = node.test if isinstance(node, (ast.If, ast.Assert, ast.IfExp)) else None
+        values = _comparison(test, key, variables, tables) if test is not None else None
+        rejects = isinstance(node, ast.Assert) or (isinstance(node, ast.If) and _chain_raises(node))
+        if values is None:
+            looked = _lookup(node, key, variables, tables)
+            if looked is None:
+                continue
+            values, rejects = looked
+        found.values.update(values)
+        found.where = found.where or file.span(node)
+        if rejects:
+            found.rejects = found.rejects or file.span(node)
+
+
 def compared_values(files: list[PyFile], key: str) -> Compared | None:
     """What the code compares a config key's value with, in every function of these files: the
-    values some branch handles; `rejects` where any other value stops the run. None when no
-    code compares it (the key's values are not followed)."""
+    values some branch handles, a constant dict it looks the value up in, a `Literal` declared
+    for it; `rejects` where any other value stops the run (an assert, an if/elif chain whose else
+    raises, a `TABLE[value]` lookup). None when no code compares it (the key's values are not
+    followed)."""
     found = Compared()
-    for file in files:
+    own = [_tables(file) for file in files]
+    # A table imported from another module (`from .scheduler import SCHEDULERS`): a name only
+    # one of the files defines.
+    counts = Counter(name for tables in own for name in tables)
+    shared = {name: t[name] for t in own for name in t if counts[name] == 1}
+    for file, tables in zip(files, own, strict=True):
+        tables = {**shared, **tables}
         for function in file.functions():
-            variables = _key_variables(function, key)
-            for node in ast.walk(function):
-                test = node.test if isinstance(node, (ast.If, ast.Assert, ast.IfExp)) else None
-                values = _comparison(test, key, variables) if test is not None else None
-                if values is None:
-                    continue
-                found.values.update(values)
-                found.where = found.where or file.span(node)
-                if isinstance(node, ast.Assert) or (isinstance(node, ast.If) and _chain_raises(node)):
-                    found.rejects = found.rejects or file.span(node)
+            _function_values(file, function, key, tables, found)
+        for values, node in _annotated(file, key):
+            found.values.update(values)
+            found.where = found.where or file.span(node)
     return found if found.where is not None else None
 
 
