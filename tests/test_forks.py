@@ -225,6 +225,49 @@ def test_conf_handed_to_a_helper_and_a_block_to_a_datapipe(tmp_path: Path) -> No
     assert reads["other_conf"].open and reads["other_conf"].unfollowed == "unknown_helper() at line 8"
 
 
+def test_a_dict_read_by_computed_keys_is_not_followed(tmp_path: Path) -> None:
+    dataset = parse(
+        tmp_path,
+        "dataset.py",
+        "def Dataset(data_type, data_list_file, tokenizer, conf):\n"
+        "    shuffle = conf.get('shuffle', True)\n"
+        "    for name in ('a', 'b'):\n"
+        "        x = conf[name]\n"
+        "    fbank_conf = conf.get('fbank_conf', {})\n"
+        "    feats = {k: v for k, v in fbank_conf.items()}\n"
+        "    return feats\n",
+    )
+    reads = pycode.dataset_keys(dataset, None, [])
+    assert reads is not None
+    assert reads[""].open and reads[""].unfollowed == "conf[name] at line 4" and "shuffle" in reads[""].keys
+    assert reads["fbank_conf"].open and reads["fbank_conf"].unfollowed == "fbank_conf.items() at line 6"
+    spread = parse(tmp_path, "spread.py", "def Dataset(a, b, c, conf):\n    return build(**conf)\n")
+    only = pycode.dataset_keys(spread, None, [])
+    assert only is not None and only[""].unfollowed == "**conf into build() at line 2"
+
+
+def test_keys_of_a_block_not_followed_are_an_info(tmp_path: Path) -> None:
+    """A key under a block the code reads by computed keys is not called unread: RL701 says it
+    was not judged, naming where the reading went; a key the code reads is quiet."""
+    root = tmp_path / "fork"
+    (root / "wenet/dataset").mkdir(parents=True)
+    (root / "wenet/__init__.py").write_text("")
+    (root / "wenet/dataset/dataset.py").write_text(
+        "def Dataset(data_type, data_list_file, symbol_table, conf, partition=True):\n"
+        "    shuffle = conf.get('shuffle', True)\n"
+        "    for name in conf.get('steps', []):\n"
+        "        step = conf[name + '_conf']\n"
+        "    return shuffle\n"
+    )
+    (root / "conf").mkdir()
+    (root / "conf/train.yaml").write_text(DIALECT_YAML.format(feats="fbank").replace("dataset_conf:", "dataset_conf:\n    shuffle: true"))
+    found = codes(lint(root / "conf"), "RL701")
+    assert {d.setting for d in found} == {"dataset_conf.feats_type", "dataset_conf.fbank_conf", "dataset_conf.batch_conf"}
+    assert {d.severity for d in found} == {Severity.INFO}
+    info = found[0]
+    assert "not judged: no code seen reads it, and dataset_conf was not followed: conf[name + '_conf'] at line 4" in info.message
+
+
 def test_compared_values_of_an_if_chain_that_raises(tmp_path: Path) -> None:
     utils = parse(
         tmp_path,

@@ -265,10 +265,37 @@ def _conf_reads(
         found = _subscript_key(node, {conf, *variables})
         if found is not None:
             reads["" if found[0] == conf else variables[found[0]]].keys.add(found[1])
+        dynamic = _dynamic_use(node, {conf, *variables}, conf)
+        if dynamic is not None:
+            dict_read = reads["" if dynamic[0] == conf else variables[dynamic[0]]]
+            dict_read.open, dict_read.unfollowed = True, dict_read.unfollowed or dynamic[1]
         if isinstance(node, ast.Call):
             _spread(node, variables, processors, reads, guards.get(id(node)))
             _handed(node, conf, variables, processors, callees, reads, depth)
     return reads
+
+
+def _dynamic_use(node: ast.AST, names: set[str], conf: str) -> tuple[str, str] | None:
+    """(name, what) where a dict is read by keys the code computes: `conf[name]`, iteration
+    (`for k in conf`, `conf.items()`), or `**conf` spread into a call (a block's spread is
+    _spread's): which keys it reads is not known."""
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in names and _text(node.slice) is None:
+        return node.value.id, f"{node.value.id}[{ast.unparse(node.slice)}] at line {node.lineno}"
+    if isinstance(node, (ast.For, ast.comprehension)) and isinstance(node.iter, ast.Name) and node.iter.id in names:
+        return node.iter.id, f"iteration over {node.iter.id} at line {node.iter.lineno}"
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and isinstance(node.func.value, ast.Name)
+        and node.func.value.id in names
+        and (node.func.attr in ("items", "keys", "values") or (node.func.attr == "get" and node.args and _text(node.args[0]) is None))
+    ):
+        return node.func.value.id, f"{ast.unparse(node.func)}() at line {node.lineno}"
+    if isinstance(node, ast.Call):
+        for keyword in node.keywords:
+            if keyword.arg is None and isinstance(keyword.value, ast.Name) and keyword.value.id == conf:
+                return conf, f"**{keyword.value.id} into {_called_name(node.func) or 'a call'}() at line {node.lineno}"
+    return None
 
 
 def _handed(
@@ -385,10 +412,15 @@ def _spread(
         target = next((processors[n] for n in names if n in processors), None)
         if target is None:
             block.open = True
+            block.unfollowed = (
+                block.unfollowed or f"**{keyword.value.id} into {_called_name(call.func) or 'a call'}() at line {call.lineno}"
+            )
             continue
         parameters, takes_any = _parameters(target)
         block.keys.update(parameters)
         block.open = block.open or takes_any
+        if takes_any:
+            block.unfollowed = block.unfollowed or f"{target.name}() takes **{target.args.kwarg.arg} (spread at line {call.lineno})"  # type: ignore[union-attr]
         if block.function is None:
             block.function, block.strict, block.line, block.guard = target.name, not takes_any, call.lineno, guard
 

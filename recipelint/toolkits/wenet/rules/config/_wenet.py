@@ -86,6 +86,21 @@ def known_keys(ctx: Context, path: list[str]) -> tuple[Collection[str] | None, s
     return schema, SCHEMA_SOURCE
 
 
+def unfollowed(ctx: Context, path: list[str]) -> tuple[set[str], str] | None:
+    """For a dataset_conf block whose reading was not followed to the end (known_keys: open):
+    the keys the code was seen to read, and where the rest of it went ("**conf into build() at
+    line 40", "conf[name] at line 12"). None when nothing says (no checkout, a block read whole)."""
+    checkout = ctx.recipe.checkout
+    if checkout is None or checkout.toolkit != "wenet" or not path or path[0] != "dataset_conf" or len(path) > 2:
+        return None
+    blocks = [_block(checkout.dataset_keys(entry), path) for entry in _entries(ctx, checkout)]
+    found = [b for b in blocks if b is not None and not isinstance(b, bool)]
+    if len(found) < len(blocks):
+        return None
+    why = next((b.unfollowed for b in found if b.open and b.unfollowed), None)
+    return (set().union(*(b.keys for b in found)), why) if why is not None else None
+
+
 def _entries(ctx: Context, checkout: Checkout) -> list[str]:
     """The training scripts whose reading of dataset_conf decides: the one the launch (or the
     folder's run script) names; for a config no launch names, every trainer of the package

@@ -7,7 +7,10 @@ checkout is found, `dataset_conf` is checked against the keys that checkout's
 `wenet/dataset/dataset.py` reads (and the parameters of the processor functions it passes
 each block to), read with `ast`; the top level also accepts any key its training code reads.
 Model blocks (`encoder_conf`, `decoder_conf`, ...) are open: their keys depend on the
-architecture.
+architecture. Where the checkout's code takes a `dataset_conf` block where `ast` does not follow
+it (keys it computes, `conf[name]`, `conf.get(name)`, iteration, `**conf` into a call, a helper
+not found, a processor taking `**kwargs`), a key no code was seen to read is an info naming
+where the reading went ("not followed: conf[name] at line 40"), not a key called unread.
 
 The severity follows what the code does with the key. A block the checkout spreads as
 `**block` into a function without `**kwargs` (WeNet 2's `Processor(dataset,
@@ -55,7 +58,7 @@ from recipelint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severit
 from recipelint.parse.span import Span
 from recipelint.parse.tree import Node
 from recipelint.rulekit import closest
-from recipelint.toolkits.wenet.rules.config._wenet import MOVED, SCHEMA_SOURCE, Spread, known_keys, spread_block, wenet_config
+from recipelint.toolkits.wenet.rules.config._wenet import MOVED, SCHEMA_SOURCE, Spread, known_keys, spread_block, unfollowed, wenet_config
 
 CODE = "RL701"
 NAME = "unknown-config-key"
@@ -75,12 +78,24 @@ def _walk(ctx: Context, node: Node, path: list[str]) -> Iterator[Diagnostic | No
     if node.kind != "map":
         return
     known, source = known_keys(ctx, path)
+    seen = unfollowed(ctx, path) if known is None else None
     for key, key_span, child in node.items:
         if known is not None and key not in known:
             yield _finding(ctx, path, key, key_span, child, known, source)
             continue
+        if seen is not None and key not in seen[0]:
+            yield _not_followed(ctx, path, key, key_span, seen[1])
         if known is not None or not path:
             yield from _walk(ctx, child, path + [key])
+
+
+def _not_followed(ctx: Context, path: list[str], key: str, key_span: Span, why: str) -> Diagnostic | None:
+    """A key of a block whose reading the code takes where ast does not follow: not judged."""
+    dotted = ".".join(path + [key])
+    checkout = ctx.recipe.checkout
+    where = f" of the {checkout.label()}" if checkout is not None else ""
+    message = f"'{dotted}': not judged: no code seen reads it, and {'.'.join(path)} was not followed: {why}{where}"
+    return ctx.diagnostic(CODE, Severity.INFO, message, key_span, setting=dotted, current=key, evidence=[f"not followed: {why}"])
 
 
 def _finding(
