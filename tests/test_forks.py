@@ -187,9 +187,8 @@ torchrun --nnodes=1 --nproc_per_node=8 wenet/bin/train.py --config conf/train.ya
 
 
 def test_timeout_reaches_nothing_without_the_join(tmp_path: Path) -> None:
-    """No fork found keeps --timeout and drops its reading (the forks seen that dropped the join
-    are CosyVoice's, not WeNet's): a small train.py, once with the join's reading and once with it
-    commented out, the only difference."""
+    """The firing side of the OSUM-EChat case below: a small train.py, once with the join's
+    reading and once with it commented out, the only difference."""
     verdicts = {}
     for name, join in (
         ("joined", "group = dist.new_group(backend='gloo', timeout=datetime.timedelta(seconds=args.timeout))"),
@@ -398,12 +397,54 @@ def test_a_vendored_xtuner_repository_is_the_code_every_rule_reads(tmp_path: Pat
     assert codes(check(staged), "RL809") == []
 
 
+# -- OSUM-EChat: the join commented out, a batcher with its own cap -----------------------------
+
+OSUM = FORKS / "osum-echat"
+
+
+def test_osum_timeout_reaches_nothing_and_its_batcher_is_not_extrapolated(tmp_path: Path) -> None:
+    """The fork's train.py comments out the join group and train.sh still passes --timeout 1200:
+    RL303 is an info. Its batch() closes a batch at max_seq_in_batch (3700) besides
+    max_frames_in_batch (28,000,000): the memory model says it cannot model it (was 18,560 GiB
+    per node extrapolated from the frames alone); without the cap in the YAML the frames alone
+    bound the batch and the estimate stands."""
+    found = check(OSUM / "train.sh")
+    (timeout,) = codes(found, "RL303")
+    assert (timeout.severity, timeout.message) == (Severity.INFO, "--timeout 1200 has no effect: the code this recipe runs never reads it")
+    (memory,) = codes(found, "RL103")
+    assert memory.severity == Severity.INFO
+    assert "not estimated: batch_conf.max_seq_in_batch, which batch() of the WeNet checkout" in memory.message
+    root = fork("osum-echat", tmp_path)
+    config = root / "conf/ct_config.yaml"
+    config.write_text(config.read_text().replace("    max_seq_in_batch: 3700", "    # max_seq_in_batch: 3700"))
+    (estimate,) = codes(check(root / "train.sh"), "RL103")
+    assert estimate.severity == Severity.WARNING and "GiB per node" in estimate.message
+
+
+def test_osum_dataset_conf_by_its_own_pipeline() -> None:
+    """other_tokenze_conf reaches tokenize() through Processor(..., other_tokenze_conf=...) and
+    BigDataset writes into only_info and use_s2s_convert_s2t of its copies: those keys are the
+    code's. The keys no code of the fork reads are warnings a maintainer would agree with
+    (other_filter_conf is read under filter_conf, not beside it)."""
+    found = [d for d in codes(check(OSUM / "train.sh"), "RL701") if (d.setting or "").startswith("dataset_conf.")]
+    assert {d.setting: d.severity for d in found} == {
+        "dataset_conf.language_conf": Severity.WARNING,
+        "dataset_conf.other_tokenze_conf.use_s2s_streaming_random": Severity.WARNING,
+        "dataset_conf.other_tokenze_conf.natural_language_convert": Severity.WARNING,
+        "dataset_conf.other_tokenze_conf.use_think_mode": Severity.WARNING,
+        "dataset_conf.other_filter_conf": Severity.WARNING,
+    }
+    checkout = identify(Checkout("wenet", OSUM, "test"))
+    reads = checkout.dataset_keys()
+    assert reads is not None and {"only_info", "use_s2s_convert_s2t", "use_streaming_tts"} <= reads["other_tokenze_conf"].keys
+    assert "max_seq_in_batch" in reads["batch_conf"].keys and reads["batch_conf"].function == "batch"
+
+
 # -- the memory model and a fork's own batcher ----------------------------------------------------
 
 
 def test_a_batcher_with_its_own_cap_is_not_extrapolated(tmp_path: Path) -> None:
-    """No fork found carries its own batch cap (the issue's had max_seq_in_batch): WeNet v2.2.1's
-    processor.batch() with one more parameter stands for it. The YAML that sets the cap gets an
+    """WeNet v2.2.1's processor.batch() with one more parameter (a real fork's: OSUM-EChat above). The YAML that sets the cap gets an
     info instead of upstream's memory estimate; without it, the estimate is the same as upstream's."""
     repo = copy_upstream("wenet-v2.2.1", tmp_path / "fork")
     processor = repo / "wenet/dataset/processor.py"

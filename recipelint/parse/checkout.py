@@ -192,7 +192,11 @@ class Checkout:
             if dataset is None:
                 return None
             helpers = [f for f in self.package_files("dataset/*.py") if f.source.path != dataset.source.path]
-            return pycode.dataset_keys(dataset, pycode.parse_python(self.package / "dataset" / "processor.py"), helpers)
+            # The processor module the dataset imports: a fork may move it (ASLP-lab/OSUM's
+            # OSUM-EChat: `import wenet.dataset.process.processor as processor`).
+            bound = pycode.bound_module(dataset, "processor")
+            processor = (self._module(bound) if bound else None) or pycode.parse_python(self.package / "dataset" / "processor.py")
+            return pycode.dataset_keys(dataset, processor, helpers)
 
         return self._cached(f"dataset_keys:{entry}", read)  # type: ignore[no-any-return]
 

@@ -169,10 +169,34 @@ def _conf_variables(function: ast.FunctionDef, conf: str) -> dict[str, str]:
     blocks: dict[str, str] = {}
     for node in ast.walk(function):
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            found = _subscript_key(node.value, {conf})
+            found = _subscript_key(node.value, {conf, *_copies(function, conf)})
             if found is not None and found[1].endswith("_conf"):  # `shuffle = conf.get('shuffle')` is a value
                 blocks[node.targets[0].id] = found[1]
     return blocks
+
+
+_COPIERS = {"deepcopy", "copy", "dict"}
+
+
+def _copies(function: ast.FunctionDef, conf: str) -> set[str]:
+    """Variables holding a copy of `conf`: `x = copy.deepcopy(conf)`, `copy.copy(conf)`,
+    `dict(conf)`, `conf.copy()` (the copy is read, or written into, as conf is)."""
+    found: set[str] = set()
+    for node in ast.walk(function):
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
+            continue
+        value = node.value
+        if not isinstance(value, ast.Call):
+            continue
+        copier = _called_name(value.func) in _COPIERS and len(value.args) == 1 and _is_name(value.args[0], conf)
+        method = isinstance(value.func, ast.Attribute) and value.func.attr == "copy" and not value.args and _is_name(value.func.value, conf)
+        if copier or method:
+            found.add(node.targets[0].id)
+    return found
+
+
+def _is_name(node: ast.AST, name: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == name
 
 
 def _value_variables(function: ast.FunctionDef, conf: str) -> dict[str, tuple[str, object]]:
@@ -243,9 +267,19 @@ def dataset_keys(
     target = next((f for f in dataset.functions(function) if any(a.arg == "conf" for a in f.args.args)), None)
     if target is None:
         return None
+    # A sibling builder of the same module (ASLP-lab/OSUM's OSUM-EChat trains on BigDataset(...,
+    # conf) and validates on Dataset(..., conf)): a key either reads counts.
+    siblings = [
+        f
+        for f in dataset.tree.body
+        if isinstance(f, ast.FunctionDef) and f.name.endswith(function) and f is not target and any(a.arg == "conf" for a in f.args.args)
+    ]
     processors = {f.name: f for f in processor.functions()} if processor is not None else {}
     callees = _callees([dataset, *(helpers or [])])
     reads = _conf_reads(target, "conf", processors, callees, 0)
+    for sibling in siblings:
+        for name, inner in _conf_reads(sibling, "conf", processors, callees, 0).items():
+            _merge(reads.setdefault(name, KeyReads()), inner)
     reads[""].keys.update(name for name in reads if name)
     return reads
 
@@ -261,18 +295,34 @@ def _conf_reads(
     reads: dict[str, KeyReads] = {"": KeyReads()}
     for block in variables.values():
         reads.setdefault(block, KeyReads())
+    copies = _copies(function, conf)
     for node in ast.walk(function):
-        found = _subscript_key(node, {conf, *variables})
+        found = _subscript_key(node, {conf, *copies, *variables})
         if found is not None:
-            reads["" if found[0] == conf else variables[found[0]]].keys.add(found[1])
+            reads["" if found[0] in (conf, *copies) else variables[found[0]]].keys.add(found[1])
+        nested = _nested_key(node, {conf, *copies})
+        if nested is not None:  # `copy['other_conf']['only_info'][...] = True`: a key of that block the code needs
+            reads.setdefault(nested[0], KeyReads()).keys.add(nested[1])
         dynamic = _dynamic_use(node, {conf, *variables}, conf)
         if dynamic is not None:
             dict_read = reads["" if dynamic[0] == conf else variables[dynamic[0]]]
             dict_read.open, dict_read.unfollowed = True, dict_read.unfollowed or dynamic[1]
         if isinstance(node, ast.Call):
             _spread(node, variables, processors, reads, guards.get(id(node)))
-            _handed(node, conf, variables, processors, callees, reads, depth)
+            _handed(node, {conf, *copies}, variables, processors, callees, reads, depth)
     return reads
+
+
+def _nested_key(node: ast.AST, names: set[str]) -> tuple[str, str] | None:
+    """(block, key) for `conf['block']['key']` or `conf['block'].get('key')` (conf: one of `names`)."""
+    if isinstance(node, ast.Subscript):
+        outer, key = node.value, _text(node.slice)
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get" and node.args:
+        outer, key = node.func.value, _text(node.args[0])
+    else:
+        return None
+    block = _subscript_key(outer, names) if isinstance(outer, ast.Subscript) else None
+    return (block[1], key) if block is not None and key is not None else None
 
 
 def _dynamic_use(node: ast.AST, names: set[str], conf: str) -> tuple[str, str] | None:
@@ -300,31 +350,45 @@ def _dynamic_use(node: ast.AST, names: set[str], conf: str) -> tuple[str, str] |
 
 def _handed(
     call: ast.Call,
-    conf: str,
+    confs: set[str],
     variables: dict[str, str],
     processors: dict[str, ast.FunctionDef],
     callees: Callees,
     reads: dict[str, KeyReads],
     depth: int,
 ) -> None:
-    """`conf` or a block handed to a function as an argument (not spread): what that function
-    reads of the parameter it lands in."""
+    """`conf` (or a copy of it, `confs`) or a block handed to a function as an argument (not
+    spread): what that function reads of the parameter it lands in. Copying it is no hand-over."""
+    if _called_name(call.func) in _COPIERS:
+        return
     for name, parameter in _arguments(call):
-        if name != conf and name not in variables:
+        if name not in confs and name not in variables:
             continue
-        found = callees.get(_called_name(call.func) or "")
+        found = callees.get(_called_name(call.func) or "") or _processor_call(call, processors, parameter)
         callee = found[0] if found is not None else None
         where = None if found is None else _parameter_name(found[0], parameter, found[1])
         if callee is None or where is None or depth >= _FOLLOW_DEPTH:
-            block = reads["" if name == conf else variables[name]]
+            block = reads["" if name in confs else variables[name]]
             block.open = True
             block.unfollowed = block.unfollowed or f"{_called_name(call.func) or 'a call'}() at line {call.lineno}"
             continue
-        if name == conf:
+        if name in confs:
             for name_in, inner in _conf_reads(callee, where, processors, callees, depth + 1).items():
                 _merge(reads.setdefault(name_in, KeyReads()), inner)
         else:
             _merge(reads[variables[name]], _param_reads(callee, where))
+
+
+def _processor_call(call: ast.Call, processors: dict[str, ast.FunctionDef], parameter: int | str) -> tuple[ast.FunctionDef, int] | None:
+    """`Processor(dataset, processor.tokenize, tokenizer, other_conf=block)`: WeNet's pipeline
+    wrapper calls the processor function with the data and the arguments after it, so an
+    argument lands in that function's parameter (the keyword's name, or its position past the
+    function). (function, the positional arguments before it that it does not take)."""
+    for index, arg in enumerate(call.args):
+        name = arg.attr if isinstance(arg, ast.Attribute) else arg.id if isinstance(arg, ast.Name) else None
+        if name in processors and (isinstance(parameter, str) or parameter > index):
+            return processors[name], index  # the function's first parameter (the data) stands where it is named
+    return None
 
 
 def _merge(into: KeyReads, other: KeyReads) -> None:
@@ -465,6 +529,21 @@ def imported_from(file: PyFile, name: str) -> str | None:
     for node in file.nodes:
         if isinstance(node, ast.ImportFrom) and node.module and any((a.asname or a.name) == name for a in node.names):
             return node.module
+    return None
+
+
+def bound_module(file: PyFile, name: str) -> str | None:
+    """The module a name of the file is bound to: `import wenet.dataset.process.processor as
+    processor` or `from wenet.dataset.process import processor` -> wenet.dataset.process.processor."""
+    for node in file.tree.body:
+        if isinstance(node, ast.Import):
+            found = next((a.name for a in node.names if a.asname == name), None)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found = next((f"{node.module}.{a.name}" for a in node.names if (a.asname or a.name) == name), None)
+        else:
+            continue
+        if found is not None:
+            return found
     return None
 
 
