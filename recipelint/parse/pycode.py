@@ -476,9 +476,9 @@ def _spread(
         target = next((processors[n] for n in names if n in processors), None)
         if target is None:
             block.open = True
-            block.unfollowed = (
-                block.unfollowed or f"**{keyword.value.id} into {_called_name(call.func) or 'a call'}() at line {call.lineno}"
-            )
+            if processors:  # the processor module read, and the block goes elsewhere (none read: a trimmed copy, open as before)
+                spread = f"**{keyword.value.id} into {_called_name(call.func) or 'a call'}() at line {call.lineno}"
+                block.unfollowed = block.unfollowed or spread
             continue
         parameters, takes_any = _parameters(target)
         block.keys.update(parameters)
