@@ -49,20 +49,18 @@ class Value:
 def script_path(recipe: Recipe) -> Path | None:
     launch = recipe.launch
     text = launch.script.value if launch is not None else None
-    if not isinstance(text, str) or not text.endswith(".py"):
-        return None
-    if recipe.workdir is not None and recipe.workdir.path is None and not Path(text).is_absolute():
+    if isinstance(text, str) and recipe.workdir is not None and recipe.workdir.path is None and not Path(text).is_absolute():
         # the script is in none of the folders the launch may run from: a file of that name in
         # another folder (a README's second fence after the first's `cd pretrain`) is not its script
         return None
-    return recipe.locate(text)[0]
+    return recipe.launched_file()[0]
 
 
 def reading(recipe: Recipe, files: FileCache) -> Reading | None:
     from recipelint.parse import hfparser
 
-    path = script_path(recipe)
-    return hfparser.read(path, files) if path is not None else None
+    path, top = recipe.launched_file()
+    return hfparser.read(path, files, top) if path is not None else None
 
 
 def launch_flags(recipe: Recipe) -> list[Flag] | None:

@@ -152,6 +152,13 @@ class Launch:
     # (WeNet's --device cpu/npu/xpu); None: CUDA, or a script without one.
     device: str | None = None
 
+    @property
+    def module(self) -> bool:
+        """The script word is a module (`torchrun -m pkg.cli`), not a file."""
+        words = self.command.words
+        index = next((i for i, w in enumerate(words) if w is self.script), 0)
+        return index > 0 and words[index - 1].text in ("-m", "--module")
+
     def flag_point(self, after_script: bool = False) -> Span:
         """Where a flag added to the launch goes: just past the command's last word, or just past
         the training script (`train.py --new_flag 4 ...`: ahead of the line continuations a long
@@ -333,6 +340,32 @@ class Recipe:
             if _a_file(folder / candidate):
                 return shown(folder / candidate), tried
         return None, tried
+
+    def locate_script(self, text: str, module: bool) -> tuple[Path | None, Path | None]:
+        """The file a launch runs and the folder its absolute imports start from (Python's
+        `sys.path[0]`): for `train.py`, its folder; for `-m pkg.cli`, the module's file in one of
+        the recipe's folders (`pkg/cli.py`, or `pkg/cli/__main__.py`) and the folder that holds
+        `pkg` (the working directory `-m` puts first on the path)."""
+        if not module:
+            path = self.locate(text)[0]
+            return path, path.parent if path is not None else None
+        parts = text.split(".")
+        relative = "/".join(parts)
+        for candidate, depth in ((f"{relative}.py", len(parts)), (f"{relative}/__main__.py", len(parts) + 1)):
+            path = self.locate(candidate)[0]
+            if path is not None:
+                return path, path.parents[depth - 1]
+        return None, None
+
+    def launched_file(self) -> tuple[Path | None, Path | None]:
+        """The training script the launch runs, a `.py` or a `-m` module found in the recipe's
+        folders, and the folder its absolute imports start from (locate_script); (None, None)
+        when there is no launch or the script is not found here."""
+        launch = self.launch
+        text = launch.script.value if launch is not None else None
+        if launch is None or not isinstance(text, str) or not (launch.module or text.endswith(".py")):
+            return None, None
+        return self.locate_script(text, launch.module)
 
     def read_config(
         self,

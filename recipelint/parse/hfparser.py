@@ -107,10 +107,11 @@ class Reading:
     keywords: list[Keyword] = field(default_factory=list)  # every keyword of every call, in order
 
 
-def read(script: Path, files: FileCache) -> Reading | None:
+def read(script: Path, files: FileCache, top: Path | None = None) -> Reading | None:
     """The script's parser and TrainingArguments keywords; None when the script cannot be read.
-    Read once per run and script."""
-    found: Reading | None = files.code_reads.get(("hfparser", script), lambda: _read(script, files))
+    `top`: the folder absolute imports start from (the script's own; for `-m pkg.cli` the one
+    holding `pkg`). Read once per run and script."""
+    found: Reading | None = files.code_reads.get((f"hfparser {top}", script), lambda: _read(script, files, top or script.parent))
     return found
 
 
@@ -131,8 +132,8 @@ def _load(path: Path, files: FileCache) -> Module | None:
 
 
 class _Reader:
-    def __init__(self, script: Path, files: FileCache) -> None:
-        self.top = script.parent
+    def __init__(self, script: Path, files: FileCache, top: Path) -> None:
+        self.top = top
         self.files = files
         self.modules: dict[Path, Module | None] = {}
 
@@ -160,8 +161,8 @@ class _Reader:
         return None
 
 
-def _read(script: Path, files: FileCache) -> Reading | None:
-    reader = _Reader(script, files)
+def _read(script: Path, files: FileCache, top: Path) -> Reading | None:
+    reader = _Reader(script, files, top)
     first = reader.module(script)
     if first is None:
         return None

@@ -70,9 +70,8 @@ def config_loader(ctx: Context, keyword: str) -> Setting | None:
 def _config_loader(ctx: Context) -> dict[str, Setting]:
     from recipelint.parse import pycode
 
-    recipe, launch = ctx.recipe, ctx.recipe.launch
-    script = launch.script.value if launch is not None else None
-    path = recipe.locate(script)[0] if isinstance(script, str) and script.endswith(".py") else None
+    recipe = ctx.recipe
+    path = recipe.launched_file()[0]
     parsed = pycode.parse_python(path) if path is not None else None
     keys = pycode.loader_keys(parsed) if parsed is not None else {}
     # a flag read straight from argparse (`args.num_workers`) is the flag's, not a config key

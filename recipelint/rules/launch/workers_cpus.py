@@ -9,7 +9,8 @@ script's own flag: `--dataloader_num_workers` (Hugging Face `TrainingArguments`)
 `ast`) hands that value to a DataLoader (`num_workers=args.num_workers`, or
 `HfArgumentParser` for `--dataloader_num_workers`), or a module of the repository it imports
 does (a wrapper: LLaVA's `llava/train/train_mem.py` is `from llava.train.train import train;
-train()`, and `llava/train/train.py` builds the parser); an info with that condition when the
+train()`, and `llava/train/train.py` builds the parser; a module launch, `-m llava.train.train_mem`,
+is that file, its imports found from the folder holding `llava`); an info with that condition when the
 script is not found; nothing when it parses the flag and never passes it on. A job whose Slurm script or
 Kubernetes manifest states its CPUs is judged against those instead (RL953, RL962).
 
@@ -100,15 +101,14 @@ def _reaches(ctx: Context, flag: str) -> bool | None:
     ast); None when the script is not found."""
     from recipelint.parse import pycode
 
-    launch = ctx.recipe.launch
-    script = launch.script.value if launch is not None else None
-    path = ctx.recipe.locate(script)[0] if isinstance(script, str) and script.endswith(".py") else None
+    path, top = ctx.recipe.launched_file()
     parsed = pycode.parse_python(path) if path is not None else None
-    if parsed is None or path is None:
+    if parsed is None or path is None or top is None:
         return None
     # A wrapper (LLaVA's train_mem.py: `from llava.train.train import train; train()`) runs the
-    # code of the module it imports: that module's parser and DataLoader decide.
-    roots = list(path.resolve().parents)[:WRAPPER_LEVELS]
+    # code of the module it imports: that module's parser and DataLoader decide. A `-m pkg.cli`
+    # launch imports from the folder holding pkg.
+    roots = list(dict.fromkeys([top.resolve(), *list(path.resolve().parents)[:WRAPPER_LEVELS]]))
     files = pycode.script_closure(parsed, roots)
     if any(pycode.workers_reach(file, flag.replace("-", "_")) for file in files):
         return True

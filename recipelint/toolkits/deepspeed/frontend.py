@@ -428,11 +428,11 @@ def decide_consumer(recipe: Recipe, words: list[Word], index: int, flag: str | N
     if text is None:
         why = f"the training script `{word.text}` is decided at run time"
     else:
-        path = _script_path(recipe, text, module)
-        if path is None:
+        path, top = recipe.locate_script(text, module)
+        if path is None or top is None:
             why = f"the training script {text} is not found here"
         else:
-            consumer = read_consumer(path, files)
+            consumer = read_consumer(path, files, top)
             why = f"{text} and the modules it imports show no deepspeed.initialize, Trainer or Accelerator"
     if consumer is None:
         kind, meaning = FLAG_CONSUMER.get("--deepspeed_config_file" if flag == "accelerate launch" else flag or "", ("unknown", ""))
@@ -462,13 +462,6 @@ def _under_cwd(script: ShellScript | None, text: str) -> str | None:
         return None
     values = {a.value.text for a in script.assignments if a.name == match.group(1)}
     return match.group(2) if values and values <= _CWD_VALUES else None
-
-
-def _script_path(recipe: Recipe, text: str, module: bool) -> Path | None:
-    if not module:
-        return recipe.locate(text)[0]
-    relative = text.replace(".", "/")
-    return recipe.locate(f"{relative}.py")[0] or recipe.locate(f"{relative}/__main__.py")[0]
 
 
 def _link(recipe: Recipe, script: ShellScript, command: Command, value: Word, files: FileCache) -> None:
