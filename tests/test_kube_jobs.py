@@ -10,7 +10,7 @@ from recipelint import engine
 from recipelint.parse.files import FileCache
 from recipelint.report import show
 from recipelint.settings import Resolver
-from tests.helpers import assert_snapshot, clone
+from tests.helpers import UPSTREAM, assert_snapshot, clone
 
 AWSOME = "kube/awsome-distributed-training"
 
@@ -180,12 +180,62 @@ spec:
 """
 
 
+def test_upstream_trainjobs_with_the_runtime_of_their_repository(tmp_path: Path) -> None:
+    """kubeflow/trainer v2.3.0's examples/yaml TrainJobs name the ClusterTrainingRuntime
+    `torch-distributed` of manifests/base/runtimes/ (found in the repository, not beside the
+    job); its trainer Job is `node`, marked by the ancestor label. 01: `torchrun --no-python
+    python3 -c CODE` (was RL555, 'no training launch') on 3 nodes, no resources: "auto" with no
+    GPU or CPU is 1 rank a node; 02: requests.cpu "2", no GPU: "auto" is 2 ranks a node
+    (torch.go getNumCPUPerNode)."""
+    root = clone("kube/trainer", tmp_path)
+    [one], result = _check([root / "examples/yaml/01-multi-node.yaml"])
+    launch = _rows(one, "launch")
+    assert (launch["nodes"][0], launch["ranks per node"][0]) == ("3", "1")
+    assert "PET_NNODES=3: TrainJob trainer.numNodes 3" in launch["nodes"][1] and "torch_distributed.yaml" in launch["ranks per node"][1]
+    assert launch["rendezvous"][0] == "multi-node-example-node-0-0.multi-node-example:29500"
+    assert _judged(result) == [] and not result.errors
+    [two], result = _check([root / "examples/yaml/02-runtime-patches.yaml"])
+    launch, run = _rows(two, "launch"), _rows(two, "run")
+    assert (launch["nodes"][0], launch["ranks per node"][0], run["job CPUs per node"][0]) == ("2", "2", "4")
+    assert "no GPU: the CPUs, spec.trainer.resourcesPerNode.requests.cpu: 2" in launch["ranks per node"][1]
+    assert _judged(result) == [] and not result.errors
+
+
+def test_a_trainjob_whose_runtime_is_not_read_is_not_one_node(tmp_path: Path) -> None:
+    """01-multi-node.yaml alone: the runtime is on the cluster only; its mlPolicy sets the PET_*
+    torchrun takes, so the nodes, ranks and rendezvous are unknown, said so (was torchrun's
+    one-node default and RL964 against the 3 pods)."""
+    source = UPSTREAM / "kube/trainer/examples/yaml/01-multi-node.yaml"
+    (tmp_path / ".git").mkdir()
+    path = tmp_path / "job.yaml"
+    path.write_bytes(source.read_bytes())
+    [described], result = _check([path])
+    launch = _rows(described, "launch")
+    assert launch["nodes"][0] == "unknown" and "the runtime torch-distributed is not in the files read" in launch["nodes"][1]
+    assert launch["rendezvous"][0] == "unknown" and _judged(result) == []
+
+
+def test_upstream_jobsets(tmp_path: Path) -> None:
+    """kubernetes-sigs/jobset's pytorch examples: 4 pods (parallelism 4) running `bash -xc
+    "torchrun ..."` (-xc was not read as a script: RL555), MASTER_ADDR/PORT from the container
+    env. mnist.yaml's `--nnodes=4` is quiet; resnet.yaml's torchrun has no --nnodes: each pod a
+    training of its own (RL964)."""
+    root = clone("kube/jobset", tmp_path) / "site/static/examples/pytorch"
+    [mnist], result = _check([root / "cnn-mnist/mnist.yaml"])
+    launch = _rows(mnist, "launch")
+    assert (launch["nodes"][0], launch["rendezvous"][0]) == ("4", "pytorch-workers-0-0.pytorch:3389")
+    assert _judged(result) == [] and not result.errors
+    _, result = _check([root / "resnet-cifar10/resnet.yaml"])
+    [finding] = [d for d in result.diagnostics if d.code != "RL004"]
+    assert finding.code == "RL964" and finding.message.endswith("each pod runs a training of its own")
+
+
 def test_a_trainjob_merged_with_its_runtime(tmp_path: Path) -> None:
-    """Trainer v2 (kubeflow/trainer@a55f03a8 builder.go, torch.go): the TrainJob's command and
+    """Trainer v2 (kubeflow/trainer builder.go, torch.go): the TrainJob's command and
     resourcesPerNode replace the runtime's trainer container's; numNodes and numProcPerNode
     reach torchrun as PET_NNODES and PET_NPROC_PER_NODE, the first trainer node as
-    PET_MASTER_ADDR. The runtime is found in a file beside the job. Written here: no
-    third-party TrainJob with its runtime and a license was found."""
+    PET_MASTER_ADDR. The runtime is found in a file beside the job; written with the alpha's
+    names (`trainer-node` Job, `trainer` container, before v2.0.0), still read."""
     (tmp_path / "runtime.yaml").write_text(RUNTIME)
     (tmp_path / "job.yaml").write_text(TRAINJOB)
     [described], result = _check([tmp_path / "job.yaml"])
