@@ -11,6 +11,7 @@ from recipelint import engine
 from recipelint.diagnostics import Diagnostic
 from recipelint.parse.files import FileCache
 from recipelint.settings import Resolver
+from tests.helpers import clone
 
 TRAIN = """import argparse
 import yaml
@@ -70,3 +71,51 @@ def test_a_config_the_script_does_not_read_for_its_loader_is_not_judged(tmp_path
     """A script not found (or not handing the key to a DataLoader) leaves the config's
     `num_workers` alone: nothing says it reaches a loader."""
     assert _diagnostics(tmp_path, "job.sh", script="missing.py") == []
+
+
+def _torchtitan(tmp_path: Path, table: str | None) -> list[Diagnostic]:
+    root = clone("slurm/torchtitan-v0.2.2", tmp_path)
+    config = root / "torchtitan/models/llama3/train_configs/llama3_8b.toml"
+    if table is not None:  # the table torchtitan's job_config.py docstring shows, after [training]
+        config.write_text(config.read_text().replace('dataset = "c4"\n', f'dataset = "c4"\n\n{table}', 1))
+    result = engine.check([root / "multinode_trainer.slurm"], None, FileCache(), resolver=Resolver(isolated=True))
+    assert not result.errors
+    return [d for d in result.diagnostics if d.code != "RL004"]
+
+
+def test_a_toml_config_torchtitan_reads(tmp_path: Path) -> None:
+    """torchtitan v0.2.2's multinode_trainer.slurm (slurm/torchtitan-v0.2.2; slurm/torchtitan is HEAD's, which names a Python config) runs `-m torchtitan.train --job.config_file
+    llama3_8b.toml` in 8 ranks a node with 96 CPUs: its TOML has no [training.dataloader], so
+    nothing (the upstream files); with `num_workers = 16` there, 8 x 16 = 128 > 96 (RL953 at the
+    TOML's line, fixed there), with 12 quiet."""
+    assert _torchtitan(tmp_path / "a", None) == []
+    [finding] = _torchtitan(tmp_path / "b", "[training.dataloader]\nnum_workers = 16  # per rank\n")
+    assert finding.code == "RL953" and finding.span.path.name == "llama3_8b.toml" and finding.span.line == 39
+    assert "torchtitan hands to its StatefulDataLoader's num_workers" in finding.evidence[0] and finding.suggested == 12
+    assert finding.fix is not None
+    edit = finding.fix.edits[0]
+    text = edit.span.path.read_bytes()
+    assert (text[: edit.span.start] + edit.content.encode() + text[edit.span.end :]).decode().count("num_workers = 12  # per rank") == 1
+    assert _torchtitan(tmp_path / "c", "[training.dataloader]\nnum_workers = 12\n") == []
+
+
+def test_toml_values_keep_their_places(tmp_path: Path) -> None:
+    from recipelint.parse.span import SourceText
+    from recipelint.parse.tomlfile import parse_toml
+
+    path = tmp_path / "x.toml"
+    path.write_text('a = 1\n[t.u]\n"k" = 2 # c\ns = "x # y"\nv = [1,\n  2]\n[[arr]]\nw = 3\n[t]\nz = {p = 4}\n')
+    root = parse_toml(SourceText(path, path.read_bytes())).root
+    k, s, w = root.get("t.u.k"), root.get("t.u.s"), root.get("arr")
+    assert k is not None and (k.value, k.span.line, k.span.column, k.quoted) == (2, 3, 7, False)
+    assert s is not None and s.value == "x # y" and s.quoted and s.span.line == 4
+    assert w is not None and w.kind == "seq" and w.children[0].get("w") is not None
+    p = root.get("t.z.p")
+    assert p is not None and p.value == 4 and p.quoted  # inside an inline table: not placed, never edited
+    path.write_text("a = [1,\n")
+    try:
+        parse_toml(SourceText(path, path.read_bytes()))
+    except Exception as exc:  # noqa: BLE001 - the error's shape is what is tested
+        assert type(exc).__name__ == "SourceError" and "invalid TOML" in str(exc)
+    else:
+        raise AssertionError("a broken TOML parsed")

@@ -58,42 +58,66 @@ def worker_setting(ctx: Context) -> Setting | None:
 
 def config_loader(ctx: Context, keyword: str) -> Setting | None:
     """A DataLoader keyword (`num_workers`, `prefetch_factor`, `pin_memory`) that the launch's own
-    YAML or JSON config (`--config x.yaml`) carries, found where the training script, read with
-    ast, takes it from: `DataLoader(..., num_workers=cfg["data"]["num_workers"])` reads the key
-    `data.num_workers`. None when the script or config is not found, or the key is not in it."""
+    YAML, JSON or TOML config (`--config x.yaml`) carries, found where the training script, read
+    with ast, takes it from: `DataLoader(..., num_workers=cfg["data"]["num_workers"])` reads the
+    key `data.num_workers`; or where a program run as a module is known to (KNOWN_LOADERS:
+    torchtitan's `--job.config_file x.toml`). None when the script or config is not found, or
+    the key is not in it."""
     cached: dict[str, Setting] | None = ctx.__dict__.get("_config_loader")
     if cached is None:
         cached = ctx.__dict__["_config_loader"] = _config_loader(ctx)
     return cached.get(keyword)
 
 
+# Programs run as a module whose config file's keys reach a DataLoader, by module: torchtitan's
+# JobConfig `[training.dataloader]`, "passed directly to StatefulDataLoader" (since v0.2.1:
+# pytorch/torchtitan@73a0e697 (v0.2.2) torchtitan/config/job_config.py, class DataLoader).
+_TORCHTITAN = (
+    "torchtitan hands to its StatefulDataLoader's {keyword} ([training.dataloader]: torchtitan/config/job_config.py DataLoader, v0.2.1 on)"
+)
+KNOWN_LOADERS: dict[str, dict[str, tuple[list[str], str]]] = {
+    "torchtitan.train": {k: (["training", "dataloader", k], _TORCHTITAN) for k in ("num_workers", "prefetch_factor", "pin_memory")},
+}
+
+
 def _config_loader(ctx: Context) -> dict[str, Setting]:
+    recipe, launch = ctx.recipe, ctx.recipe.launch
+    script = launch.script.value if launch is not None else None
+    keys = KNOWN_LOADERS.get(script, {}) if isinstance(script, str) else {}
+    if not keys:
+        keys = _script_keys(ctx)
+    found: dict[str, Setting] = {}
+    for name, given in recipe.args.items() if keys else []:
+        config = _config(recipe.locate(given.value)[0]) if isinstance(given.value, str) and given.value.endswith(CONFIGS) else None
+        if config is None:
+            continue
+        for keyword, (key, reader) in keys.items():
+            node = _key(config, key)
+            if node is not None and keyword not in found:
+                how = f"{config.path.name}: {node.path}: {node.value}, which {reader.format(keyword=keyword)}, the file --{name} names"
+                edit = node.span if not node.quoted and isinstance(node.value, int) else None
+                found[keyword] = Setting(node.path, node.value, True, node.span, edit, origin=how)
+    return found
+
+
+def _script_keys(ctx: Context) -> dict[str, tuple[list[str], str]]:
+    """The config keys the launch's own training script, read with ast, hands to a DataLoader."""
     from recipelint.parse import pycode
 
     recipe, launch = ctx.recipe, ctx.recipe.launch
     script = launch.script.value if launch is not None else None
     path = recipe.locate(script)[0] if isinstance(script, str) and script.endswith(".py") else None
     parsed = pycode.parse_python(path) if path is not None else None
-    keys = pycode.loader_keys(parsed) if parsed is not None else {}
+    keys = pycode.loader_keys(parsed) if parsed is not None and path is not None else {}
     # a flag read straight from argparse (`args.num_workers`) is the flag's, not a config key
-    keys = {k: v for k, v in keys.items() if not (len(v[0]) == 1 and v[0][0].replace("_", "-") in recipe.args)}
-    found: dict[str, Setting] = {}
-    if not keys or path is None:
-        return found
-    for name, given in recipe.args.items():
-        config = _config(recipe.locate(given.value)[0]) if isinstance(given.value, str) and given.value.endswith(CONFIGS) else None
-        if config is None:
-            continue
-        for keyword, (key, line) in keys.items():
-            node = _key(config, key)
-            if node is not None and keyword not in found:
-                how = f"{config.path.name}: {node.path}: {node.value}, which {path.name} hands to its DataLoader's {keyword} (line {line}), the file --{name} names"
-                edit = node.span if not node.quoted and isinstance(node.value, int) else None
-                found[keyword] = Setting(node.path, node.value, True, node.span, edit, origin=how)
-    return found
+    return {
+        k: (v[0], f"{path.name if path else ''} hands to its DataLoader's {{keyword}} (line {v[1]})")
+        for k, v in keys.items()
+        if not (len(v[0]) == 1 and v[0][0].replace("_", "-") in recipe.args)
+    }
 
 
-CONFIGS = (".yaml", ".yml", ".json")
+CONFIGS = (".yaml", ".yml", ".json", ".toml")
 CONFIG_LIMIT = 4 * 2**20
 
 
@@ -101,12 +125,15 @@ def _config(path: Path | None) -> Document | None:
     from recipelint.parse.files import SourceError, read_capped
     from recipelint.parse.jsonfile import parse_json
     from recipelint.parse.span import SourceText
+    from recipelint.parse.tomlfile import parse_toml
     from recipelint.parse.yamlfile import parse_documents
 
     if path is None:
         return None
     try:
         source = SourceText(path, read_capped(path, CONFIG_LIMIT))
+        if path.suffix == ".toml":
+            return parse_toml(source)
         documents = [parse_json(source)] if path.suffix == ".json" else parse_documents(source)
     except (SourceError, OSError, RecursionError):
         return None  # the config's own reader says what is wrong with it; here it is only looked into
