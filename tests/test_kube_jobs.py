@@ -339,3 +339,69 @@ def test_world_size_the_operator_sets_is_known(tmp_path: Path) -> None:
     path.write_text(PYTORCHJOB.replace("spec:\n  pytorchReplicaSpecs", 'spec:\n  nprocPerNode: "8"\n  pytorchReplicaSpecs'))
     _, result = _check([path])
     assert [d.code for d in result.diagnostics if d.code == "RL964"] == ["RL964"]  # WORLD_SIZE is 32 ranks, not 4 nodes
+
+
+DS_JOB = """apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata:
+  name: ds
+spec:
+  pytorchReplicaSpecs:
+    Worker:
+      replicas: 1
+      template:
+        spec:
+          {selector}
+          containers:
+            - name: pytorch
+              image: x
+              command: ["deepspeed", "--num_gpus", "4", "train.py", "--deepspeed", "ds.json"]
+              resources:
+                limits:
+                  nvidia.com/gpu: 4
+"""
+DS_TRAIN = 'import argparse\nimport deepspeed\np = argparse.ArgumentParser()\np.add_argument("--deepspeed")\nargs = p.parse_args()\ndeepspeed.initialize(model=None, config=args.deepspeed)\n'
+
+
+def test_the_gpu_model_a_node_selector_names(tmp_path: Path) -> None:
+    """gpulabels.py: a nodeSelector or required node affinity naming the GPU model (GKE's
+    accelerator label, GPU Feature Discovery's product, an AWS instance type) is the node's GPU:
+    bf16 on GKE's nvidia-tesla-t4 nodes (7.5) is RL417; on nvidia-l4 (8.9) quiet; an affinity
+    allowing a T4 or an A100 leaves the capability open (said, RL417 not judged)."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "ds.json").write_text('{"train_micro_batch_size_per_gpu": 1, "bf16": {"enabled": true}}\n')
+    (tmp_path / "train.py").write_text(DS_TRAIN)
+    path = tmp_path / "job.yaml"
+    path.write_text(DS_JOB.format(selector="nodeSelector:\n            cloud.google.com/gke-accelerator: nvidia-tesla-t4"))
+    [described], result = _check([path])
+    [finding] = [d for d in result.diagnostics if d.code == "RL417"]
+    assert (
+        "bf16 on T4 (compute capability 7.5)" in finding.message and "nodeSelector cloud.google.com/gke-accelerator" in finding.evidence[0]
+    )
+    assert _rows(described, "run")["job GPU model"][0] == "T4"
+    path.write_text(DS_JOB.format(selector="nodeSelector:\n            cloud.google.com/gke-accelerator: nvidia-l4"))
+    _, result = _check([path])
+    assert "RL417" not in _judged(result)
+    affinity = (
+        "affinity:\n            nodeAffinity:\n              requiredDuringSchedulingIgnoredDuringExecution:\n"
+        "                nodeSelectorTerms:\n                  - matchExpressions:\n"
+        "                      - {key: nvidia.com/gpu.product, operator: In, values: [Tesla-T4, NVIDIA-A100-SXM4-80GB]}"
+    )
+    path.write_text(DS_JOB.format(selector=affinity))
+    [described], result = _check([path])
+    run = _rows(described, "run")
+    assert run["job GPU model"][0] == "A100 or T4" and "RL417" not in _judged(result)
+    assert run["job GPU compute capability"] == (
+        "not stated",
+        "required node affinity nvidia.com/gpu.product In [Tesla-T4, NVIDIA-A100-SXM4-80GB]: A100 or T4: models of different compute capabilities",
+    )
+
+
+def test_an_instance_type_names_the_gpu(tmp_path: Path) -> None:
+    """awsome-distributed-training's team-a job selects `node.kubernetes.io/instance-type:
+    ml.g5.8xlarge` (SageMaker HyperPod's g5: an A10G, 8.6)."""
+    path = clone(AWSOME, tmp_path) / "1.architectures/7.sagemaker-hyperpod-eks/task-governance/1-imagenet-gpu-team-a.yaml"
+    [described], _ = _check([path])
+    run = _rows(described, "run")
+    assert run["job GPU model"][0] == "A10G" and run["job GPU compute capability"][0] == "8.6"
+    assert "nodeSelector node.kubernetes.io/instance-type: ml.g5.8xlarge" in run["job GPU model"][1]

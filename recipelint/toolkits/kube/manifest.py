@@ -18,6 +18,7 @@ from recipelint.allocation import Allocation, Grant
 from recipelint.parse.files import head
 from recipelint.parse.tree import Node
 from recipelint.records import dataclass, field
+from recipelint.toolkits.kube.gpulabels import gpu_model
 
 # The workloads read, by `kind` (a Volcano Job is told from batch/v1's by its apiVersion).
 KINDS = ("PyTorchJob", "MPIJob", "TrainJob", "JobSet", "Job", "Pod")
@@ -235,6 +236,7 @@ def allocation(root: Node, groups: list[PodGroup], group: PodGroup, container: N
     if memory is not None and size is not None:
         job.grants["memory_gib"] = Grant(size, _said(memory), memory.span)
     _shm(job, group, container)
+    gpu_model(job, group.spec)
     return job
 
 
