@@ -119,3 +119,28 @@ def test_toml_values_keep_their_places(tmp_path: Path) -> None:
         assert type(exc).__name__ == "SourceError" and "invalid TOML" in str(exc)
     else:
         raise AssertionError("a broken TOML parsed")
+
+
+def test_pinned_batches_leave_the_pods_shared_memory(tmp_path: Path) -> None:
+    """RL961 with pin_memory: the pin thread copies each batch out of /dev/shm as it arrives
+    (torch's _MultiProcessingDataLoaderIter), so ranks x workers batches are there at once, not
+    x prefetch_factor. From the config key the script hands to pin_memory, or a `--pin_memory`
+    switch; `pin_memory: false` keeps the unpinned count."""
+    (tmp_path / "conf").mkdir()
+    (tmp_path / "train.py").write_text(
+        TRAIN.replace('.get("prefetch_factor"))', '.get("prefetch_factor"), pin_memory=cfg["data"]["pin_memory"])')
+    )
+    (tmp_path / "pod.yaml").write_text(POD)
+    messages = {}
+    for pinned in ("true", "false"):
+        (tmp_path / "conf/x.yaml").write_text(f"data:\n  num_workers: 4\n  prefetch_factor: 8\n  pin_memory: {pinned}\n")
+        result = engine.check([tmp_path / "pod.yaml"], None, FileCache(), resolver=Resolver(isolated=True))
+        [messages[pinned]] = [d.message for d in result.diagnostics if d.code == "RL961"]
+    assert "32 batches on their way to the pin thread (pin_memory: the 256 queued wait in pinned RAM)" in messages["true"]
+    assert messages["true"].endswith("once a batch passes 2048 KiB")
+    assert "256 batches in flight (x prefetch_factor 8)" in messages["false"] and messages["false"].endswith("passes 256 KiB")
+    (tmp_path / "pod.yaml").write_text(POD.replace('"--config", "conf/x.yaml"]', '"--pin_memory", "--num_workers", "4"]'))
+    result = engine.check([tmp_path / "pod.yaml"], None, FileCache(), resolver=Resolver(isolated=True))
+    [switch] = [d for d in result.diagnostics if d.code == "RL961"]
+    assert "32 batches on their way to the pin thread (pin_memory: the 64 queued" in switch.message
+    assert any(e.startswith("pin_memory: --pin_memory (pod.yaml:") for e in switch.evidence)
