@@ -405,3 +405,13 @@ def test_an_instance_type_names_the_gpu(tmp_path: Path) -> None:
     run = _rows(described, "run")
     assert run["job GPU model"][0] == "A10G" and run["job GPU compute capability"][0] == "8.6"
     assert "nodeSelector node.kubernetes.io/instance-type: ml.g5.8xlarge" in run["job GPU model"][1]
+
+
+def test_gpu_label_values() -> None:
+    from recipelint.toolkits.kube.gpulabels import model_of
+
+    assert model_of("gpu.nvidia.com/class", "A100_NVLINK_80GB") == "A100"  # CoreWeave
+    assert model_of("gpu.nvidia.com/class", "{{workflow.parameters.trainer_gpu}}") is None  # an Argo template's
+    assert model_of("nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3") == "H100"
+    assert model_of("node.kubernetes.io/instance-type", "p4d.24xlarge") == "A100"
+    assert model_of("node.kubernetes.io/instance-type", "m5.large") is None and model_of("node-type", "a100") is None

@@ -7,6 +7,8 @@ compute capability that model has.
   docs/gpu-feature-discovery/README.md, "Generated Labels").
 - `cloud.google.com/gke-accelerator`: GKE's (`nvidia-tesla-t4`, `nvidia-a100-80gb`,
   `nvidia-h100-80gb`; cloud.google.com/kubernetes-engine/docs/how-to/gpus).
+- `gpu.nvidia.com/class`: CoreWeave's (`A100_NVLINK_80GB`, `A40`; docs.coreweave.com, "Node
+  Types"; coreweave/kubernetes-cloud's manifests select by it).
 - `node.kubernetes.io/instance-type` (and the beta label): an AWS instance type whose family has
   one GPU model (`p4d.24xlarge` A100, `p5.48xlarge` H100, `g5.8xlarge` A10G; SageMaker
   HyperPod's `ml.` types alike; aws.amazon.com/ec2/instance-types/, "Accelerated Computing").
@@ -21,7 +23,7 @@ import re
 from recipelint.allocation import Allocation, Grant
 from recipelint.parse.tree import Node
 
-PRODUCT, GKE = "nvidia.com/gpu.product", "cloud.google.com/gke-accelerator"
+PRODUCT, GKE, COREWEAVE = "nvidia.com/gpu.product", "cloud.google.com/gke-accelerator", "gpu.nvidia.com/class"
 INSTANCE = ("node.kubernetes.io/instance-type", "beta.kubernetes.io/instance-type")
 # AWS instance families with one GPU model.
 AWS_FAMILIES = {
@@ -82,7 +84,7 @@ def model_of(label: str, value: str) -> str | None:
     if label in INSTANCE:
         family = value.removeprefix("ml.").split(".", 1)[0]
         return AWS_FAMILIES.get(family)
-    if label not in (PRODUCT, GKE):
+    if label not in (PRODUCT, GKE, COREWEAVE):
         return None
     words = {word.upper() for word in _WORDS.findall(value)}
     return next((name for name, _ in CAPABILITY if name in words), None)
