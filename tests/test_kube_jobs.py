@@ -415,3 +415,23 @@ def test_gpu_label_values() -> None:
     assert model_of("nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3") == "H100"
     assert model_of("node.kubernetes.io/instance-type", "p4d.24xlarge") == "A100"
     assert model_of("node.kubernetes.io/instance-type", "m5.large") is None and model_of("node-type", "a100") is None
+
+
+def test_a_plain_python_in_a_batch_job_has_no_operator(tmp_path: Path) -> None:
+    """`python train.py` in a batch/v1 Job (coreweave/kubernetes-cloud's download Jobs): no
+    operator sets MASTER_ADDR there, said so (was "(set by the training operator)"); in a
+    PyTorchJob the operator does."""
+    path = tmp_path / "job.yaml"
+    job = "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: j\nspec:\n  template:\n    spec:\n      containers:\n        - name: c\n          image: x\n          command: [python3, train.py]\n"
+    path.write_text(job)
+    [described], result = _check([path])
+    assert _rows(described, "launch")["rendezvous"] == (
+        "unknown",
+        "a Job: no operator sets MASTER_ADDR; a pod's process meets others only as its script says",
+    )
+    assert _judged(result) == []
+    path.write_text(
+        PYTORCHJOB.replace('"torchrun", "--nnodes=$(WORLD_SIZE)", "--node_rank=$(RANK)", "--nproc_per_node=8", ', '"python3", ')
+    )
+    [described], _ = _check([path])
+    assert _rows(described, "launch")["rendezvous"][0] == "(set by the operator)"

@@ -28,6 +28,8 @@ if TYPE_CHECKING:
 
 SHELLS = ("bash", "sh", "/bin/bash", "/bin/sh", "/usr/bin/bash", "/usr/bin/env")
 PROGRAMS = ("python", "python3", "torchrun", "deepspeed", "accelerate", "xtuner")
+# The workloads whose operator sets MASTER_ADDR for a plain `python train.py` (operators.py).
+OPERATORS = ("PyTorchJob", "VolcanoJob")
 
 
 @dataclass
@@ -74,7 +76,7 @@ def _workload_recipes(me: Toolkit, target: Target, files: FileCache, document: D
     recipes: list[Recipe] = []
     for group in groups:
         for container in group.containers:
-            found = _container_recipes(me, target, files, group, container)
+            found = _container_recipes(me, target, files, group, container, workload(root))
             for recipe in found:
                 if recipe.launch is not None and recipe.launch.launcher == "mpirun" and group.ranks_in is None:
                     # mpirun in a Volcano Job's master task: its ranks run in the other tasks' pods
@@ -158,11 +160,11 @@ def runtime_files(top: Path) -> list[Path]:
     return _RUNTIMES[top]
 
 
-def _container_recipes(me: Toolkit, target: Target, files: FileCache, group: PodGroup, container: Node) -> list[Recipe]:
+def _container_recipes(me: Toolkit, target: Target, files: FileCache, group: PodGroup, container: Node, kind: str | None) -> list[Recipe]:
     script = container_script(files, container)
     if script is None:
         return []
-    recipes = script_recipes(replace(target, kind="script"), files, script, me) or _plain(target, script)
+    recipes = script_recipes(replace(target, kind="script"), files, script, me) or _plain(target, script, kind)
     env = _env(files, container)
     for recipe in recipes:
         if recipe.launch is not None:
@@ -253,8 +255,9 @@ def _env(files: FileCache, container: Node) -> dict[str, Setting]:
     return found
 
 
-def _plain(target: Target, script: ShellScript) -> list[Recipe]:
-    """`python train.py` in a pod: one rank per pod, the operator's env gives the rest."""
+def _plain(target: Target, script: ShellScript, kind: str | None) -> list[Recipe]:
+    """`python train.py` in a pod: one rank per pod, the operator's env gives the rest; in a
+    Job, a Pod or a JobSet no operator sets MASTER_ADDR, said so."""
     command = script.commands[0] if script.commands else None
     if command is None:
         return []
@@ -269,7 +272,15 @@ def _plain(target: Target, script: ShellScript) -> list[Recipe]:
         command.words[index],
         Setting("nnodes", None, False, at, origin="the pods of the job"),
         Setting("nproc_per_node", 1, False, at, origin="one process per pod"),
-        Setting("MASTER_ADDR", "(set by the training operator)", False, at),
+        Setting("MASTER_ADDR", "(set by the operator)", False, at)
+        if kind in OPERATORS
+        else Setting(
+            "MASTER_ADDR",
+            None,
+            False,
+            at,
+            origin=f"a {kind}: no operator sets MASTER_ADDR; a pod's process meets others only as its script says",
+        ),
     )
     return [Recipe(root=target.root, toolkit="torch", script=script, launch=launch, explicit=target.explicit)]
 
