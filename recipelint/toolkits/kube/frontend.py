@@ -179,13 +179,9 @@ def is_shell(container: Node) -> bool:
 
 
 def _runs_string(option: str) -> bool:
-    """`-c` alone or last of bash's combined one-letter options (`-lc`, `-ec`, `-xc`: jobset's
-    examples run `bash -xc`): the next word is the script."""
-    return (
-        option.startswith("-c")
-        and option == "-c"
-        or (len(option) > 2 and option[0] == "-" and option[-1] == "c" and option[1:-1].isalpha() and option[1] != "-")
-    )
+    """`-c`, alone or among bash's combined one-letter options (`-lc`, `-ec`, `-xc`: jobset's
+    examples run `bash -xc`; `-ce`): the next word is the script."""
+    return len(option) > 1 and option[0] == "-" and option[1:].isalpha() and "c" in option[1:]
 
 
 def container_script(files: FileCache, container: Node) -> ShellScript | None:
