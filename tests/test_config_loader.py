@@ -144,3 +144,23 @@ def test_pinned_batches_leave_the_pods_shared_memory(tmp_path: Path) -> None:
     [switch] = [d for d in result.diagnostics if d.code == "RL961"]
     assert "32 batches on their way to the pin thread (pin_memory: the 64 queued" in switch.message
     assert any(e.startswith("pin_memory: --pin_memory (pod.yaml:") for e in switch.evidence)
+
+
+def test_an_upstream_toml_reads_as_tomllib_reads_it() -> None:
+    """torchtitan's llama3_8b.toml: the tree holds tomllib's values, and each bare value's span
+    reads back as that value (so a fix edits the right bytes). Tried on 36 TOML files (torchtitan
+    v0.2.2's 24, pyproject.toml and others): the same."""
+    import tomllib
+
+    from recipelint.parse.span import SourceText
+    from recipelint.parse.tomlfile import parse_toml
+    from tests.helpers import UPSTREAM
+
+    path = UPSTREAM / "slurm/torchtitan-v0.2.2/torchtitan/models/llama3/train_configs/llama3_8b.toml"
+    source = SourceText(path, path.read_bytes())
+    root = parse_toml(source).root
+    assert root.plain() == tomllib.loads(source.text)
+    placed = [n for n in root.walk() if n.kind == "scalar" and not n.quoted]
+    assert len(placed) > 20
+    for node in placed:
+        assert tomllib.loads("x = " + source.slice(node.span))["x"] == node.value, node.path
