@@ -164,3 +164,33 @@ def test_an_upstream_toml_reads_as_tomllib_reads_it() -> None:
     assert len(placed) > 20
     for node in placed:
         assert tomllib.loads("x = " + source.slice(node.span))["x"] == node.value, node.path
+
+
+def _olmo(tmp_path: Path, cpus: int = 96) -> list[Diagnostic]:
+    from recipelint.hardware.profile import load_profile
+    from tests.helpers import A100
+
+    tmp_path.mkdir()
+    profile = tmp_path / "node.yaml"
+    profile.write_text(A100.read_text().replace("\ncpus: 96\n", f"\ncpus: {cpus}\n"))
+    hardware = load_profile(profile)
+    root = clone("beaker/OLMo", tmp_path)
+    paths = [root / "scripts/beaker/tiny/torchrun-script.sh", root / "scripts/augusta/peteish1.sh"]
+    result = engine.check(paths, lambda: hardware, FileCache(), resolver=Resolver(isolated=True))
+    assert not result.errors
+    return [d for d in result.diagnostics if d.code == "RL506"]
+
+
+def test_olmo_configs_carry_the_loader_workers(tmp_path: Path) -> None:
+    """allenai/OLMo's Beaker jobs: `torchrun --nproc-per-node 8 scripts/train.py
+    configs/tiny/OLMo-300M.yaml` (the config a positional word), whose `data.num_workers: 32`
+    reaches the DataLoader olmo/data/__init__.py builds (an import of train.py; the train
+    loader's `train_config.data.num_workers`, not an evaluator's `num_workers: 0`): 8 x 32 = 256
+    on 96 CPUs, RL506 at the YAML's line. peteish1.sh repeats it as `--data.num_workers=32` after
+    its config (OmegaConf's dotlist wins): the finding is at that flag. Quiet on 256 CPUs."""
+    tiny, peteish = _olmo(tmp_path / "a")
+    assert (tiny.span.path.name, tiny.span.line, tiny.suggested) == ("OLMo-300M.yaml", 208, 12)
+    assert tiny.evidence[0].startswith("workers: OLMo-300M.yaml: data.num_workers: 32, which __init__.py hands to its DataLoader")
+    assert (peteish.span.path.name, peteish.span.line) == ("peteish1.sh", 84)
+    assert peteish.evidence[0].startswith("workers: --data.num_workers 32 over peteish1-google.yaml: data.num_workers: 32")
+    assert _olmo(tmp_path / "b", cpus=256) == []

@@ -13,11 +13,14 @@ from recipelint.context import Context
 from recipelint.diagnostics import Applicability, Diagnostic, Fix, Severity
 from recipelint.model import Setting, setting_source
 from recipelint.parse.tree import Document, Node
+from recipelint.records import replace
 from recipelint.rulekit import oversubscribed
 
 # The training script's worker flags, by the argument parsers that name them: Hugging Face
 # TrainingArguments (`--dataloader_num_workers`), Megatron (`--num-workers`), the common
 # `--num_workers` and torchvision's reference scripts and ImageNet example (`--workers`, `-j`).
+# Folders above the launched script searched for the modules it imports (the launch rules' depth).
+WRAPPER_LEVELS = 6
 WORKER_FLAGS = ("dataloader_num_workers", "num_workers", "num-workers", "workers")
 
 
@@ -87,34 +90,59 @@ def _config_loader(ctx: Context) -> dict[str, Setting]:
     if not keys:
         keys = _script_keys(ctx)
     found: dict[str, Setting] = {}
-    for name, given in recipe.args.items() if keys else []:
-        config = _config(recipe.locate(given.value)[0]) if isinstance(given.value, str) and given.value.endswith(CONFIGS) else None
+    for name, value in _config_files(ctx) if keys else []:
+        config = _config(recipe.locate(value)[0])
         if config is None:
             continue
         for keyword, (key, reader) in keys.items():
             node = _key(config, key)
-            if node is not None and keyword not in found:
-                how = f"{config.path.name}: {node.path}: {node.value}, which {reader.format(keyword=keyword)}, the file --{name} names"
-                edit = node.span if not node.quoted and isinstance(node.value, int) else None
-                found[keyword] = Setting(node.path, node.value, True, node.span, edit, origin=how)
+            if node is None or keyword in found:
+                continue
+            override = recipe.args.get(node.path)  # `--data.num_workers=8` after the config: OmegaConf's dotlist wins
+            how = f"{config.path.name}: {node.path}: {node.value}, which {reader.format(keyword=keyword)}, {name}"
+            if override is not None:
+                found[keyword] = replace(override, origin=f"--{node.path} {override.value} over {how}")
+                continue
+            edit = node.span if not node.quoted and isinstance(node.value, int) else None
+            found[keyword] = Setting(node.path, node.value, True, node.span, edit, origin=how)
     return found
 
 
+def _config_files(ctx: Context) -> list[tuple[str, str]]:
+    """The config files the launch gives its script, with how: a flag's value (`--config x.yaml`)
+    or a word of its own after the script (`scripts/train.py configs/x.yaml`, OLMo's)."""
+    recipe, launch = ctx.recipe, ctx.recipe.launch
+    found = [(f"the file --{name} names", given.value) for name, given in recipe.args.items() if isinstance(given.value, str)]
+    words = launch.command.words if launch is not None else []
+    start = next((i for i, w in enumerate(words) if w is launch.script), len(words)) if launch is not None else 0
+    flagged = {value for _, value in found}
+    for word in words[start + 1 :]:
+        if word.value is not None and not word.value.startswith("-") and word.value not in flagged:
+            found.append(("the file the script is given", word.value))
+    return [(how, value) for how, value in found if value.endswith(CONFIGS)]
+
+
 def _script_keys(ctx: Context) -> dict[str, tuple[list[str], str]]:
-    """The config keys the launch's own training script, read with ast, hands to a DataLoader."""
+    """The config keys the launch's own training script, read with ast, hands to a DataLoader, or
+    a module of the repository it imports does (OLMo's scripts/train.py calls
+    olmo/data/__init__.py's build_train_dataloader): the longest key path for each keyword."""
     from recipelint.parse import pycode
 
     recipe, launch = ctx.recipe, ctx.recipe.launch
     script = launch.script.value if launch is not None else None
     path = recipe.locate(script)[0] if isinstance(script, str) and script.endswith(".py") else None
     parsed = pycode.parse_python(path) if path is not None else None
-    keys = pycode.loader_keys(parsed) if parsed is not None and path is not None else {}
-    # a flag read straight from argparse (`args.num_workers`) is the flag's, not a config key
-    return {
-        k: (v[0], f"{path.name if path else ''} hands to its DataLoader's {{keyword}} (line {v[1]})")
-        for k, v in keys.items()
-        if not (len(v[0]) == 1 and v[0][0].replace("_", "-") in recipe.args)
-    }
+    if parsed is None or path is None:
+        return {}
+    files = [parsed] if pycode.loader_keys(parsed) else pycode.script_closure(parsed, list(path.resolve().parents)[:WRAPPER_LEVELS])
+    found: dict[str, tuple[list[str], str]] = {}
+    for file in files:
+        for keyword, (key, line) in pycode.loader_keys(file).items():
+            # a flag read straight from argparse (`args.num_workers`) is the flag's, not a config key
+            if len(key) == 1 and key[0].replace("_", "-") in recipe.args or len(key) <= len(found.get(keyword, ([], ""))[0]):
+                continue
+            found[keyword] = (key, f"{file.source.path.name} hands to its DataLoader's {{keyword}} (line {line})")
+    return found
 
 
 CONFIGS = (".yaml", ".yml", ".json", ".toml")
@@ -144,6 +172,9 @@ def _key(config: Document, key: list[str]) -> Node | None:
     """The scalar at the key path, or at the longest tail of it that names one node only
     (`self.num_workers` set from the config's `data.params.num_workers`)."""
     scalars = [node for node in config.root.walk() if node.kind == "scalar" and node.path]
+    exact = [n for n in scalars if n.path == ".".join(key)]
+    if len(exact) == 1:  # the path from the document's root (OLMo's train_config.data.num_workers, not an evaluator's)
+        return exact[0]
     for size in range(len(key), 0, -1):
         tail = ".".join(key[-size:])
         matches = [n for n in scalars if n.path == tail or n.path.endswith("." + tail)]
