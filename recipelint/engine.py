@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from recipelint import deps
+from recipelint.budget import OverBudget, cpu_budget
 from recipelint.discovery import discover, missing
 from recipelint.hardware.machines import Machines, ProfileLoader
 from recipelint.parse.files import FileCache, SourceError, linted_roots
@@ -162,7 +163,11 @@ def check_target(job: Job, target: Target, settings: Settings) -> Outcome:
     outcome = Outcome()
     said: set[str] = set()  # each target names an unknown fact as if it were the first (the run keeps the first)
     try:
-        recipes = _load(target, job.files)
+        with cpu_budget():
+            recipes = _load(target, job.files)
+    except OverBudget as over:
+        outcome.errors.append(SourceError(target.path, f"reading this file took {over} (the budget for one file): not checked"))
+        return outcome
     except SourceError as error:
         outcome.errors.append(error)
         return outcome
@@ -229,9 +234,12 @@ def _check_recipe(job: Job, settings: Settings, recipe: Recipe, said: set[str], 
     label = "" if job.machines.override is not None else str(settings.hardware or "probe")
     item = RecipeOutcome([], len(recipe.files), list(recipe.errors), {}, label, recipe=recipe if job.keep else None)
     try:
-        ctx = make_context(recipe, job.machines.judging(machine, recipe, item.judged), settings, said)
-        item.found = check_context(ctx, job.rules(recipe.toolkit), item.errors)
+        with cpu_budget():
+            ctx = make_context(recipe, job.machines.judging(machine, recipe, item.judged), settings, said)
+            item.found = check_context(ctx, job.rules(recipe.toolkit), item.errors)
         item.ctx = ctx if job.keep else None
+    except OverBudget as over:
+        item.errors.append(SourceError(_where(recipe), f"checking this recipe took {over} (the budget for one recipe): not checked"))
     except SourceError as error:
         item.errors.append(error)
     except Exception as exc:  # a bug in building the context: report it for this recipe, check the rest

@@ -23,6 +23,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from recipelint.budget import OverBudget, cpu_budget
 from recipelint.records import dataclass
 
 if TYPE_CHECKING:
@@ -222,6 +223,7 @@ def configs_named(path: Path, files: FileCache) -> list[Path]:
 
 def read_script(target: Target, files: FileCache) -> ShellScript | None:
     """The shell a script, Markdown or command target holds (None: a Markdown file without shell)."""
+    from recipelint.parse.files import SourceError
     from recipelint.parse.shell import parse_shell
     from recipelint.parse.span import SourceText
 
@@ -237,7 +239,11 @@ def read_script(target: Target, files: FileCache) -> ShellScript | None:
         if blocks is None:
             return None
         source, ranges = blocks
-    return parse_shell(source, files.read if target.kind == "script" else None, ranges)
+    try:
+        with cpu_budget():
+            return parse_shell(source, files.read if target.kind == "script" else None, ranges)
+    except OverBudget as over:
+        raise SourceError(target.path, f"reading this file took {over} (the budget for one file): not checked") from None
 
 
 def load_target(target: Target, files: FileCache) -> list[Recipe]:
