@@ -20,27 +20,11 @@ def recipes(paths: list[Path], hardware: Callable[[], Hardware] | None, resolver
     (read only: no rule runs), the read errors, and one line per toolkit whose recipes were found
     but offer no tune (instead of printing nothing for them)."""
     from recipelint import engine
-    from recipelint.toolkits import offering
+    from recipelint.toolkits import not_offered, offering
 
-    result = engine.check(paths, hardware, select=lambda rule: False, resolver=resolver)
+    result = engine.check(paths, hardware=hardware, select=lambda rule: False, resolver=resolver)
     found = [r for r in result.recipes if offering("tune", r.toolkit) and r.launch is not None and r.config is not None]
-    said: list[str] = []
-    others: dict[str, list[Recipe]] = {}
-    for recipe in result.recipes:
-        if not offering("tune", recipe.toolkit):
-            others.setdefault(recipe.toolkit, []).append(recipe)
-    for kind, skipped in others.items():
-        said.append(
-            f"tune: {len(skipped)} {kind} recipe(s) ({_where(skipped[0])}{', ...' if len(skipped) > 1 else ''}) not planned: the {kind} toolkit offers no tune"
-        )
-    return found, [str(e) for e in result.errors], said
-
-
-def _where(recipe: Recipe) -> str:
-    if recipe.launch is not None:
-        span = recipe.launch.command.span
-        return f"{span.path}:{span.line}"
-    return str(next(iter(recipe.files), recipe.root))
+    return found, [str(e) for e in result.errors], not_offered("tune", result.recipes, "not planned")
 
 
 def judged_machine(machines: Machines, recipe: Recipe, resolver: Resolver) -> tuple[Callable[[], Hardware], str | None]:

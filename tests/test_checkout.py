@@ -105,7 +105,7 @@ def recipe_in(repo: Path, spec: RecipeSpec | None = None, path_sh: str = "") -> 
 
 def lint(path: Path, hardware: dict[str, object] | None = None) -> list[Diagnostic]:
     profile = from_mapping(dict(hardware or NODE), "profile test.yaml")
-    result = engine.check([path], lambda: profile)
+    result = engine.check([path], hardware=lambda: profile)
     assert not result.errors, result.errors
     return result.diagnostics
 
@@ -438,10 +438,10 @@ def test_the_fixes_available_info_is_said_once_per_checkout(tmp_path: Path) -> N
     first = recipe_in(repo, RecipeSpec(data_type="shard", flags=["--num_workers 4", "--prefetch 10"])).parent
     second = first.parent / "s1"
     shutil.copytree(first, second)
-    both = engine.check([first, second], lambda: from_mapping(dict(NODE), "test")).diagnostics
+    both = engine.check([first, second], hardware=lambda: from_mapping(dict(NODE), "test")).diagnostics
     infos = found(both, "RL902")
     assert len(infos) == 1 and infos[0].span.path.parent == first, [str(d.span) for d in infos]
-    assert len(found(engine.check([second], lambda: from_mapping(dict(NODE), "test")).diagnostics, "RL902")) == 1
+    assert len(found(engine.check([second], hardware=lambda: from_mapping(dict(NODE), "test")).diagnostics, "RL902")) == 1
 
 
 def test_http_shards_judged_by_the_checkout(tmp_path: Path) -> None:
@@ -666,7 +666,7 @@ def check_example(name: str, profile: str) -> list[Diagnostic]:
 
     root = REPO / "examples" / name
     hardware = load_profile(root / profile)
-    result = engine.check([root], lambda: hardware)
+    result = engine.check([root], hardware=lambda: hardware)
     assert not result.errors
     return result.diagnostics
 

@@ -23,7 +23,7 @@ HEAD = Path(__file__).parent / "data" / "checkouts" / "wenet-head"
 
 def check(path: Path) -> list[Diagnostic]:
     profile = load_profile(PROFILE)
-    result = engine.check([path], lambda: profile)
+    result = engine.check([path], hardware=lambda: profile)
     assert not result.errors, result.errors
     return result.diagnostics
 

@@ -186,7 +186,7 @@ def build_scene(
     from recipelint import engine
 
     resolver = resolver or Resolver()
-    result = engine.check(paths, hardware, files or FileCache(), resolver=resolver, keep_recipes=True)
+    result = engine.check(paths, hardware=hardware, files=files or FileCache(), resolver=resolver, keep_recipes=True)
     scene = Scene(True, result.diagnostics, result.errors, hardware=result.hardware)
     loader = hardware or (lambda: _used(scene))
     said: set[str] = set()  # RL001 once per fact for the whole scene

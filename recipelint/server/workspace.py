@@ -20,6 +20,7 @@ from recipelint.records import dataclass, field
 from recipelint.toolkits import SHELL_KINDS
 
 if TYPE_CHECKING:
+    from recipelint.checkoptions import CheckOptions
     from recipelint.context import Context
     from recipelint.diagnostics import Diagnostic
     from recipelint.hardware.profile import Hardware
@@ -105,6 +106,13 @@ class Configuration:
             self._resolver = Resolver()
             self._seen = {}
         return self._resolver
+
+    def options(self) -> CheckOptions:
+        """`check`'s options as the server was started with them (recipelint.checkoptions): the
+        record the command line fills, so an option the server takes is the same option."""
+        from recipelint.checkoptions import CheckOptions
+
+        return CheckOptions(hardware=self.hardware)
 
     def loader(self) -> Callable[[], Hardware] | None:
         """The --hardware profile's loader, loaded once until the profile changes."""
@@ -291,7 +299,13 @@ class Workspace:
         contexts: list[tuple[Context, list[Diagnostic]]] = []
         try:
             result = engine.check(
-                [path], self.config.loader(), files, resolver=resolver, keep_recipes=False, observe=lambda c, f: contexts.append((c, f))
+                [path],
+                self.config.options(),
+                hardware=self.config.loader(),
+                files=files,
+                resolver=resolver,
+                keep_recipes=False,
+                observe=lambda c, f: contexts.append((c, f)),
             )
         except SourceError as error:  # the settings themselves (read before any target): one line, as check says it
             return Checked([], [error], {path, normal(error.path)}, files)

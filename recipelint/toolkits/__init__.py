@@ -18,13 +18,14 @@ Importing this module imports no front end and no rule: start-up matters.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from recipelint.budget import OverBudget, cpu_budget
 from recipelint.records import dataclass
+from recipelint.subjects import CORE, Subject
 
 if TYPE_CHECKING:
     from recipelint.model import Recipe
@@ -91,9 +92,14 @@ class Toolkit(Protocol):
     # The recipe kinds its front end builds, beside `name` ("torch" for DeepSpeed's plain
     # launches): the names a rule's TOOLKITS may use.
     kinds: tuple[str, ...] = ()
-    # The commands it serves beyond check, fix and show ("tune": a loader plan of its recipes);
-    # a command asked of recipes of a toolkit that does not offer it says so in one line.
+    # The commands it serves beyond check and fix: "show" (it describes its recipes' own parts),
+    # "diagnose" (a log's diagnosis reads its recipes' facts), "tune" (a loader plan of its
+    # recipes). A command asked of recipes of a toolkit that does not offer it says so in one
+    # line (`not_offered`), never nothing.
     offers: tuple[str, ...] = ()
+    # What its rules may visit beside the core's (recipelint.subjects.CORE): its own documents,
+    # whose presence only it can tell (a rule's VISITS names them).
+    subjects: tuple[Subject, ...] = ()
 
     def claims(self, target: Target, script: ShellScript | None) -> float:
         """How sure the toolkit is that the whole file is its own: 0 never, 1 certain. A config's
@@ -155,10 +161,39 @@ def kinds() -> dict[str, Toolkit]:
     return {kind: toolkit for toolkit in REGISTRY for kind in (toolkit.name, *toolkit.kinds)}
 
 
+def subjects() -> dict[str, Subject]:
+    """Every subject a rule's VISITS may name: the core's and each registered toolkit's."""
+    found = {subject.name: subject for subject in CORE}
+    for toolkit in REGISTRY:
+        found.update((subject.name, subject) for subject in toolkit.subjects)
+    return found
+
+
 def offering(command: str, kind: str) -> bool:
     """Whether the toolkit that builds recipes of `kind` offers `command` (see Toolkit.offers)."""
     toolkit = kinds().get(kind)
     return toolkit is not None and command in toolkit.offers
+
+
+def not_offered(command: str, recipes: Iterable[Recipe], outcome: str) -> list[str]:
+    """One line per recipe kind whose toolkit does not offer `command` (see Toolkit.offers): how
+    many of its recipes, where the first is, and what became of them (`outcome`: "not planned")."""
+    others: dict[str, list[Recipe]] = {}
+    for recipe in recipes:
+        if not offering(command, recipe.toolkit):
+            others.setdefault(recipe.toolkit, []).append(recipe)
+    return [
+        f"{command}: {len(kind_recipes)} {kind} recipe(s) ({_where(kind_recipes[0])}{', ...' if len(kind_recipes) > 1 else ''}) "
+        f"{outcome}: the {kind} toolkit offers no {command}"
+        for kind, kind_recipes in others.items()
+    ]
+
+
+def _where(recipe: Recipe) -> str:
+    if recipe.launch is not None:
+        span = recipe.launch.command.span
+        return f"{span.path}:{span.line}"
+    return str(next(iter(recipe.files), recipe.root))
 
 
 def ranked(target: Target, script: ShellScript | None) -> list[Toolkit]:

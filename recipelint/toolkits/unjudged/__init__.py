@@ -69,6 +69,7 @@ class Unjudged(Toolkit):
     name = "unjudged"
     suffixes: tuple[str, ...] = ()
     rules: tuple[str, ...] = ("recipelint.toolkits.unjudged.rules",)
+    offers: tuple[str, ...] = ("show",)  # what it found is shown; a diagnosis has no launch of it to read
     preload: tuple[str, ...] = ("recipelint.toolkits.unjudged.frontend",)
 
     def claim(self, command: Command, offer: Offer) -> Claim | None:

@@ -5,9 +5,11 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+from recipelint.subjects import Subject
 from recipelint.toolkits import Claim, Offer, Target, Toolkit
 
 if TYPE_CHECKING:
+    from recipelint.context import Context
     from recipelint.model import Recipe
     from recipelint.parse.files import FileCache
     from recipelint.parse.shell import Command, ShellScript
@@ -64,12 +66,21 @@ def has_evidence(target: Target) -> bool:
     return start is not None and is_train_config({key.decode() for key in _TOP_KEY.findall(start)})
 
 
+def _has_config(ctx: Context) -> bool:
+    from recipelint.toolkits.wenet.rules.config._wenet import wenet_config
+
+    return wenet_config(ctx) is not None
+
+
 class WeNet(Toolkit):
     name = "wenet"
     suffixes: tuple[str, ...] = ()
     rules: tuple[str, ...] = ("recipelint.toolkits.wenet.rules",)
     preload: tuple[str, ...] = ("recipelint.toolkits.wenet.frontend",)
-    offers: tuple[str, ...] = ("tune",)  # the loader plan of its recipes (recipelint.tune)
+    offers: tuple[str, ...] = ("show", "diagnose", "tune")  # tune: the loader plan of its recipes (recipelint.tune)
+    subjects: tuple[Subject, ...] = (
+        Subject("wenet-config", "a WeNet train YAML (named by a launch, or alone and looking like one)", _has_config),
+    )
 
     def claims(self, target: Target, script: ShellScript | None) -> float:
         return 1.0 if target.kind == "yaml" and has_evidence(target) else 0.0

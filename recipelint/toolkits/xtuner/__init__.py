@@ -4,21 +4,38 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from recipelint.subjects import Subject
 from recipelint.toolkits import Claim, Offer, Toolkit
 
 if TYPE_CHECKING:
+    from recipelint.context import Context
     from recipelint.model import Recipe
     from recipelint.parse.files import FileCache
     from recipelint.parse.shell import Command, ShellScript
     from recipelint.toolkits import Target
 
 
+def _has_launch(ctx: Context) -> bool:
+    from recipelint.toolkits.xtuner.rules._x import xtuner_launch
+
+    return xtuner_launch(ctx) is not None
+
+
+def _has_config(ctx: Context) -> bool:
+    return ctx.recipe.pyconfig is not None
+
+
 class XTuner(Toolkit):
     name = "xtuner"
     suffixes: tuple[str, ...] = ()
     rules: tuple[str, ...] = ("recipelint.toolkits.xtuner.rules", "recipelint.toolkits.xtuner.v1_launch")
+    offers: tuple[str, ...] = ("show", "diagnose")  # its launches and configs described; a diagnosis reads their launch
     preload: tuple[str, ...] = ("recipelint.toolkits.xtuner.frontend",)
     kinds: tuple[str, ...] = ("xtuner-v1",)  # XTuner v1's launches: no mmengine config, the 0.x rules do not apply
+    subjects: tuple[Subject, ...] = (
+        Subject("xtuner-launch", "an XTuner 0.x launch (`xtuner train`, or its train.py under a launcher)", _has_launch),
+        Subject("xtuner-config", "an XTuner/mmengine Python config", _has_config),
+    )
 
     def claims(self, target: Target, script: ShellScript | None) -> float:
         return 1.0 if target.kind == "python" else 0.0

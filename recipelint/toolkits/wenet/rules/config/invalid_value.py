@@ -50,6 +50,7 @@ from recipelint.toolkits.wenet.rules.config._wenet import SCHEMA, wenet_config
 CODE = "RL702"
 NAME = "invalid-config-value"
 SEVERITY = Severity.ERROR
+VISITS = ("wenet-config",)
 FIXABLE = False
 SOURCE = "schemas/wenet/train.schema.json, from wenet-e2e/wenet@01546996:wenet/dataset/dataset.py and wenet-e2e/wenet@01546996:wenet/dataset/processor.py"
 

@@ -45,6 +45,7 @@ from recipelint.toolkits.wenet.rules.config._wenet import table_releases, wenet_
 CODE = "RL705"
 NAME = "missing-required-config-key"
 SEVERITY = Severity.ERROR
+VISITS = ("wenet-config",)
 FIXABLE = False
 SOURCE = "the checkout's wenet/utils/init_tokenizer.py (ast), else recipelint/toolkits/wenet/codetable.py (the same, from the tagged sources): the keys init_tokenizer() indexes on every path"
 

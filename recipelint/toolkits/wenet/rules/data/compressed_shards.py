@@ -33,6 +33,7 @@ from recipelint.diagnostics import Diagnostic, Severity
 CODE = "RL204"
 NAME = "compressed-shards"
 SEVERITY = Severity.WARNING
+VISITS = ("recipe",)
 FIXABLE = False
 SOURCE = "wenet-e2e/wenet@01546996:tools/make_shard_list.py writes plain tar; wenet-e2e/wenet#2338 (bz2 shards)"
 

@@ -39,6 +39,7 @@ from recipelint.parse.checkout import issue_status
 CODE = "RL203"
 NAME = "http-shards"
 SEVERITY = Severity.ERROR
+VISITS = ("recipe",)
 FIXABLE = False
 SOURCE = "wenet-e2e/wenet@01546996:wenet/dataset/processor.py: tarfile mode r:* on a wget pipe -> Illegal seek (wenet-e2e/wenet@v3.0.0:wenet/dataset/processor.py to HEAD; wenet-e2e/wenet#2765)"
 REMOTE = ("http", "https", "ftp")

@@ -30,6 +30,7 @@ from recipelint.diagnostics import Diagnostic, Severity
 CODE = "RL202"
 NAME = "shards-empty-ranks"
 SEVERITY = Severity.ERROR
+VISITS = ("recipe",)
 FIXABLE = False
 SOURCE = "wenet-e2e/wenet@01546996:wenet/dataset/datapipes.py (ShardDataPipe) and wenet-e2e/wenet@01546996:wenet/bin/train.py: a rank with no shard leaves the epoch; under deepspeed the collectives mismatch"
 

@@ -31,6 +31,7 @@ from recipelint.diagnostics import Diagnostic, Severity
 CODE = "RL201"
 NAME = "shards-idle-workers"
 SEVERITY = Severity.WARNING
+VISITS = ("recipe",)
 FIXABLE = True
 SOURCE = "wenet-e2e/wenet@01546996:wenet/dataset/datapipes.py (ShardDataPipe): lines are split over world_size x num_workers readers"
 

@@ -38,6 +38,7 @@ from recipelint.diagnostics import Diagnostic, Severity
 CODE = "RL205"
 NAME = "shards-uneven-ranks"
 SEVERITY = Severity.WARNING
+VISITS = ("recipe",)
 FIXABLE = False
 SOURCE = "wenet-e2e/wenet@01546996:wenet/dataset/datapipes.py: line i goes to rank i % world_size; wenet-e2e/wenet@01546996:wenet/utils/train_utils.py: wenet_join skips only torch_ddp"
 # tools/make_shard_list.py: --num_utts_per_shard default 1000 (WeNet HEAD 01546996).

@@ -42,6 +42,7 @@ from recipelint.rulekit.unknown_fact import hardware_unknown
 CODE = "RL102"
 NAME = "cpu-oversubscription"
 SEVERITY = Severity.WARNING
+VISITS = ("launch",)
 FIXABLE = True
 SOURCE = "formula ranks_per_node x num_workers <= usable CPUs, or the measured plateau (loader_worker_cap in recipelint/tuner.py, docs/tuner.md; bench/fidelity)"
 FACTS = ("cpus",)

@@ -31,6 +31,7 @@ from recipelint.diagnostics import Diagnostic, Severity
 CODE = "RL105"
 NAME = "ethernet-loader-pressure"
 SEVERITY = Severity.WARNING
+VISITS = ("launch",)
 FIXABLE = True
 SOURCE = (
     "the shipped case examples/wenet-4node-v100 (4 nodes x 4 V100, Ethernet, num_workers 4 -> 2, prefetch 250 -> 125; docs/diagnose.md)"

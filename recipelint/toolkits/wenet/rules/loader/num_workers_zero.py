@@ -40,6 +40,7 @@ from recipelint.toolkits.wenet.code import loader_lacks
 CODE = "RL101"
 NAME = "num-workers-zero"
 SEVERITY = Severity.ERROR
+VISITS = ("launch",)
 FIXABLE = True
 SOURCE = "pytorch/pytorch@v2.1.2:torch/utils/data/dataloader.py: the DataLoader rejects prefetch_factor and persistent_workers with 0 workers; wenet-e2e/wenet@01546996:wenet/utils/train_utils.py passes both"
 

@@ -43,6 +43,7 @@ from recipelint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severit
 CODE = "RL104"
 NAME = "prefetch-default"
 SEVERITY = Severity.WARNING
+VISITS = ("launch", "script")
 FIXABLE = True
 SOURCE = "wenet-e2e/wenet@01546996:wenet/bin/train.py (--prefetch default 100); wenet-e2e/wenet#2486 (recipes cut 500 to 10); wenet-e2e/wenet@01546996:examples/aishell/rnnt/run_npu.sh (prefetch=10 never passed)"
 FACTS = ("cpus", "memory_gib", "shm_gib")

@@ -63,6 +63,7 @@ from recipelint.rulekit.unknown_fact import hardware_unknown
 CODE = "RL103"
 NAME = "prefetch-memory"
 SEVERITY = Severity.WARNING
+VISITS = ("launch",)
 FIXABLE = True
 SOURCE = "tuner.loader_memory: ranks x nw x (worker + prefetch x batch) <= RAM/2, and the batches in the result pipe <= /dev/shm without --pin_memory (recipelint/tuner.py, bench/fidelity, docs/tuner.md)"
 FACTS = ("memory_gib", "shm_gib")

@@ -39,6 +39,7 @@ from recipelint.diagnostics import Diagnostic, Severity
 CODE = "RL106"
 NAME = "loader-workers-underused"
 SEVERITY = Severity.INFO
+VISITS = ("launch",)
 FIXABLE = False
 SOURCE = "plan_loader in recipelint/tuner.py (CPU and shard caps, upstream 8; docs/tuner.md); pytorch/pytorch@v2.1.2:torch/utils/data/_utils/worker.py (one thread per worker); wenet-e2e/wenet#988"
 FACTS = ("cpus",)
