@@ -78,7 +78,7 @@ def _torchtitan(tmp_path: Path, table: str | None) -> list[Diagnostic]:
     config = root / "torchtitan/models/llama3/train_configs/llama3_8b.toml"
     if table is not None:  # the table torchtitan's job_config.py docstring shows, after [training]
         config.write_text(config.read_text().replace('dataset = "c4"\n', f'dataset = "c4"\n\n{table}', 1))
-    result = engine.check([root / "multinode_trainer.slurm"], None, FileCache(), resolver=Resolver(isolated=True))
+    result = engine.check([root / "multinode_trainer.slurm"], hardware=None, files=FileCache(), resolver=Resolver(isolated=True))
     assert not result.errors
     return [d for d in result.diagnostics if d.code != "RL004"]
 
@@ -134,13 +134,13 @@ def test_pinned_batches_leave_the_pods_shared_memory(tmp_path: Path) -> None:
     messages = {}
     for pinned in ("true", "false"):
         (tmp_path / "conf/x.yaml").write_text(f"data:\n  num_workers: 4\n  prefetch_factor: 8\n  pin_memory: {pinned}\n")
-        result = engine.check([tmp_path / "pod.yaml"], None, FileCache(), resolver=Resolver(isolated=True))
+        result = engine.check([tmp_path / "pod.yaml"], hardware=None, files=FileCache(), resolver=Resolver(isolated=True))
         [messages[pinned]] = [d.message for d in result.diagnostics if d.code == "RL961"]
     assert "32 batches on their way to the pin thread (pin_memory: the 256 queued wait in pinned RAM)" in messages["true"]
     assert messages["true"].endswith("once a batch passes 2048 KiB")
     assert "256 batches in flight (x prefetch_factor 8)" in messages["false"] and messages["false"].endswith("passes 256 KiB")
     (tmp_path / "pod.yaml").write_text(POD.replace('"--config", "conf/x.yaml"]', '"--pin_memory", "--num_workers", "4"]'))
-    result = engine.check([tmp_path / "pod.yaml"], None, FileCache(), resolver=Resolver(isolated=True))
+    result = engine.check([tmp_path / "pod.yaml"], hardware=None, files=FileCache(), resolver=Resolver(isolated=True))
     [switch] = [d for d in result.diagnostics if d.code == "RL961"]
     assert "32 batches on their way to the pin thread (pin_memory: the 64 queued" in switch.message
     assert any(e.startswith("pin_memory: --pin_memory (pod.yaml:") for e in switch.evidence)
@@ -176,7 +176,7 @@ def _olmo(tmp_path: Path, cpus: int = 96) -> list[Diagnostic]:
     hardware = load_profile(profile)
     root = clone("beaker/OLMo", tmp_path)
     paths = [root / "scripts/beaker/tiny/torchrun-script.sh", root / "scripts/augusta/peteish1.sh"]
-    result = engine.check(paths, lambda: hardware, FileCache(), resolver=Resolver(isolated=True))
+    result = engine.check(paths, hardware=lambda: hardware, files=FileCache(), resolver=Resolver(isolated=True))
     assert not result.errors
     return [d for d in result.diagnostics if d.code == "RL506"]
 
