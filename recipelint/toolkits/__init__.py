@@ -18,7 +18,7 @@ Importing this module imports no front end and no rule: start-up matters.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -28,7 +28,8 @@ from recipelint.records import dataclass
 from recipelint.subjects import CORE, Subject
 
 if TYPE_CHECKING:
-    from recipelint.model import Recipe
+    from recipelint.context import Context
+    from recipelint.model import Consumer, Note, Recipe
     from recipelint.parse.files import FileCache
     from recipelint.parse.shell import Command, ShellScript
 
@@ -66,6 +67,18 @@ class Offer:
     files: FileCache
 
 
+@dataclass(frozen=True)
+class RunFacts:
+    """What a toolkit knows of its recipe's run that `recipelint diagnose` correlates with a log
+    (`Toolkit.run_facts`); the defaults: nothing known."""
+
+    engine: str | None = None  # the training engine the trainer is told to use ("torch_ddp", "deepspeed"); None: not named
+    join_timeout: int | None = None  # seconds a rank waits for the others at an epoch's end, when the trainer has such a wait
+    shards: int | None = None  # lines of the train data lists found; None: none found
+    remote_shards: int = 0  # of those, read over the network (http, https, ftp)
+    compressed_shards: int = 0  # of those, compressed
+
+
 @dataclass
 class Claim:
     """A toolkit's claim on a command: how sure it is (0 never, 1 certain) and its evidence, in
@@ -100,6 +113,9 @@ class Toolkit(Protocol):
     # What its rules may visit beside the core's (recipelint.subjects.CORE): its own documents,
     # whose presence only it can tell (a rule's VISITS names them).
     subjects: tuple[Subject, ...] = ()
+    # Per recipe kind it builds, the packages whose releases its verdicts depend on (`show`'s run
+    # section: runcontext.version_rows); a kind not here: deepspeed and torch.
+    packages: Mapping[str, tuple[str, ...]] = {}
 
     def claims(self, target: Target, script: ShellScript | None) -> float:
         """How sure the toolkit is that the whole file is its own: 0 never, 1 certain. A config's
@@ -123,6 +139,25 @@ class Toolkit(Protocol):
         """The config files a command it claimed names, as written (relative to the script's
         folder): a folder check reads them with their launch, not a second time alone."""
         return []
+
+    def describe(self, ctx: Context) -> list[Note]:
+        """What `recipelint show` prints of the toolkit's own part of the recipe, as notes by
+        section (the "data" section: the train data lists)."""
+        return []
+
+    def run_facts(self, ctx: Context) -> RunFacts:
+        """The facts of the recipe's run `recipelint diagnose` correlates with a log."""
+        return RunFacts()
+
+    def plan(self, ctx: Context) -> list[str]:
+        """`recipelint tune`'s lines for one recipe (a toolkit that offers "tune")."""
+        return []
+
+    def json_consumer(self, seen: str = "") -> Consumer | None:
+        """The reader of a DeepSpeed JSON this toolkit's own code is (what it passes to
+        `deepspeed.initialize`), when a training script imports its trainer (`seen`: where);
+        None: its code calls no deepspeed.initialize."""
+        return None
 
 
 # The toolkits recipelint carries, by where their object is (as REPORTERS names the reports): the

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from recipelint.subjects import Subject
@@ -31,6 +32,9 @@ class DeepSpeed(Toolkit):
     subjects: tuple[Subject, ...] = (
         Subject("deepspeed-config", "a DeepSpeed JSON config (named by a launch, or alone and looking like one)", _has_document),
     )
+    # A plain launch (torchrun, srun, a Job): torch's defaults decide; deepspeed only when the run
+    # shows it (a DeepSpeed JSON it reads, a pin of deepspeed): runcontext.version_rows.
+    packages: Mapping[str, tuple[str, ...]] = {"deepspeed": ("deepspeed", "torch", "transformers", "accelerate"), "torch": ("torch",)}
 
     def claims(self, target: Target, script: ShellScript | None) -> float:
         if target.kind == "json":

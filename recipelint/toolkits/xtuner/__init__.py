@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from recipelint.subjects import Subject
@@ -9,7 +10,7 @@ from recipelint.toolkits import Claim, Offer, Toolkit
 
 if TYPE_CHECKING:
     from recipelint.context import Context
-    from recipelint.model import Recipe
+    from recipelint.model import Consumer, Note, Recipe
     from recipelint.parse.files import FileCache
     from recipelint.parse.shell import Command, ShellScript
     from recipelint.toolkits import Target
@@ -36,6 +37,7 @@ class XTuner(Toolkit):
         Subject("xtuner-launch", "an XTuner 0.x launch (`xtuner train`, or its train.py under a launcher)", _has_launch),
         Subject("xtuner-config", "an XTuner/mmengine Python config", _has_config),
     )
+    packages: Mapping[str, tuple[str, ...]] = {"xtuner": ("xtuner", "deepspeed", "torch", "transformers")}
 
     def claims(self, target: Target, script: ShellScript | None) -> float:
         return 1.0 if target.kind == "python" else 0.0
@@ -59,6 +61,29 @@ class XTuner(Toolkit):
         from recipelint.toolkits.xtuner.frontend import load_xtuner
 
         return load_xtuner(offer.script, offer.files, offer.target.root, [command])
+
+    def describe(self, ctx: Context) -> list[Note]:
+        """The XTuner code a 0.x launch runs (a v1 launch's code is not read)."""
+        from recipelint.toolkits.checkouts import code_notes
+
+        return code_notes(ctx.recipe, "XTuner") if ctx.recipe.toolkit == self.name else []
+
+    def json_consumer(self, seen: str = "") -> Consumer | None:
+        """mmengine's DeepSpeedStrategy._wrap_model (mmengine/_strategy/deepspeed.py) always passes
+        `optimizer=self.optim_wrapper.optimizer` and no scheduler (its param_scheduler runs beside);
+        XTuner's DeepSpeedStrategy.__init__ (xtuner/engine/_strategy/deepspeed.py) builds
+        transformers' HfDeepSpeedConfig from the JSON, so Hugging Face's reading of it decides
+        zero.Init; XTuner fills "auto" itself."""
+        from recipelint.model import Consumer
+
+        where = (
+            "mmengine/_strategy/deepspeed.py: deepspeed.initialize(model=model, optimizer=self.optim_wrapper.optimizer, config=self.config)"
+        )
+        hf_config = "xtuner/engine/_strategy/deepspeed.py: HfDeepSpeedConfig(self.config)"
+        evidence = [seen, where] if seen else [where]
+        return Consumer(
+            self.name, True, False, evidence, hf_config=hf_config, named="XTuner (mmengine's DeepSpeedStrategy)", filler="xtuner"
+        )
 
 
 XTUNER = XTuner()

@@ -29,6 +29,7 @@ from collections.abc import Iterator
 
 from recipelint.context import Context
 from recipelint.diagnostics import Diagnostic, Severity
+from recipelint.toolkits.wenet.part import train_data
 
 CODE = "RL204"
 NAME = "compressed-shards"
@@ -39,7 +40,7 @@ SOURCE = "wenet-e2e/wenet@01546996:tools/make_shard_list.py writes plain tar; we
 
 
 def check(ctx: Context) -> Iterator[Diagnostic | None]:
-    for data in ctx.recipe.train_data:
+    for data in train_data(ctx.recipe):
         if not data.compression:
             continue
         kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(data.compression.items()))

@@ -38,6 +38,7 @@ from recipelint.context import Context
 from recipelint.diagnostics import Diagnostic, Severity
 from recipelint.rulekit import oversubscribed
 from recipelint.rulekit.unknown_fact import hardware_unknown
+from recipelint.toolkits.wenet.loader import loader
 
 CODE = "RL102"
 NAME = "cpu-oversubscription"
@@ -57,7 +58,7 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
     if not cpus.known:
         yield hardware_unknown(ctx, CODE, "cpus", recipe.arg("num_workers"))
         return
-    ranks, cap = ctx.ranks_per_node, ctx.cpu_cap
+    ranks, cap = ctx.ranks_per_node, loader(ctx).cpu_cap
     if ranks is None or cap is None or workers <= cap[0]:
         return
     setting = recipe.arg("num_workers")
@@ -74,9 +75,9 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
         setting.span,
         setting="num_workers",
         current=workers,
-        suggested=ctx.loader_plan.num_workers,
+        suggested=loader(ctx).plan.num_workers,
         evidence=[_cpus_evidence(ctx), ctx.ranks_evidence, cap[1]],
-        fix=ctx.loader_fix(),
+        fix=loader(ctx).fix(),
     )
 
 
