@@ -760,10 +760,16 @@ def loader_keys(file: PyFile) -> dict[str, tuple[list[str], int]]:
     found: dict[str, tuple[list[str], int]] = {}
     for call in file.calls:
         for keyword in call.keywords:
-            if keyword.arg in LOADER_KEYWORDS and keyword.arg not in found:
-                path = _key_path(keyword.value)
-                if len(path) >= 1:
-                    found[keyword.arg] = (path, call.lineno)
+            if keyword.arg not in LOADER_KEYWORDS:
+                continue
+            value = keyword.value
+            if isinstance(value, ast.IfExp):  # `None if cfg.num_workers == 0 else cfg.prefetch_factor`: the key read
+                value = value.orelse if isinstance(value.body, ast.Constant) else value.body
+            path = _key_path(value)
+            # several loaders (OLMo's eval `data_config.num_workers`, train `train_config.data.num_workers`):
+            # the longest path names the key most exactly
+            if path and len(path) > len(found.get(keyword.arg, ([], 0))[0]):
+                found[keyword.arg] = (path, call.lineno)
     return found
 
 

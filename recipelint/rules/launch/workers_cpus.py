@@ -39,8 +39,9 @@ from collections.abc import Iterator
 from recipelint import tuner
 from recipelint.context import Context
 from recipelint.diagnostics import Applicability, Diagnostic, Fix, Severity
+from recipelint.model import setting_source
 from recipelint.rulekit import oversubscribed
-from recipelint.rulekit.allocated import worker_setting
+from recipelint.rulekit.allocated import WRAPPER_LEVELS, worker_setting
 from recipelint.rulekit.unknown_fact import hardware_unknown
 
 CODE = "RL506"
@@ -53,7 +54,6 @@ SOURCE = (
     "one DataLoader per rank: Hugging Face TrainingArguments.dataloader_num_workers "
     "(https://huggingface.co/docs/transformers/main_classes/trainer)"
 )
-WRAPPER_LEVELS = 6  # folders above the launched script searched for the modules it imports
 # WeNet and XTuner judge their workers against the same CPUs themselves (RL102, RL807).
 TOOLKITS = ("torch", "deepspeed")
 FACTS = ("cpus",)
@@ -91,7 +91,12 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
         setting=setting.name,
         current=workers,
         suggested=cap,
-        evidence=[cpus.cite("cpus"), ctx.ranks_evidence, "formula: ranks_per_node x num_workers <= usable CPUs"],
+        evidence=[
+            *([f"workers: {setting_source(setting)}"] if setting.origin is not None else []),  # a config key: which and why
+            cpus.cite("cpus"),
+            ctx.ranks_evidence,
+            "formula: ranks_per_node x num_workers <= usable CPUs",
+        ],
         fix=Fix((edit,), Applicability.SAFE, f"set {setting.name} {cap}") if edit is not None else None,
     )
 

@@ -120,6 +120,9 @@ def program(words: list[Word]) -> tuple[int, int] | None:
     for index in range(launcher + 1, len(words)):
         if word_text(words[index]).endswith(".py") or all(v.endswith(".py") for v in branch_values(words[index]) or ["-"]):
             return launcher, index
+    inline = _inline_program(words, launcher)
+    if inline is not None:
+        return launcher, inline
     unknown = words[launcher].value is None
     for index in range(launcher + 1, len(words) - 1):
         module = word_text(words[index + 1])
@@ -129,6 +132,18 @@ def program(words: list[Word]) -> tuple[int, int] | None:
                 # file): neither the program nor the module is known, nothing says it is a training launch
                 return None
             return launcher, index + 1
+    return None
+
+
+def _inline_program(words: list[Word], launcher: int) -> int | None:
+    """`torchrun --no-python python3 -c CODE` (kubeflow/trainer's examples/yaml): torchrun runs the
+    program as given in each rank, here Python on code written in the command; the code is the
+    training script (not a file, so nothing more of it is read)."""
+    if _name(words[launcher]) != "torchrun" or not any(word_text(w) == "--no-python" for w in words[launcher + 1 :]):
+        return None
+    for index in range(launcher + 2, len(words) - 1):
+        if word_text(words[index]) == "-c" and _name(words[index - 1]).startswith("python"):
+            return index + 1
     return None
 
 
