@@ -57,7 +57,7 @@ _ERROR = re.compile(b"|".join(re.escape(n) for n in ERROR_NEEDLES))
 _EPOCH_END = re.compile(b"|".join(re.escape(n) for n in EPOCH_END))
 _EPOCH_START = re.compile(b"|".join(re.escape(n) for n in EPOCH_START))
 # What an exception line starts with (roots.exception decides): a cheap test before decoding.
-_EXCEPTION_START = re.compile(rb"\s*(?:\[(?:rank|default)\d+\]:\s*)?(?:E\s+)?(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)\b")
+_EXCEPTION_START = re.compile(rb"\s*(?:\[(?:rank|default)\d+\]:\s*|\d{1,5}: \s*)?(?:E\s+)?(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)\b")
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 # Colour codes written inside a message ("Watchdog \x1b[0mcaught"): removed from the bytes before
 # any needle is looked for, so a code between two words never hides a line.
@@ -291,7 +291,7 @@ class Scanner:
 
     def read(self, path: Path) -> None:
         """Scan one log file; SourceError when it cannot be read (what was read is kept)."""
-        scan = FileScan(path, timeline.file_rank(path.name))
+        scan = FileScan(path, timeline.file_rank(path.name, path.parent.name))
         self.files.append(scan)
         if path.is_dir():
             raise SourceError(path, "is a directory, not a log")
@@ -483,11 +483,16 @@ class Scanner:
         if found is None:
             return
         rank = timeline.rank_of(text)
+        # The traceback before it: the rank's own lines (by prefix), and the rank a torchelastic
+        # summary names above a traceback it quotes (`rank : 3 (local_rank: 3)`).
+        trace = [line.text for line in _before(chunk, start, number, roots.TRACE_LINES)]
+        if rank is None:
+            rank = roots.summary_rank(trace)
         key = (chunk.scan.path, chunk.scan.rank if rank is None else rank)
         if key in self.roots or len(self.roots) >= roots.MAX_ROOTS:
             return
-        hit = self._make(chunk, start, end, number, text, "root", None)
-        where = roots.location(line.text for line in hit.before)
+        hit = self._make(chunk, start, end, number, text, "root", None, rank)
+        where = roots.location(roots.own_lines(trace, text))
         self.roots[key] = Root(hit, roots.Raised(found[0], found[1], where))
         if len(hit.after) < CONTEXT:
             self._pending.append(hit)
@@ -525,7 +530,9 @@ class Scanner:
             if len(hit.after) < CONTEXT:
                 self._pending.append(hit)
 
-    def _make(self, chunk: _Chunk, start: int, end: int, number: int, text: str, key: str, match: re.Match[str] | None) -> Hit:
+    def _make(
+        self, chunk: _Chunk, start: int, end: int, number: int, text: str, key: str, match: re.Match[str] | None, rank: int | None = None
+    ) -> Hit:
         scan = chunk.scan
         at = match.start() if match else 0
         time = timeline.timestamp(text, scan.year)
@@ -536,7 +543,7 @@ class Scanner:
         prior = inline or self._progress_before(chunk, start, number)
         marker = scan.last_marker
         after_epoch = marker is not None and marker[1] == "end" and (prior is None or marker[0] > prior.line)
-        rank = timeline.rank_of(text)
+        rank = timeline.rank_of(text) if rank is None else rank
         return Hit(
             key,
             LogLine(scan.path, number, shown(text, at)),
@@ -616,15 +623,15 @@ def _line_starts(buf: bytes, needles: Iterable[bytes]) -> dict[int, list[bytes]]
 _FULL_YEAR = re.compile(r"(?:19|20)\d\d[-/]\d\d[-/]\d\d")
 
 
-def _before(chunk: _Chunk, start: int, number: int) -> tuple[LogLine, ...]:
+def _before(chunk: _Chunk, start: int, number: int, count: int = CONTEXT) -> tuple[LogLine, ...]:
     lines: list[LogLine] = []
     buf, end = chunk.buf, start
-    while len(lines) < CONTEXT and end > 0:
+    while len(lines) < count and end > 0:
         begin = buf.rfind(b"\n", 0, end - 1) + 1
         lines.append(LogLine(chunk.scan.path, number - len(lines) - 1, shown(decode(buf[begin : end - 1]))))
         end = begin
-    if len(lines) < CONTEXT:
-        lines.extend(reversed([line for line in chunk.tail if line.number < number - len(lines)][-(CONTEXT - len(lines)) :]))
+    if len(lines) < count:
+        lines.extend(reversed([line for line in chunk.tail if line.number < number - len(lines)][-(count - len(lines)) :]))
     return tuple(reversed(lines))
 
 
@@ -700,7 +707,10 @@ def _elastic(path: Path, raw: IO[bytes]) -> IO[bytes] | None:
     extra = message.get("extraInfo")
     # any shape a writer chose: a nested or odd error file is read for what it holds, never a crash
     callstack = extra.get("py_callstack") if isinstance(extra, dict) else extra
-    parts: Iterable[object] = (message.get("message"), callstack)
+    said = message.get("message")
+    if isinstance(callstack, str) and isinstance(said, str) and said.strip() and said.strip() in callstack:
+        return BytesIO(callstack.encode())  # the stack ends in the message: the root is read with its frames
+    parts: Iterable[object] = (said, callstack)
     return BytesIO("\n".join(part if isinstance(part, str) else json.dumps(part) for part in parts if part).encode())
 
 

@@ -26,6 +26,7 @@ _RANKS = (
     re.compile(r"^\s*\[rank(\d+)\]:"),  # torch >= 2.2 prefixes each rank's stderr
     re.compile(r"^\s*\[default(\d+)\]:"),  # torchrun --tee / --redirects
     re.compile(r"^\s*\[1,(\d+)\]<std(?:out|err)>:"),  # Open MPI --tag-output
+    re.compile(r"^(\d{1,5}): "),  # srun --label (and pdsh-style `N: ` prefixes)
     re.compile(r"\[(?:PG [^\]]*?)?Rank (\d+)\]"),  # [Rank 3], [PG 1 Rank 3]
     re.compile(r"\bcurrent rank (\d+)\b"),  # WeNet's join message
     re.compile(r"\brank[ :=](\d+)\b"),  # WeNet's TRAIN lines end in "rank 5"
@@ -63,9 +64,13 @@ def rank_of(text: str) -> int | None:
     return None
 
 
-def file_rank(name: str) -> int | None:
+def file_rank(name: str, folder: str = "") -> int | None:
+    """The rank a file's name gives (rank3.log); for a torchelastic error file
+    (`.../attempt_0/3/error.json`), the local rank its folder is named by."""
     match = _FILE_RANK.search(name)
-    return int(match.group(1)) if match else None
+    if match:
+        return int(match.group(1))
+    return int(folder) if name == "error.json" and folder.isdigit() else None
 
 
 @dataclass(frozen=True)
