@@ -13,6 +13,7 @@ fixed-size deque, and progress is sampled from the end of each chunk.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import gzip
 import json
@@ -195,6 +196,22 @@ class _Chunk:
     cursor_line: int = 0
     # key -> the chunk's last (start, end, line, text, match) past the kept hits
     late: dict[str, tuple[int, int, int, str, re.Match[str] | None]] = field(default_factory=dict)
+    parsed: dict[int, Progress | None] = field(default_factory=dict)  # progress lines read, by start
+
+    @functools.cached_property
+    def progress_starts(self) -> list[int]:
+        """Where the chunk's progress lines start: one C scan of the chunk, made the first time a
+        hit asks for the progress before it (a lookup is then a bisection, not a loop over lines)."""
+        buf, found = self.buf, set()
+        for literal in timeline.PROGRESS_LITERALS:  # a literal scan each (C speed), then the line's own test
+            at = buf.find(literal)
+            while at >= 0:
+                begin = buf.rfind(b"\n", 0, at) + 1
+                end = buf.find(b"\n", at)
+                if begin not in found and timeline.PROGRESS_BYTES.search(buf, begin, len(buf) if end < 0 else end):
+                    found.add(begin)
+                at = buf.find(literal, (len(buf) if end < 0 else end) + 1)
+        return sorted(found)
 
     @functools.cached_property
     def lines(self) -> int:
@@ -483,14 +500,16 @@ class Scanner:
         if found is None:
             return
         rank = timeline.rank_of(text)
-        # The traceback before it: the rank's own lines (by prefix), and the rank a torchelastic
-        # summary names above a traceback it quotes (`rank : 3 (local_rank: 3)`).
-        trace = [line.text for line in _before(chunk, start, number, roots.TRACE_LINES)]
-        if rank is None:
-            rank = roots.summary_rank(trace)
+        # A torchelastic summary names the rank above a traceback it quotes (`rank : 3
+        # (local_rank: 3)`); its lines are read back only where the window holds one.
+        summary = rank is None and chunk.buf.rfind(b"(local_rank: ", max(0, start - roots.TRACE_BYTES), start) >= 0
+        trace = [line.text for line in _before(chunk, start, number, roots.TRACE_LINES)] if summary else []
+        rank = roots.summary_rank(trace) if summary else rank
         key = (chunk.scan.path, chunk.scan.rank if rank is None else rank)
         if key in self.roots or len(self.roots) >= roots.MAX_ROOTS:
             return
+        # The traceback before it: with a rank prefix, the rank's own lines only.
+        trace = trace or [line.text for line in _before(chunk, start, number, roots.TRACE_LINES)]
         hit = self._make(chunk, start, end, number, text, "root", None, rank)
         where = roots.location(roots.own_lines(trace, text))
         self.roots[key] = Root(hit, roots.Raised(found[0], found[1], where))
@@ -559,21 +578,22 @@ class Scanner:
     def _progress_before(self, chunk: _Chunk, start: int, number: int) -> Progress | None:
         """The last progress line before byte `start`: looked for up to BACK_LINES lines back,
         then the one sampled from earlier chunks."""
-        buf, end = chunk.buf, start
-        for back in range(1, BACK_LINES + 1):
-            if end <= 0:
-                break
-            begin = buf.rfind(b"\n", 0, end - 1) + 1
-            raw = buf[begin : end - 1] if buf[end - 1 : end] == b"\n" else buf[begin:end]
-            if timeline.PROGRESS_BYTES.search(raw):
+        starts = chunk.progress_starts
+        at = bisect.bisect_left(starts, start) - 1
+        if at >= 0:
+            begin = starts[at]
+            back = chunk.buf.count(b"\n", begin, start)
+            if back <= BACK_LINES:
                 return self._progress_at(chunk, begin, number - back)
-            end = begin
         return chunk.scan.last_progress
 
     def _progress_at(self, chunk: _Chunk, start: int, number: int) -> Progress | None:
+        if start in chunk.parsed:  # many hits share the progress line before them: parsed once
+            return chunk.parsed[start]
         _, raw = chunk.line_at(start)
         text = decode(raw)
-        return timeline.progress(text, number, timeline.timestamp(text, chunk.scan.year))
+        chunk.parsed[start] = found = timeline.progress(text, number, timeline.timestamp(text, chunk.scan.year))
+        return found
 
     def _fill_pending(self, chunk: _Chunk) -> None:
         """Give hits near the end of the previous chunk their lines after."""

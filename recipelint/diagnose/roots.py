@@ -26,6 +26,7 @@ _RICH_FRAME = re.compile(r"(?P<file>[\w./~-]+\.py):(?P<line>\d+) in (?P<fn>[\w<>
 _SECONDARY = ("ChildFailedError", "CalledProcessError")
 MAX_ROOTS = 64  # ranks (or files) remembered; a log of thousands of ranks keeps the first 64
 TRACE_LINES = 40  # lines read back from an exception for its traceback (a root is read once per rank)
+TRACE_BYTES = 8192  # bytes searched back for a torchelastic summary's rank line
 # A rank's prefix on its lines, as timeline.rank_of reads it: `[rank3]:`, `[default3]:`, `3: `.
 _PREFIX = re.compile(r"^\s*(?:\[(?:rank|default)\d+\]:|\d{1,5}: )")
 # torchelastic's failure summary: `  rank      : 3 (local_rank: 3)`, above the traceback it quotes.

@@ -116,6 +116,8 @@ _EXAMPLES = re.compile(r"(?P<step>\d+) examples \[(?P<elapsed>[\d:]+),")
 _HF = re.compile(r"\{'loss': [-\d.e]+.*?'epoch': (?P<epoch>[\d.]+)\}")
 _DS = re.compile(r"\bstep=(?P<step>\d+), skipped=\d+")
 # Bytes: what the reader searches for before decoding a line.
+# A literal each of PROGRESS_BYTES' forms holds: the reader finds candidate lines by them.
+PROGRESS_LITERALS = (b"Batch ", b" examples [", b"(train)", b"(val)", b"%|", b"{'loss': ", b", skipped=")
 PROGRESS_BYTES = re.compile(
     rb"Batch \d+/\d+ loss|\d examples \[|\((?:train|val)\)\s*\[|\d%\|.*\| *\d+/\d+ \[|\{'loss': |\bstep=\d+, skipped="
 )
