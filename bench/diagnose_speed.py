@@ -67,7 +67,9 @@ def write_log(path: Path, size: int, mix: str = "synthetic") -> None:
         lines = real_lines()
         block = b"".join(rng.choice(lines) for _ in range(20000))
     else:
-        block = "".join(rng.choice(LINES).format(r=rng.randrange(8), m=rng.randrange(60), s=rng.randrange(60)) for _ in range(20000)).encode()
+        block = "".join(
+            rng.choice(LINES).format(r=rng.randrange(8), m=rng.randrange(60), s=rng.randrange(60)) for _ in range(20000)
+        ).encode()
     with open(path, "wb") as handle:
         written = 0
         while written < size:

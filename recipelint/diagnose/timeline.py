@@ -57,6 +57,9 @@ def timestamp(text: str, year: int = 1900) -> datetime | None:
 
 
 def rank_of(text: str) -> int | None:
+    # Each form holds one of these (or starts with a digit): most lines hold none of them.
+    if "ank" not in text and "default" not in text and "<std" not in text and not text[:1].isdigit():
+        return None
     for pattern in _RANKS:
         match = pattern.search(text)
         if match is not None:

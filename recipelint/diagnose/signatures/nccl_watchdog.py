@@ -51,13 +51,13 @@ PATTERNS = {
     "watchdog": (
         "Watchdog caught",
         r"(?:\[Rank (?P<rank>\d+)\] )?Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=(?P<seq>\d+), "
-        r"OpType=(?P<op>\w+)(?:, NumelIn=(?P<numel>\d+), NumelOut=\d+)?, Timeout\(ms\)=(?P<ms>\d+)\)(?: ran(?: for (?P<ran>\d+) milli)?)?",
+        r"OpType=(?P<op>\w+)(?:, NumelIn=(?P<numel>\d+), NumelOut=\d+)?, Timeout\(ms\)=(?P<ms>\d+)\)(?: ran(?: for (?P<ran>\d+) milli)?)?"
+        # or the message alone, its work on the next lines as a report re-wraps it (autocast#381)
+        r"|(?:\[Rank (?P<bare_rank>\d+)\] )?Watchdog caught collective operation timeout:\s*$",
     ),
-    # The message with the work on the next lines, as a report re-wraps it (autocast#381).
-    "bare": ("Watchdog caught", r"(?:\[Rank (?P<rank>\d+)\] )?Watchdog caught collective operation timeout:\s*$"),
     "work-next": (
         "WorkNCCL(",
-        r"^\s*WorkNCCL\([^)]*?OpType=(?P<op>\w+)(?:, NumelIn=(?P<numel>\d+))?[^)]*Timeout\(ms\)=(?P<ms>\d+)\)",
+        r"^\s*WorkNCCL\((?:SeqNum=(?P<seq>\d+), )?[^)]*?OpType=(?P<op>\w+)(?:, NumelIn=(?P<numel>\d+))?[^)]*Timeout\(ms\)=(?P<ms>\d+)\)",
     ),
     # What ran before the hang, for the rank-divergent code paths (evaluation, the end of fit).
     "fit-end": ("stopped: `max_", r"`Trainer\.fit` stopped: `max_(?:epochs|steps)"),
@@ -93,11 +93,10 @@ CAUSES = {
 
 
 def explain(found: Found) -> Explanation | None:
-    hits = found.hits("watchdog")
+    hits = [h for h in found.hits("watchdog") if h.groups.get("seq")]
     if not hits:
         return _bare(found)
-    anchor = found.first("watchdog")
-    assert anchor is not None
+    anchor = hits[0]
     top = max(int(h.groups["seq"]) for h in hits)
     ops = sorted({h.groups["op"] for h in hits if int(h.groups["seq"]) == top})
     ms = int(anchor.groups["ms"])
@@ -125,7 +124,7 @@ def explain(found: Found) -> Explanation | None:
 
 def _bare(found: Found) -> Explanation | None:
     """The message whose work a report put on the next line: what it says, and the same ranking."""
-    anchor = found.first("bare")
+    anchor = found.first("watchdog")
     if anchor is None:
         return None
     work = found.first("work-next")
@@ -134,7 +133,9 @@ def _bare(found: Found) -> Explanation | None:
     if work is not None:
         evidence.append(timeout_note(found, int(work.groups["ms"])))
     kind, _ = phase(anchor, found.file(anchor.line.path))
-    causes = _divergent(found, [work] if work is not None else [], _order(found, kind, FIRST_COLLECTIVES + 1, [ops]))
+    seq = int(work.groups["seq"]) if work is not None and work.groups.get("seq") else FIRST_COLLECTIVES + 1
+    causes = _order(found, kind, seq, [ops])
+    causes = _divergent(found, [work] if work is not None else [], causes) if seq > FIRST_COLLECTIVES else causes
     return Explanation(anchor, f"the NCCL watchdog ended {ops} after the process group's timeout", evidence, causes)
 
 
