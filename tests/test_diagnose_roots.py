@@ -94,3 +94,24 @@ def test_address_in_use_under_torchs_launcher_with_a_tcp_store_is_the_launchers_
     # Without the launcher's line it is another job's port, as before.
     log.write_text(LAUNCHER_STORE.split("\n", 1)[1])
     assert diagnose([log], []).findings[0].causes[0].key == "shared-port"
+
+
+# Lines healthy runs print that hold the new patterns' words: DeepSpeed's start-up on Windows
+# (xtts-webui#111), torchrun's OMP_NUM_THREADS banner (llama-cookbook#186), the Trainer's
+# evaluation banner (transformers/trainer.py: `***** Running {description} *****`).
+HEALTHY = """\
+[2024-11-21 16:23:58,906] [INFO] [real_accelerator.py:161:get_accelerator] Setting ds_accelerator to cuda (auto detect)
+[2024-11-21 16:24:00,223] torch.distributed.elastic.multiprocessing.redirects: [WARNING] NOTE: Redirects are currently not supported in Windows or MacOs.
+WARNING:torch.distributed.run:
+*****************************************
+Setting OMP_NUM_THREADS environment variable for each process to be 1 in default, to avoid your system being overloaded, please further tune the variable for optimal performance in your application as needed.
+*****************************************
+***** Running Evaluation *****
+  Num examples = 500
+"""
+
+
+def test_healthy_lines_with_the_new_patterns_words_give_no_finding(tmp_path: Path) -> None:
+    log = tmp_path / "train.log"
+    log.write_text(HEALTHY)
+    assert diagnose([log], []).findings == []
