@@ -92,7 +92,7 @@ def in_process(folder: Path, script: Path, profile: Path, runs: int) -> list[flo
         times = []
         for _ in range(runs + 3):
             start = time.perf_counter()
-            engine.check([script], ProfileLoader(profile), FileCache(), resolver=Resolver(), keep_recipes=False)
+            engine.check([script], hardware=ProfileLoader(profile), files=FileCache(), resolver=Resolver(), keep_recipes=False)
             times.append(time.perf_counter() - start)
         return times[3:]
     finally:

@@ -45,7 +45,9 @@ ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 RACY_SECONDS = 2.5  # a file younger than this is not cached (recipelint.cache.RACY_SECONDS)
 HOOK_TYPES = {"yaml", "json", "shell", "markdown"}  # .pre-commit-hooks.yaml: types_or
 NODE = "gpus: 4\ngpu_model: V100-SXM2-32GB\ngpu_memory_gib: 32\ncpus: 32\nmemory_gib: 256\nshm_gib: 64\nnodes: 4\n"
-GRADLEW = '#!/bin/sh\n# Gradle start up script\nAPP_HOME=$(cd "$(dirname "$0")" && pwd -P)\nexec java -jar "$APP_HOME/gradle/wrapper.jar" "$@"\n'
+GRADLEW = (
+    '#!/bin/sh\n# Gradle start up script\nAPP_HOME=$(cd "$(dirname "$0")" && pwd -P)\nexec java -jar "$APP_HOME/gradle/wrapper.jar" "$@"\n'
+)
 README = "# Recipe {i}\n\n```sh\nbash run.sh --stage 4 --stop_stage 4\n```\n"
 FAILURES: dict[int, list[str]] = {}  # an exit code pre-commit fails on: the first lines that say why
 LOCAL = "#!/bin/bash\n# data preparation of set {i}\nset -e\nfor part in train dev; do\n  mkdir -p data/$part\ndone\n"

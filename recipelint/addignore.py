@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from recipelint.console import echo, print_errors
 
 if TYPE_CHECKING:
+    from recipelint.checkoptions import CheckOptions
     from recipelint.diagnostics import Diagnostic, Edit
     from recipelint.hardware.profile import Hardware
     from recipelint.parse.files import FileCache, SourceError
@@ -39,15 +40,20 @@ def add_ignores(
     targets: list[Path],
     hardware: Callable[[], Hardware] | None,
     resolver: Resolver,
-    command: str | None = None,
-    model_params: float | None = None,
+    options: CheckOptions | None = None,
 ) -> int:
-    """Check, write the suppressions, say how many were added; the exit code (2 on a file error)."""
+    """Check, write the suppressions, say how many were added; the exit code (2 on a file error).
+    Of `options`, the launch (`--command`) and the model size count: every finding is written
+    down, whatever the comments already say, in one process."""
     from recipelint import engine
+    from recipelint.checkoptions import CheckOptions
     from recipelint.parse.files import FileCache
 
+    given = options or CheckOptions()
+    checked = CheckOptions(command=given.command, model_params=given.model_params)
+
     def run(files: FileCache) -> tuple[list[Diagnostic], list[SourceError]]:
-        result = engine.check(targets, hardware, files, resolver=resolver, model_params=model_params, command=command, keep_recipes=False)
+        result = engine.check(targets, checked, hardware=hardware, files=files, resolver=resolver, keep_recipes=False)
         return result.diagnostics, result.errors
 
     files = FileCache()

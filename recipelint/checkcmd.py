@@ -14,7 +14,9 @@ from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
+from recipelint.checkoptions import CheckOptions
 from recipelint.console import echo, fail, print_errors
+from recipelint.records import replace
 from recipelint.report import REPORTERS
 
 if TYPE_CHECKING:
@@ -154,99 +156,62 @@ def read_stdin(paths: list[Path], stdin_filename: Optional[Path], files: FileCac
     return [stdin_filename if path == Path("-") else path for path in paths]
 
 
-def run_check(
-    paths: Optional[list[Path]] = None,
-    hardware: Optional[Path] = None,
-    output_format: Optional[Format] = None,
-    output_file: Optional[Path] = None,
-    statistics: bool = False,
-    config: Optional[Path] = None,
-    isolated: bool = False,
-    show_settings: bool = False,
-    no_inline_ignores: bool = False,
-    exit_zero: bool = False,
-    model_params: Optional[float] = None,
-    command: Optional[str] = None,
-    jobs: Optional[int] = None,
-    no_cache: bool = False,
-    add_ignore: bool = False,
-    select: Optional[list[str]] = None,
-    extend_select: Optional[list[str]] = None,
-    ignore: Optional[list[str]] = None,
-    quiet: int = 0,
-    silent: bool = False,
-    color: Optional[Color] = None,
-    stdin_filename: Optional[Path] = None,
-    baseline: Optional[Path] = None,
-    write_baseline: Optional[Path] = None,
-    diff: Optional[str] = None,
-) -> int:
+def run_check(options: CheckOptions) -> int:
     """Check recipes and print the report; the exit code."""
     from recipelint.parse.files import FileCache
 
     files = FileCache()
-    targets = read_stdin(paths or ([] if command is not None else [Path(".")]), stdin_filename, files)
-    settings = resolver(config, isolated, selection(select, extend_select, ignore))
-    if show_settings:
+    command = options.command
+    targets = read_stdin(options.paths or ([] if command is not None else [Path(".")]), options.stdin_filename, files)
+    settings = resolver(options.config, options.isolated, selection(options.select, options.extend_select, options.ignore))
+    if options.show_settings:
         return _show_settings(settings, targets)
-    if add_ignore:
+    if options.add_ignore:
         from recipelint.addignore import add_ignores
 
-        return add_ignores(targets, hardware_loader(hardware), settings, command=command, model_params=model_params)
-    fmt = _format(output_format, statistics)
+        return add_ignores(targets, hardware_loader(options.hardware), settings, options)
+    fmt = _format(options.output_format, options.statistics)
     preflight(settings, targets)
-    known = _read_baseline(baseline) if baseline is not None else None
-    progress = _progress(quiet or silent)
+    known = _read_baseline(options.baseline) if options.baseline is not None else None
+    progress = _progress(options.quiet or options.silent)
 
     def run(paths: list[Path], run_files: FileCache, cached: bool = True) -> engine.Result:
-        skip_cache = no_cache or not cached
-        return _engine_check(settings, paths, run_files, hardware, no_inline_ignores, model_params, command, jobs, skip_cache, progress)
+        return _engine_check(settings, paths, run_files, options if cached else replace(options, no_cache=True), progress)
 
     try:
         result = run(targets, files)
-        if diff is not None:
-            _compare_with(result, run, targets, diff, settings)
+        if options.diff is not None:
+            _compare_with(result, run, targets, options.diff, settings)
     finally:
         if progress is not None:
             progress.clear()
-    _known(settings, result, known, write_baseline)
-    level = 2 if silent else min(quiet, 2)
-    _report(settings, result, targets, level, fmt.value, output_file, statistics, color)
-    return 2 if result.errors else (0 if exit_zero or not result.failing else 1)
+    _known(settings, result, known, options.write_baseline)
+    level = 2 if options.silent else min(options.quiet, 2)
+    color = Color(options.color) if options.color is not None else None
+    _report(settings, result, targets, level, fmt.value, options.output_file, options.statistics, color)
+    return 2 if result.errors else (0 if options.exit_zero or not result.failing else 1)
 
 
 def _engine_check(
-    settings: Resolver,
-    targets: list[Path],
-    files: FileCache,
-    hardware: Optional[Path],
-    no_inline_ignores: bool,
-    model_params: Optional[float],
-    command: Optional[str],
-    jobs: Optional[int],
-    no_cache: bool,
-    progress: Progress | None,
+    settings: Resolver, targets: list[Path], files: FileCache, options: CheckOptions, progress: Progress | None
 ) -> engine.Result:
     from recipelint import engine
 
     return engine.check(
         targets,
-        hardware_loader(hardware),
-        files,
+        replace(options, jobs=1 if files.overlay else _jobs(settings, options.jobs)),
+        hardware=hardware_loader(options.hardware),
+        files=files,
         resolver=settings,
-        inline_ignores=not no_inline_ignores,
-        model_params=model_params,
-        command=command,
         keep_recipes=False,
-        jobs=1 if files.overlay else _jobs(settings, jobs),
-        cache=None if no_cache or files.overlay else _cache(settings),
+        cache=None if options.no_cache or files.overlay else _cache(settings),
         progress=progress,
     )
 
 
-def _format(output_format: Optional[Format], statistics: bool) -> Format:
+def _format(output_format: Optional[str], statistics: bool) -> Format:
     """The report's format: GitHub's annotations in a GitHub Actions run unless one is asked for."""
-    fmt = output_format or Format("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
+    fmt = Format(output_format or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"))
     if statistics and fmt.value in ("sarif", "github"):
         fail(f"--statistics applies to the text, concise and json formats, not to {fmt.value}, whose readers take one result per finding")
     return fmt

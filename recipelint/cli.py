@@ -2,19 +2,24 @@
 
 from __future__ import annotations
 
+import inspect
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
 if TYPE_CHECKING:
+    from recipelint.context import Context
+    from recipelint.diagnostics import Diagnostic
     from recipelint.engine import Result
     from recipelint.fix import FixOutcome
+    from recipelint.model import Recipe
     from recipelint.parse.files import SourceError
 
 from recipelint.checkcmd import Color, Format, hardware_loader, resolver
+from recipelint.checkoptions import FLAGS, CheckOptions, as_values
 from recipelint.console import echo, fail, print_errors, report_crash
 
 app = typer.Typer(
@@ -57,34 +62,59 @@ def _root(
     """Lint and tune deep-learning training recipes (WeNet, DeepSpeed, XTuner) against the hardware they will run on."""
 
 
-PathsArg = Annotated[Optional[list[Path]], typer.Argument(help="Recipe folders, run scripts, or configs. Default: the current folder.")]
-HardwareOpt = Annotated[
-    Optional[Path],
-    typer.Option(
-        "--hardware",
-        help="The training node's profile (from `recipelint probe --output` on the node), or `host` to judge this machine even when it is not the node.",
-    ),
-]
-FormatOpt = Annotated[Optional[Format], typer.Option("--format", help="Output format (github is the default when GITHUB_ACTIONS is set).")]
-ConfigOpt = Annotated[Optional[Path], typer.Option("--config", help="Use this recipelint.toml or pyproject.toml for every file.")]
-IsolatedOpt = Annotated[bool, typer.Option("--isolated", help="Ignore every configuration file.")]
-NoInlineOpt = Annotated[bool, typer.Option("--no-inline-ignores", help="Ignore `# recipelint: ignore[...]` comments.")]
-ExitZeroOpt = Annotated[bool, typer.Option("--exit-zero", help="Exit 0 even when there are findings (2 still means an error).")]
-SelectOpt = Annotated[
-    Optional[list[str]],
-    typer.Option(
-        "--select",
-        help="Check only these rule codes or prefixes (RL102, RL4, ALL; comma-separated or repeated), instead of the settings' select.",
-    ),
-]
-ExtendSelectOpt = Annotated[
-    Optional[list[str]], typer.Option("--extend-select", help="Check these rule codes or prefixes as well as the settings' selection.")
-]
-IgnoreOpt = Annotated[Optional[list[str]], typer.Option("--ignore", help="Do not check these rule codes or prefixes (over the settings).")]
-StdinNameOpt = Annotated[
-    Optional[Path],
-    typer.Option("--stdin-filename", help="With `-` as the path: the name of the file read from stdin (its kind, and the path shown)."),
-]
+_TYPES: dict[str, Any] = {
+    "paths": Optional[list[Path]],
+    "path": Optional[Path],
+    "text": Optional[str],
+    "float": Optional[float],
+    "jobs": Optional[int],
+    "format": Optional[Format],
+    "color": Optional[Color],
+    "list": Optional[list[str]],
+    "flag": bool,
+    "count": int,
+}
+
+
+def _annotated(name: str) -> Any:
+    """The typer parameter of CheckOptions' field `name`, from its FLAGS entry: the one definition
+    `check` and the other commands that take the same option share."""
+    option = FLAGS[name]
+    kind = _TYPES[option.kind]
+    if option.kind == "paths":
+        return Annotated[kind, typer.Argument(help=option.help)]
+    extra: dict[str, Any] = {"count": True} if option.kind == "count" else {"min": 1} if option.kind == "jobs" else {}
+    if name == "diff":
+        extra["metavar"] = "REV"
+    return Annotated[kind, typer.Option(*option.names, help=option.help, **extra)]
+
+
+# The options other commands share with `check`, each as its FLAGS entry defines it (the type
+# checker sees the plain type; typer, the Annotated one).
+if TYPE_CHECKING:
+    PathsArg = Optional[list[Path]]
+    HardwareOpt = Optional[Path]
+    FormatOpt = Optional[Format]
+    ConfigOpt = Optional[Path]
+    IsolatedOpt = bool
+    NoInlineOpt = bool
+    ExitZeroOpt = bool
+    SelectOpt = Optional[list[str]]
+    ExtendSelectOpt = Optional[list[str]]
+    IgnoreOpt = Optional[list[str]]
+    StdinNameOpt = Optional[Path]
+else:
+    PathsArg = _annotated("paths")
+    HardwareOpt = _annotated("hardware")
+    FormatOpt = _annotated("output_format")
+    ConfigOpt = _annotated("config")
+    IsolatedOpt = _annotated("isolated")
+    NoInlineOpt = _annotated("no_inline_ignores")
+    ExitZeroOpt = _annotated("exit_zero")
+    SelectOpt = _annotated("select")
+    ExtendSelectOpt = _annotated("extend_select")
+    IgnoreOpt = _annotated("ignore")
+    StdinNameOpt = _annotated("stdin_filename")
 
 
 _fail = fail
@@ -101,41 +131,6 @@ def _print_machine(result) -> None:  # type: ignore[no-untyped-def]
         echo(summary_line(result.judged, result.hardware), err=True)
 
 
-OutputFileOpt = Annotated[Optional[Path], typer.Option("--output-file", "-o", help="Write the report to this file.")]
-StatisticsOpt = Annotated[bool, typer.Option("--statistics", help="Print the number of findings per rule.")]
-ShowSettingsOpt = Annotated[bool, typer.Option("--show-settings", help="Print the settings in force for each path and exit.")]
-ModelParamsOpt = Annotated[
-    Optional[float], typer.Option("--model-params", help="Model parameter count (e.g. 7e9), for the DeepSpeed offload memory check.")
-]
-CommandOpt = Annotated[
-    Optional[str], typer.Option("--command", help="Lint one launch command line, e.g. 'NNODES=2 NPROC_PER_NODE=8 xtuner train cfg.py'.")
-]
-JobsOpt = Annotated[
-    Optional[int],
-    typer.Option("--jobs", min=1, help="Use at most N processes (default: the CPUs, when the work pays for them)."),
-]
-NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Neither read nor write the result cache (.recipelint_cache).")]
-AddIgnoreOpt = Annotated[
-    bool, typer.Option("--add-ignore", help="Write `# recipelint: ignore[CODE] TODO: ...` on the line of every current finding.")
-]
-QuietOpt = Annotated[
-    int, typer.Option("--quiet", "-q", count=True, help="Print the findings only, no summary; -qq prints nothing (the exit code says).")
-]
-SilentOpt = Annotated[bool, typer.Option("--silent", "-s", help="Print no report (as -qq); errors still go to stderr.")]
-ColorOpt = Annotated[
-    Optional[Color],
-    typer.Option("--color", help="Colour the text formats: auto (a terminal, unless NO_COLOR; FORCE_COLOR forces), always, never."),
-]
-
-
-BaselineOpt = Annotated[
-    Optional[Path], typer.Option("--baseline", help="Report only findings this baseline (from --write-baseline) does not hold.")
-]
-WriteBaselineOpt = Annotated[Optional[Path], typer.Option("--write-baseline", help="Write the findings of this run to FILE as a baseline.")]
-DiffOpt = Annotated[
-    Optional[str],
-    typer.Option("--diff", metavar="REV", help="Fail only on findings the tree at git revision REV did not have; those it had are infos."),
-]
 SuggestionsOpt = Annotated[
     Optional[Path],
     typer.Option(
@@ -145,65 +140,22 @@ SuggestionsOpt = Annotated[
 ]
 
 
-@app.command()
-def check(
-    paths: PathsArg = None,
-    hardware: HardwareOpt = None,
-    output_format: FormatOpt = None,
-    output_file: OutputFileOpt = None,
-    statistics: StatisticsOpt = False,
-    config: ConfigOpt = None,
-    isolated: IsolatedOpt = False,
-    show_settings: ShowSettingsOpt = False,
-    no_inline_ignores: NoInlineOpt = False,
-    exit_zero: ExitZeroOpt = False,
-    model_params: ModelParamsOpt = None,
-    command: CommandOpt = None,
-    jobs: JobsOpt = None,
-    no_cache: NoCacheOpt = False,
-    add_ignore: AddIgnoreOpt = False,
-    select: SelectOpt = None,
-    extend_select: ExtendSelectOpt = None,
-    ignore: IgnoreOpt = None,
-    quiet: QuietOpt = 0,
-    silent: SilentOpt = False,
-    color: ColorOpt = None,
-    stdin_filename: StdinNameOpt = None,
-    baseline: BaselineOpt = None,
-    write_baseline: WriteBaselineOpt = None,
-    diff: DiffOpt = None,
-) -> None:
+def check(**values: Any) -> None:
     """Check recipes and print what is wrong, why, and the suggested values. `-` reads one from stdin."""
     from recipelint import checkcmd
 
-    code = checkcmd.run_check(
-        paths=paths,
-        hardware=hardware,
-        output_format=output_format,
-        output_file=output_file,
-        statistics=statistics,
-        config=config,
-        isolated=isolated,
-        show_settings=show_settings,
-        no_inline_ignores=no_inline_ignores,
-        exit_zero=exit_zero,
-        model_params=model_params,
-        command=command,
-        jobs=jobs,
-        no_cache=no_cache,
-        add_ignore=add_ignore,
-        select=select,
-        extend_select=extend_select,
-        ignore=ignore,
-        quiet=quiet,
-        silent=silent,
-        color=color,
-        stdin_filename=stdin_filename,
-        baseline=baseline,
-        write_baseline=write_baseline,
-        diff=diff,
-    )
-    raise typer.Exit(code)
+    raise typer.Exit(checkcmd.run_check(CheckOptions.of(values)))
+
+
+# Its parameters are CheckOptions' fields, each as FLAGS defines it: an option added there is
+# an option of `check` here, with nothing to write twice.
+_PARAMETERS = [
+    inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=_annotated(name))
+    for name, default in as_values(CheckOptions()).items()
+]
+check.__signature__ = inspect.Signature(_PARAMETERS)  # type: ignore[attr-defined]
+check.__annotations__ = {parameter.name: parameter.annotation for parameter in _PARAMETERS} | {"return": None}
+app.command()(check)
 
 
 @app.command()
@@ -241,7 +193,7 @@ def fix(
     last: dict[str, engine.Result] = {}
 
     def run_check(files: FileCache):  # type: ignore[no-untyped-def]
-        result = engine.check(targets, loader, files, resolver=resolver, inline_ignores=not no_inline_ignores)
+        result = engine.check(targets, CheckOptions(no_inline_ignores=no_inline_ignores), hardware=loader, files=files, resolver=resolver)
         last["result"] = result
         return result.diagnostics
 
@@ -387,16 +339,19 @@ def show(
 
     if output_format not in ("text", "json"):
         _fail("--format is text or json")
+    from recipelint.toolkits import not_offered
+
     descriptions: list[report.Description] = []
+    recipes: list[Recipe] = []
+
+    def observe(ctx: Context, found: list[Diagnostic]) -> None:
+        descriptions.append(report.describe(ctx, found))
+        recipes.append(ctx.recipe)
+
     settings = _resolver(config, isolated)
     checkcmd.preflight(settings, paths or [Path(".")])
     result = engine.check(
-        paths or [Path(".")],
-        _hardware(hardware),
-        FileCache(),
-        resolver=settings,
-        keep_recipes=False,
-        observe=lambda ctx, found: descriptions.append(report.describe(ctx, found)),
+        paths or [Path(".")], hardware=_hardware(hardware), files=FileCache(), resolver=settings, keep_recipes=False, observe=observe
     )
     checkcmd.config_errors(settings, result.errors if result.judged else [*result.errors, *checkcmd.unused_profiles(settings)])
     if output_format == "json":
@@ -407,6 +362,8 @@ def show(
         echo(report.render_text(descriptions))
         for path, why in result.skipped:  # not recipes, not read: said, never an error of the run
             echo(printable(f"skipped {path}: {why}"))
+        for line in not_offered("show", recipes, "described by what every recipe has, nothing of their own"):
+            echo(printable(line))
     raise typer.Exit(2 if result.errors else 0)
 
 

@@ -5,17 +5,27 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from recipelint import tuner, versions
-from recipelint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
+from recipelint.diagnostics import Diagnostic, Edit, Fix, Severity
 from recipelint.hardware.profile import Fact, Hardware
 from recipelint.model import Recipe, Setting, setting_source
 from recipelint.parse.span import Span
-from recipelint.records import dataclass, field, replace
+from recipelint.records import dataclass, field
 
 if TYPE_CHECKING:
-    from recipelint.parse.checkout import Checkout
+    pass
+
+
+class SettingsRead(Protocol):
+    """What `Options.of` reads of recipelint.settings.Settings."""
+
+    deepspeed_version: str | None
+    model_params: float | None
+    mean_utterance_seconds: float | None
+    target_versions: dict[str, str]
+    source: Path | None
 
 
 @dataclass(frozen=True)
@@ -36,8 +46,8 @@ class Options:
         return cls(keys.get("deepspeed-version"), keys.get("model-params"), keys.get("mean-utterance-seconds"), targets)
 
     @classmethod
-    def of(cls, settings: Any) -> Options:
-        """From recipelint.settings.Settings (named loosely: settings sits above this module)."""
+    def of(cls, settings: SettingsRead) -> Options:
+        """From recipelint.settings.Settings (a protocol here: settings sits above this module)."""
         targets = tuple(sorted(settings.target_versions.items()))
         where = settings.source.name if settings.source is not None else ""
         return cls(settings.deepspeed_version, settings.model_params, settings.mean_utterance_seconds, targets, where)
@@ -54,6 +64,18 @@ class Options:
         return None
 
 
+class Derived:
+    """Facts a toolkit derives from a recipe on a machine (WeNet's loader model), computed once
+    per context: `ctx.derived(Kind)` makes `Kind(ctx)` the first time and keeps it. The context
+    names no toolkit; each keeps its own derived facts in its own package."""
+
+    def __init__(self, context: Context) -> None:
+        self.context = context
+
+
+D = TypeVar("D", bound=Derived)
+
+
 @dataclass
 class Context:
     recipe: Recipe
@@ -62,6 +84,15 @@ class Context:
     facts_used: list[str] = field(default_factory=list)  # hardware facts the rules asked for, for `show`
     # Unknown facts RL001 already named: shared by the recipes of one target (the run keeps one per fact).
     said: set[str] = field(default_factory=set)
+    kept: dict[type[Derived], Derived] = field(default_factory=dict, repr=False, compare=False)  # `derived`'s
+
+    def derived(self, kind: type[D]) -> D:
+        """A toolkit's facts of this class about the recipe, made once per context."""
+        found = self.kept.get(kind)
+        if not isinstance(found, kind):
+            found = kind(self)
+            self.kept[kind] = found
+        return found
 
     @cached_property
     def hardware(self) -> Hardware:
@@ -132,11 +163,6 @@ class Context:
         return f"{self.fact('gpus').cite('gpus')}: the script leaves the GPU count to the run time ({why})"
 
     @cached_property
-    def shards(self) -> int | None:
-        lists = [item for item in self.recipe.train_data if item.exists]
-        return sum(item.lines for item in lists) if lists else None
-
-    @cached_property
     def packages(self) -> dict[str, versions.Range]:
         """The releases declared beside the recipe: the environment its script activates, a virtual
         environment or pin file in its repository, its toolkit checkout's requirements."""
@@ -167,133 +193,6 @@ class Context:
         if configured is not None:
             return versions.Range(package, configured[0], configured[1], "setting")
         return versions.newest(package)
-
-    @cached_property
-    def wenet_data(self) -> tuner.WenetData:
-        """What the recipe's WeNet keeps per sample and batch: its checkout's code when found,
-        else upstream HEAD's pipeline."""
-        checkout = self.recipe.checkout
-        if checkout is None or not checkout.wenet:
-            return tuner.WenetData()
-        data = tuner.wenet_data_of(checkout.batch_carries_pcm, checkout.version_at_least("2024-01-31"), checkout.root)
-        return replace(data, unmodelled=self._unmodelled_batcher(checkout))
-
-    def _unmodelled_batcher(self, checkout: Checkout) -> str:
-        """Why the checkout's batcher is not upstream's: a batch_conf key of the YAML its batch()
-        reads beyond those modelled (a fork's extra cap), or a batch_type upstream's has not."""
-        from recipelint.parse.checkout import package_entry
-
-        conf = self.recipe.config.root.get("dataset_conf.batch_conf") if self.recipe.config else None
-        launch = self.recipe.launch
-        reads = checkout.dataset_keys(
-            package_entry(launch.script.value if launch is not None and isinstance(launch.script.value, str) else None)
-        )
-        block = reads.get("batch_conf") if reads else None
-        if conf is None or conf.kind != "map" or block is None:
-            return ""
-        extra = sorted(k for k in conf.entries if k in block.keys and k not in tuner.MODELLED_BATCH_KEYS)
-        kind = conf.scalar("batch_type")
-        if extra:
-            return f"batch_conf.{extra[0]}, which {block.function or 'the batch code'}() of the {checkout.label()} reads, is a cap the memory model does not know"
-        if isinstance(kind, str) and kind not in tuner.MODELLED_BATCH_TYPES:
-            return f"batch_type {kind} is not one of the batchers the memory model knows (static, dynamic, bucket)"
-        return ""
-
-    @cached_property
-    def utterance(self) -> tuner.Utterance:
-        """The mean utterance length the memory model uses, and where it comes from."""
-        conf = self.recipe.config.root.get("dataset_conf") if self.recipe.config else None
-        setting = self.options.mean_utterance_seconds
-        timed = [item for item in self.recipe.train_data if item.timed]
-        listed = None
-        if timed:
-            count = sum(item.timed for item in timed)
-            listed = (sum(item.seconds for item in timed) / count, f"{count} durations in {timed[0].path.name}")
-        return tuner.utterance_estimate(conf, setting if isinstance(setting, (int, float)) else None, listed)
-
-    @cached_property
-    def loader_model(self) -> tuner.LoaderModel | None:
-        root = self.recipe.config.root if self.recipe.config else None
-        model = tuner.loader_model(root, self.utterance, self.wenet_data)
-        if model is None:
-            return None
-        lists = [item for item in self.recipe.train_data if item.exists and item.lines]
-        lines = sum(item.lines for item in lists)
-        return replace(
-            model,
-            raw=self.recipe.arg("data_type").value == "raw",
-            list_lines=lines,
-            list_line_bytes=sum(item.size for item in lists) / lines if lines else 0.0,
-        )
-
-    @cached_property
-    def batch(self) -> tuner.BatchEstimate | None:
-        measured = self.measured
-        if measured is not None and measured.get("batch_bytes"):
-            pinned = int(measured.get("pinned_batch_bytes") or 0)
-            return tuner.BatchEstimate(int(measured["batch_bytes"]), f"measured, {_measured_source(measured)}", pinned)
-        return self.loader_model.batch() if self.loader_model is not None else None
-
-    @cached_property
-    def pin_memory(self) -> bool:
-        return self.recipe.arg("pin_memory").value is True
-
-    @cached_property
-    def measured(self) -> dict[str, Any] | None:
-        """The profile's `measured:` entry for this recipe's dataset_conf (recipelint tune --measure)."""
-        entries = self.hardware.measured
-        if not entries or self.recipe.config is None:
-            return None
-        conf = self.recipe.config.root.get("dataset_conf")
-        if conf is None:
-            return None
-        from recipelint.hardware.profile import fingerprint
-
-        key = fingerprint(conf.plain())
-        return next((entry for entry in entries if entry.get("dataset_conf") == key), None)
-
-    @cached_property
-    def memory_inputs(self) -> tuner.MemoryInputs | None:
-        model, batch = self.loader_model, self.batch
-        if model is None or batch is None:
-            return None
-        worker = model.worker()
-        measured = self.measured
-        if measured is not None and measured.get("worker_bytes"):
-            worker = (
-                int(measured["worker_bytes"]),
-                f"one worker {measured['worker_bytes'] / 1e9:.2f} GB measured, {_measured_source(measured)}",
-            )
-        ram = tuner.memory_budget(self.fact("memory_gib").value)
-        shm = tuner.queue_budget(self.fact("shm_gib").value, self.pin_memory)
-        return tuner.MemoryInputs(model, self.pin_memory, ram, shm, batch, worker)
-
-    @cached_property
-    def budget(self) -> tuple[float, str] | None:
-        """The loaders' share of the node's RAM (None when RAM or dataset_conf is unknown)."""
-        return self.memory_inputs.ram if self.memory_inputs is not None else None
-
-    @cached_property
-    def cpu_cap(self) -> tuple[int, str] | None:
-        """The CPU bound on num_workers: a measured throughput plateau, else cpus // ranks."""
-        measured, ranks, cpus = self.measured, self.ranks_per_node, self.fact("cpus").value
-        if ranks is None:
-            return None
-        if measured is not None and measured.get("workers_plateau") and isinstance(cpus, int) and measured.get("cores", 0) >= cpus // ranks:
-            rates = ", ".join(f"{n}: {r:.1f}" for n, r in sorted((int(k), v) for k, v in measured.get("batches_per_s", {}).items()))
-            return int(
-                measured["workers_plateau"]
-            ), f"measured batches/s by num_workers on {measured['cores']} cores ({rates}), {_measured_source(measured)}"
-        if not isinstance(cpus, int):
-            return None
-        return tuner.loader_worker_cap(cpus, ranks), f"formula: {tuner.CPU_FORMULA}"
-
-    @cached_property
-    def loader_plan(self) -> tuner.LoaderPlan:
-        workers = self.recipe.arg("num_workers").as_int()
-        prefetch = self.recipe.arg("prefetch").as_int()
-        cap = self.cpu_cap[0] if self.cpu_cap is not None else None
-        return tuner.plan_loader(workers, prefetch, self.ranks_per_node, self.world_size, cap, self.shards, self.memory_inputs)
 
     def process_group_timeouts(self, engine: str) -> list[PgLimit]:
         """The default process group's timeout over the releases the run may import, one entry per
@@ -326,23 +225,6 @@ class Context:
         suggested wait must stay below), and where it comes from."""
         shortest = min(self.process_group_timeouts(engine), key=lambda limit: limit.seconds)
         return shortest.seconds, shortest.source()
-
-    def loader_fix(self) -> Fix | None:
-        """The plan's edits to num_workers and prefetch (one fix, shared by the loader rules)."""
-        plan = self.loader_plan
-        edits = []
-        for name, new in (("num_workers", plan.num_workers), ("prefetch", plan.prefetch)):
-            setting = self.recipe.arg(name)
-            if new is None or setting.as_int() == new:
-                continue
-            edit = self.set_value(setting, str(new))
-            if edit is None:
-                return None
-            edits.append(edit)
-        if not edits:
-            return None
-        title = ", ".join(f"{n} {v}" for n, v in (("num_workers", plan.num_workers), ("prefetch", plan.prefetch)) if v is not None)
-        return Fix(tuple(edits), Applicability.SAFE, f"set {title}")
 
     def set_value(self, setting: Setting, text: str) -> Edit | None:
         """An edit that gives a setting a new value: in place, or as a new flag on the launch."""
@@ -387,7 +269,3 @@ class PgLimit:
         how, _, hint = self.how.partition("; ")
         where = f" with {self.condition} ({self.range.allows()})" if self.condition else f" ({self.range.allows()})"
         return f"{how}{where}" + (f"; {hint}" if hint else "")
-
-
-def _measured_source(measured: dict[str, Any]) -> str:
-    return str(measured.get("source") or "recipelint tune --measure")

@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from recipelint import deps
+from recipelint.budget import OverBudget, cpu_budget
+from recipelint.checkoptions import CheckOptions
 from recipelint.discovery import discover, missing
 from recipelint.hardware.machines import Machines, ProfileLoader
 from recipelint.parse.files import FileCache, SourceError, linted_roots
@@ -83,8 +85,9 @@ def check_context(ctx: Context, rules: Iterable[Rule], errors: list[SourceError]
     hide every finding of the recipe. Without it (tests), the exception goes up."""
     recipe = ctx.recipe
     found: dict[tuple[object, ...], Diagnostic] = {}
+    visited = _Visited(ctx)
     for rule in rules:
-        if not rule.applies_to(recipe.toolkit):
+        if not rule.applies_to(recipe.toolkit) or not visited.has(rule.visits):
             continue
         try:
             for diagnostic in rule.check(ctx):
@@ -99,6 +102,24 @@ def check_context(ctx: Context, rules: Iterable[Rule], errors: list[SourceError]
                 raise
             errors.append(SourceError(_where(recipe), f"internal error in {rule.code}: {type(exc).__name__}: {exc}"))
     return list(found.values())
+
+
+class _Visited:
+    """Which subjects (recipelint.subjects) a recipe has, each asked once per recipe."""
+
+    def __init__(self, ctx: Context) -> None:
+        from recipelint.toolkits import subjects
+
+        self._ctx, self._subjects, self._seen = ctx, subjects(), dict[str, bool]()
+
+    def has(self, names: tuple[str, ...]) -> bool:
+        for name in names:
+            seen = self._seen.get(name)
+            if seen is None:
+                seen = self._seen[name] = self._subjects[name].present(self._ctx)
+            if not seen:
+                return False
+        return bool(names)  # a rule that visits nothing is never called on a recipe
 
 
 def _where(recipe: Recipe) -> Path:
@@ -162,7 +183,11 @@ def check_target(job: Job, target: Target, settings: Settings) -> Outcome:
     outcome = Outcome()
     said: set[str] = set()  # each target names an unknown fact as if it were the first (the run keeps the first)
     try:
-        recipes = _load(target, job.files)
+        with cpu_budget():
+            recipes = _load(target, job.files)
+    except OverBudget as over:
+        outcome.errors.append(SourceError(target.path, f"reading this file took {over} (the budget for one file): not checked"))
+        return outcome
     except SourceError as error:
         outcome.errors.append(error)
         return outcome
@@ -229,9 +254,12 @@ def _check_recipe(job: Job, settings: Settings, recipe: Recipe, said: set[str], 
     label = "" if job.machines.override is not None else str(settings.hardware or "probe")
     item = RecipeOutcome([], len(recipe.files), list(recipe.errors), {}, label, recipe=recipe if job.keep else None)
     try:
-        ctx = make_context(recipe, job.machines.judging(machine, recipe, item.judged), settings, said)
-        item.found = check_context(ctx, job.rules(recipe.toolkit), item.errors)
+        with cpu_budget():
+            ctx = make_context(recipe, job.machines.judging(machine, recipe, item.judged), settings, said)
+            item.found = check_context(ctx, job.rules(recipe.toolkit), item.errors)
         item.ctx = ctx if job.keep else None
+    except OverBudget as over:
+        item.errors.append(SourceError(_where(recipe), f"checking this recipe took {over} (the budget for one recipe): not checked"))
     except SourceError as error:
         item.errors.append(error)
     except Exception as exc:  # a bug in building the context: report it for this recipe, check the rest
@@ -250,26 +278,27 @@ def _check_recipe(job: Job, settings: Settings, recipe: Recipe, said: set[str], 
 
 def check(
     paths: list[Path],
+    options: CheckOptions | None = None,
+    *,
     hardware: Callable[[], Hardware] | None = None,
     files: FileCache | None = None,
     select: Callable[[Rule], bool] | None = None,
     resolver: Resolver | None = None,
-    inline_ignores: bool = True,
-    model_params: float | None = None,
-    command: str | None = None,
     keep_recipes: bool = True,
     observe: Callable[[Context, list[Diagnostic]], None] | None = None,
-    jobs: int = 1,
     cache: Any = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> Result:
-    """Check the paths; `observe` sees each recipe's context and its findings (for `show`).
-
-    `jobs`: worker processes at most (0: as many as there are CPUs), used only when the
-    measured cost says they pay (recipelint.parallel); `cache`: a recipelint.cache.ResultCache.
-    Neither applies when recipes are kept or observed. The report is the same either way.
-    `progress(done, total)` is called as each target's outcome is folded in (the CLI's progress line).
-    A path the file cache holds in `files.overlay` (the text read from stdin) needs no file on disk."""
+    """Check the paths with `options` (recipelint.checkoptions: of them the run reads the launch
+    `command`, the model size, the worker processes and whether inline ignores count); `observe`
+    sees each recipe's context and its findings (for `show`). `hardware`: the --hardware
+    profile's loader (None: each file's settings, else the probe). Worker processes (`jobs`,
+    None: one) are used only when the measured cost says they pay (recipelint.parallel), and
+    neither they nor `cache` (a ResultCache) when recipes are kept or observed: the report is
+    the same either way. `progress(done, total)` is called as each target is folded in."""
+    options = options or CheckOptions()
+    command, model_params, inline_ignores = options.command, options.model_params, not options.no_inline_ignores
+    jobs = options.jobs if options.jobs is not None else 1
     deps.new_run()
     files = files or FileCache()
     if files.roots is None:  # and the folder recipelint runs in, where a launch's paths may start

@@ -15,38 +15,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
-# --option: (parameter, converter) for the options of `check` that take a value.
+from recipelint.checkoptions import FLAGS, CheckOptions
+
+# The options of `check`, from CheckOptions' FLAGS: --option: (parameter, converter) for those that
+# take a value, parameter for the flags and for those counted each time they are given (-q, -qq).
 CHECK_VALUES: dict[str, tuple[str, str]] = {
-    "--hardware": ("hardware", "path"),
-    "--format": ("output_format", "format"),
-    "--output-file": ("output_file", "path"),
-    "-o": ("output_file", "path"),
-    "--config": ("config", "path"),
-    "--model-params": ("model_params", "float"),
-    "--command": ("command", "text"),
-    "--jobs": ("jobs", "jobs"),
-    "--select": ("select", "list"),
-    "--extend-select": ("extend_select", "list"),
-    "--ignore": ("ignore", "list"),
-    "--color": ("color", "color"),
-    "--stdin-filename": ("stdin_filename", "path"),
-    "--baseline": ("baseline", "path"),
-    "--write-baseline": ("write_baseline", "path"),
-    "--diff": ("diff", "text"),
+    flag: (name, option.kind) for name, option in FLAGS.items() if option.kind not in ("flag", "count", "paths") for flag in option.names
 }
-CHECK_FLAGS: dict[str, str] = {
-    "--statistics": "statistics",
-    "--isolated": "isolated",
-    "--show-settings": "show_settings",
-    "--no-inline-ignores": "no_inline_ignores",
-    "--exit-zero": "exit_zero",
-    "--no-cache": "no_cache",
-    "--add-ignore": "add_ignore",
-    "--silent": "silent",
-    "-s": "silent",
-}
-# --option: parameter, for the options of `check` counted each time they are given (-q, -qq).
-CHECK_COUNTS: dict[str, str] = {"--quiet": "quiet", "-q": "quiet"}
+CHECK_FLAGS: dict[str, str] = {flag: name for name, option in FLAGS.items() if option.kind == "flag" for flag in option.names}
+CHECK_COUNTS: dict[str, str] = {flag: name for name, option in FLAGS.items() if option.kind == "count" for flag in option.names}
 
 
 def _convert(kind: str, value: str) -> Any:
@@ -63,17 +40,17 @@ def _convert(kind: str, value: str) -> Any:
     if kind == "format":
         from recipelint.checkcmd import Format
 
-        return Format(value)
+        return Format(value).value
     if kind == "color":
         from recipelint.checkcmd import Color
 
-        return Color(value)
+        return Color(value).value
     return value
 
 
-def parse_check(args: list[str]) -> dict[str, Any] | None:
-    """The keyword arguments of checkcmd.run_check for `recipelint check ARGS`, or None when
-    typer should handle them (help, or anything it might answer with a usage error)."""
+def parse_check(args: list[str]) -> CheckOptions | None:
+    """The options of `recipelint check ARGS`, or None when typer should handle them (help, or
+    anything it might answer with a usage error)."""
     params: dict[str, Any] = {name: None for name, _ in CHECK_VALUES.values()}
     params.update((name, False) for name in CHECK_FLAGS.values())
     params.update((name, 0) for name in CHECK_COUNTS.values())
@@ -111,7 +88,7 @@ def parse_check(args: list[str]) -> dict[str, Any] | None:
         except ValueError:
             return None
     params["paths"] = paths or None
-    return params
+    return CheckOptions.of(params)
 
 
 def main() -> None:
@@ -129,13 +106,13 @@ def main() -> None:
     sys.exit(code)
 
 
-def run(parsed: dict[str, Any]) -> int:
+def run(parsed: CheckOptions) -> int:
     """checkcmd.run_check with what typer and recipelint.cli.main do around a command: one line
     for bad input and for a bug, 130 on Ctrl-C, 1 quietly on a closed pipe."""
     try:
         from recipelint.checkcmd import run_check
 
-        return run_check(**parsed)
+        return run_check(parsed)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from recipelint.parse.files import FileCache, SourceError
 from recipelint.parse.shell import Command, ShellScript, Word
 from recipelint.parse.span import SourceText, Span
 from recipelint.parse.tree import Document
-from recipelint.parse.where import shown
+from recipelint.parse.where import shown, shown_folder
 from recipelint.records import dataclass, field
 
 if TYPE_CHECKING:
@@ -26,6 +25,9 @@ class Payload(Protocol):
 
     @property
     def source(self) -> SourceText: ...
+
+
+P = TypeVar("P")
 
 
 @dataclass
@@ -107,6 +109,21 @@ class Link:
     foreign: bool = False  # read, and not a config of this role (no key its reader knows): not kept (RL021)
 
 
+def link_source(link: Link) -> tuple[str, str]:
+    """A link's value as `show` prints it, and where it was found (or why not)."""
+    setting = link.setting
+    written = setting.word.text if setting.word is not None else str(setting.value)
+    if link.path is not None:
+        return str(setting.value), f"found at {shown(link.path)}"
+    if link.written_at is not None:
+        return str(setting.value), f"written by the script itself at line {link.written_at.line}; {link.read_as or 'not read'}"
+    if setting.value is None:
+        why = setting.word.reason if setting.word is not None and setting.word.reason else "decided at run time"
+        return "unknown", f"`{written}`: {why}"
+    tried = ", ".join(shown_folder(folder) for folder in link.tried)
+    return str(setting.value), f"not found (tried {tried})"
+
+
 @dataclass
 class Workdir:
     """The folder a launch runs from, as recipelint decided it (launchers.working_folder), and why."""
@@ -141,34 +158,14 @@ class Launch:
         return (self.script if after_script else self.command.words[-1]).span.after()
 
 
-@dataclass
-class DataList:
-    """A `data.list` named by `--train_data`: one shard (tar) or one utterance per line."""
-
-    path: Path
-    setting: Setting
-    exists: bool
-    lines: int = 0
-    schemes: Counter[str] = field(default_factory=Counter)  # "file", "http", "https", "s3", ...
-    compression: Counter[str] = field(default_factory=Counter)  # "gzip", "bz2", "xz", "zstd"
-    example: dict[str, str] = field(default_factory=dict)  # one sample line per scheme / compression
-    seconds: float = 0.0  # raw lists: total duration of the lines that state one ("duration", or "end" - "start")
-    timed: int = 0  # raw lists: how many lines state a duration
-    size: int = 0  # bytes read: with `lines`, the mean line the loader keeps per line
-
-
 # The code that calls deepspeed.initialize with a recipe's JSON, as the rules and `show` name it.
 CONSUMER_LABELS = {
     "deepspeed": "the training script's own deepspeed.initialize",
     "hf-trainer": "the Hugging Face Trainer",
     "accelerate": "Accelerate",
     "megatron": "Megatron-DeepSpeed",
-    "xtuner": "XTuner (mmengine's DeepSpeedStrategy)",
-    "wenet": "WeNet",
     "unknown": "not decided",
 }
-# Who replaces "auto" before DeepSpeed reads the JSON, for each consumer (Recipe.ds_filler).
-FILLER_OF = {"hf-trainer": "hf", "accelerate": "accelerate", "xtuner": "xtuner", "deepspeed": "none", "megatron": "none", "wenet": "none"}
 
 
 @dataclass
@@ -177,7 +174,7 @@ class Consumer:
     and whether it hands DeepSpeed its own optimizer and scheduler (then DeepSpeed never builds
     the JSON's `optimizer`/`scheduler` blocks)."""
 
-    kind: str  # a key of CONSUMER_LABELS
+    kind: str  # a key of CONSUMER_LABELS, or a toolkit's name (its own code calls deepspeed.initialize)
     client_optimizer: bool | None = None  # None: not known
     client_scheduler: bool | None = None
     evidence: list[str] = field(default_factory=list)  # "path:line: what was seen"
@@ -188,10 +185,12 @@ class Consumer:
     # zero.Init decision, `is_zero3()`): DeepSpeed-Chat's scripts, XTuner's DeepSpeedStrategy.
     hf_config: str = ""
     code_sets: tuple[str, ...] = ()  # top-level keys the code writes into the config before initialize
+    named: str = ""  # how the rules name it, when its kind is a toolkit's ("WeNet"): CONSUMER_LABELS otherwise
+    filler: str = ""  # a toolkit's code: who replaces "auto" before DeepSpeed reads the JSON (Recipe.ds_filler)
 
     @property
     def label(self) -> str:
-        return CONSUMER_LABELS.get(self.kind, self.kind)
+        return self.named or CONSUMER_LABELS.get(self.kind, self.kind)
 
     @property
     def hf_reads(self) -> bool | None:
@@ -203,10 +202,10 @@ class Consumer:
     def builds(self, block: str) -> bool | None:
         """Whether DeepSpeed builds the JSON's `optimizer` or `scheduler` block; None: not known.
 
-        The Trainer and Accelerate hand a JSON optimizer to DeepSpeed (DummyOptim), and WeNet
-        drops its own optimizer when the JSON has one; a client optimizer passed to
-        `deepspeed.initialize` overrides the block."""
-        if self.kind in ("hf-trainer", "accelerate", "wenet"):
+        The Trainer and Accelerate hand a JSON optimizer to DeepSpeed (DummyOptim); a client
+        optimizer passed to `deepspeed.initialize` overrides the block (a toolkit whose code drops
+        its own optimizer when the JSON has one says so as client_optimizer=False)."""
+        if self.kind in ("hf-trainer", "accelerate"):
             return True
         client = self.client_optimizer if block == "optimizer" else self.client_scheduler
         return None if client is None or self.kind == "unknown" else not client
@@ -216,42 +215,12 @@ class Consumer:
         return self.inferred or (self.evidence[0] if self.evidence else "")
 
 
-# What the toolkits' own code passes to deepspeed.initialize (client optimizer, client scheduler):
-# WeNet's wenet/utils/train_utils.py init_optimizer_and_scheduler sets both to None when the JSON
-# has the block; mmengine's DeepSpeedStrategy._wrap_model (mmengine/_strategy/deepspeed.py) always
-# passes `optimizer=self.optim_wrapper.optimizer` and no scheduler (its param_scheduler runs beside).
-TOOLKIT_CLIENTS = {
-    "wenet": (
-        False,
-        False,
-        "wenet/utils/train_utils.py: deepspeed.initialize gets optimizer=None, lr_scheduler=None when the JSON has those blocks",
-    ),
-    "xtuner": (
-        True,
-        False,
-        "mmengine/_strategy/deepspeed.py: deepspeed.initialize(model=model, optimizer=self.optim_wrapper.optimizer, config=self.config)",
-    ),
-}
-
-
-# XTuner's DeepSpeedStrategy.__init__ (xtuner/engine/_strategy/deepspeed.py) builds transformers'
-# HfDeepSpeedConfig from the JSON, so Hugging Face's reading of it decides zero.Init.
-TOOLKIT_HF_CONFIG = {"xtuner": "xtuner/engine/_strategy/deepspeed.py: HfDeepSpeedConfig(self.config)"}
-
-
-def toolkit_consumer(kind: str, seen: str = "") -> Consumer:
-    """A toolkit's consumer ("wenet", "xtuner"): what its own code passes to deepspeed.initialize."""
-    optimizer, scheduler, where = TOOLKIT_CLIENTS[kind]
-    return Consumer(kind, optimizer, scheduler, [seen, where] if seen else [where], hf_config=TOOLKIT_HF_CONFIG.get(kind, ""))
-
-
 def consumer_from_filler(filler: str) -> Consumer:
     """The consumer a recipe built without one stands for (a JSON linted alone, a test's recipe)."""
-    kind = {"hf": "hf-trainer", "accelerate": "accelerate", "xtuner": "xtuner", "none": "deepspeed"}.get(filler, "unknown")
+    kind = {"hf": "hf-trainer", "accelerate": "accelerate", "none": "deepspeed"}.get(filler, "unknown")
     said = {
         "hf": "the launch's --deepspeed flag (Hugging Face TrainingArguments)",
         "accelerate": "an accelerate launch",
-        "xtuner": "an XTuner launch",
         "none": "a launch that passes the JSON to DeepSpeed as is",
     }
     return Consumer(kind, inferred=f"inferred from {said[filler]}" if filler in said else "")
@@ -274,7 +243,6 @@ class Recipe:
     unknown_args: list[tuple[str, Word]] = field(default_factory=list)
     config: Document | None = None
     ds_config: Document | None = None
-    train_data: list[DataList] = field(default_factory=list)
     errors: list[SourceError] = field(default_factory=list)  # files of the recipe that could not be read
     # Who replaces "auto" in the DeepSpeed JSON before DeepSpeed reads it: "none" (WeNet, a plain
     # deepspeed launch), "hf", "accelerate", "xtuner", or "unknown" for a JSON linted alone.
@@ -282,9 +250,6 @@ class Recipe:
     # Which code reads the DeepSpeed JSON (set by the front ends; `reader` derives one otherwise).
     consumer: Consumer | None = None
     pyconfig: PyConfig | None = None  # an XTuner/mmengine Python config, read with ast
-    # A config checked alone: the training script its recipe folder's run script starts (the code
-    # that would read it, as the run script writes it); None when no run script beside it says.
-    entry: str | None = None
     payload: Payload | None = None  # what a toolkit without a field here read (its rules know its type)
     # The WeNet/XTuner code the launch runs, with how it was found and its version (checkout.facts()).
     checkout: Checkout | None = None
@@ -305,13 +270,30 @@ class Recipe:
     # What the training script's Hugging Face HfArgumentParser receives and the TrainingArguments
     # it builds in code (recipelint.parse.hfparser); None: no script read, or none found.
     hf_args: Reading | None = None
+    # Each toolkit's own typed facts, by their class (WeNet's data lists: toolkits/wenet/part.py).
+    # The core names none: a toolkit's front end keeps its part here, and its rules read it back
+    # as that class (`part`, `own`); another toolkit's recipe has none.
+    parts: dict[type[object], object] = field(default_factory=dict)
+
+    def part(self, kind: type[P]) -> P | None:
+        """The toolkit part of this class, or None when the recipe has none."""
+        found = self.parts.get(kind)
+        return found if isinstance(found, kind) else None
+
+    def own(self, kind: type[P]) -> P:
+        """The toolkit part of this class, made empty the first time its front end asks for it."""
+        found = self.part(kind)
+        if found is None:
+            found = kind()
+            self.parts[kind] = found
+        return found
 
     @property
     def reader(self) -> Consumer:
         """The consumer of the DeepSpeed JSON: the front end's, or the one `ds_filler` stands for."""
         return self.consumer if self.consumer is not None else consumer_from_filler(self.ds_filler)
 
-    def note(self, section: str, label: str, value: Any, source: str = "") -> None:
+    def note(self, section: str, label: str, value: object, source: str = "") -> None:
         self.notes.append(Note(section, label, str(value), source))
 
     def locate(self, value: str) -> tuple[Path | None, list[Path]]:
@@ -331,14 +313,14 @@ class Recipe:
 
     def read_config(
         self,
-        value: Any,
-        parse: Callable[[SourceText], Any],
+        value: object,
+        parse: Callable[[SourceText], P],
         files: FileCache,
         role: str | None = None,
         setting: Setting | None = None,
         report_missing: bool = True,
-        accept: Callable[[Any], bool] | None = None,
-    ) -> Any:
+        accept: Callable[[P], bool] | None = None,
+    ) -> P | None:
         """Parse a file the launch names, looked up in the recipe's folders; None when it is not there.
 
         With a role, the lookup is kept as a link (for `show` and RL010). A file that is there but

@@ -13,14 +13,18 @@ from recipelint.model import Recipe
 
 Row = tuple[str, str, str]
 
+# The packages of a recipe whose toolkit names none for its kind (Toolkit.packages).
+DEFAULT_PACKAGES = ("deepspeed", "torch")
+
 
 def version_rows(ctx: Context) -> list[Row]:
     """The releases of the toolkit and of deepspeed, torch, transformers and accelerate the run
     imports: one row per package the recipe's toolkit has verdicts about, with where it was read."""
-    from recipelint.versions import PACKAGES
+    from recipelint.toolkits import kinds
 
     recipe = ctx.recipe
-    packages = PACKAGES.get(recipe.toolkit, ("deepspeed", "torch"))
+    toolkit = kinds().get(recipe.toolkit)
+    packages = toolkit.packages.get(recipe.toolkit, DEFAULT_PACKAGES) if toolkit is not None else DEFAULT_PACKAGES
     if recipe.toolkit == "torch" and (recipe.ds_config is not None or "deepspeed" in ctx.packages or _accelerate_deepspeed(recipe)):
         packages = ("deepspeed", *packages)
     if recipe.launch is not None and recipe.launch.launcher == "accelerate" and "accelerate" not in packages:

@@ -1,4 +1,4 @@
-"""`recipelint tune`: print the loader plan of each WeNet recipe (what the loader rules agree on,
+"""`recipelint tune`: print the loader plan of each recipe whose toolkit offers one (what the loader rules agree on,
 with the memory it predicts), and with --measure, measure the recipe's own pipeline first."""
 
 from __future__ import annotations
@@ -20,27 +20,11 @@ def recipes(paths: list[Path], hardware: Callable[[], Hardware] | None, resolver
     (read only: no rule runs), the read errors, and one line per toolkit whose recipes were found
     but offer no tune (instead of printing nothing for them)."""
     from recipelint import engine
-    from recipelint.toolkits import offering
+    from recipelint.toolkits import not_offered, offering
 
-    result = engine.check(paths, hardware, select=lambda rule: False, resolver=resolver)
+    result = engine.check(paths, hardware=hardware, select=lambda rule: False, resolver=resolver)
     found = [r for r in result.recipes if offering("tune", r.toolkit) and r.launch is not None and r.config is not None]
-    said: list[str] = []
-    others: dict[str, list[Recipe]] = {}
-    for recipe in result.recipes:
-        if not offering("tune", recipe.toolkit):
-            others.setdefault(recipe.toolkit, []).append(recipe)
-    for kind, skipped in others.items():
-        said.append(
-            f"tune: {len(skipped)} {kind} recipe(s) ({_where(skipped[0])}{', ...' if len(skipped) > 1 else ''}) not planned: the {kind} toolkit offers no tune"
-        )
-    return found, [str(e) for e in result.errors], said
-
-
-def _where(recipe: Recipe) -> str:
-    if recipe.launch is not None:
-        span = recipe.launch.command.span
-        return f"{span.path}:{span.line}"
-    return str(next(iter(recipe.files), recipe.root))
+    return found, [str(e) for e in result.errors], not_offered("tune", result.recipes, "not planned")
 
 
 def judged_machine(machines: Machines, recipe: Recipe, resolver: Resolver) -> tuple[Callable[[], Hardware], str | None]:
@@ -63,28 +47,11 @@ def context(recipe: Recipe, hardware: Callable[[], Hardware], resolver: Resolver
 
 
 def describe(ctx: Context) -> list[str]:
-    """The plan as lines: current and suggested values, the bounds, the memory it predicts."""
-    recipe, plan = ctx.recipe, ctx.loader_plan
-    workers, prefetch = recipe.arg("num_workers").as_int(), recipe.arg("prefetch").as_int()
-    where = recipe.script.source.path if recipe.script else recipe.root
-    advised_workers, advised_prefetch = plan.advised(workers)
-    lines = [f"{where}: num_workers {workers} -> {advised_workers}, prefetch {prefetch} -> {advised_prefetch}"]
-    if advised_workers != plan.num_workers:
-        lines.append(f"  headroom {advised_workers}: one worker per rank leaves CPUs idle; the caps allow {advised_workers} (RL106)")
-    if ctx.cpu_cap is not None:
-        lines.append(f"  cpu bound {ctx.cpu_cap[0]}: {ctx.cpu_cap[1]}")
-    for name, value in plan.limits.items():
-        if name != "cpu":
-            lines.append(f"  {name} bound: {value}")
-    if plan.prefetch_floor is not None:
-        lines.append(f"  prefetch floor {plan.prefetch_floor}: a worker's sort burst (sort_size / utterances per batch)")
-    memory, ranks = ctx.memory_inputs, ctx.ranks_per_node
-    if memory is not None and ranks and advised_workers and advised_prefetch:
-        usage = memory.usage(advised_workers, advised_prefetch)
-        budget = f" of {memory.ram[0] / 1024**3:.1f} GiB ({memory.ram[1]})" if memory.ram else ""
-        lines.append(f"  loader memory per node with the plan: {ranks * usage.total / 1024**3:.1f} GiB{budget}")
-        lines.extend(f"    {line}" for line in usage.how)
-    return lines
+    """The plan as lines, from the recipe's toolkit (`Toolkit.plan`)."""
+    from recipelint.toolkits import kinds
+
+    toolkit = kinds().get(ctx.recipe.toolkit)
+    return toolkit.plan(ctx) if toolkit is not None else []
 
 
 def measure_recipe(
@@ -95,12 +62,12 @@ def measure_recipe(
     import sys
 
     from recipelint.hardware.profile import write_measured
-    from recipelint.measure import MeasureError, entry, find_checkout, request_for, run_child
+    from recipelint.measure import MEASURED, MeasureError, entry, find_checkout, request_for, run_child
 
     recipe = ctx.recipe
     found = find_checkout(recipe, checkout)
     if found is None:
-        raise MeasureError(f"{recipe.root}: no WeNet checkout (pass --checkout DIR, or export PYTHONPATH in path.sh)")
+        raise MeasureError(f"{recipe.root}: no {MEASURED} checkout (pass --checkout DIR, or export PYTHONPATH in path.sh)")
     cpus, ranks = ctx.fact("cpus").value, ctx.ranks_per_node or 1
     here = len(os.sched_getaffinity(0))
     cores = min(here, max(1, cpus // ranks)) if isinstance(cpus, int) else here
@@ -113,7 +80,7 @@ def measure_recipe(
         version = f"python {sys.version.split()[0]}"
     when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     config = recipe.config.path if recipe.config else recipe.root
-    source = f"recipelint tune --measure {config} with WeNet {found} ({version}), {when}"
+    source = f"recipelint tune --measure {config} with {MEASURED} {found} ({version}), {when}"
     result = run_child(request, limit_s, progress)
     measured = entry(result, request, source)
     measured["config"] = str(config)

@@ -64,16 +64,6 @@ KNOWN: dict[str, tuple[tuple[str, str], ...]] = {
     "accelerate": (),
 }
 NEWEST = {"deepspeed": "0.19.8", "xtuner": "0.2.0", "wenet": "v3.1.0"}
-# Which packages a recipe of each toolkit imports that recipelint has something to say about.
-PACKAGES = {
-    "wenet": ("wenet", "deepspeed", "torch"),
-    "xtuner": ("xtuner", "deepspeed", "torch", "transformers"),
-    "deepspeed": ("deepspeed", "torch", "transformers", "accelerate"),
-    "unjudged": (),  # a trainer recipelint does not judge (RL013): no verdict depends on a release
-    # A plain launch (torchrun, srun, a Job): torch's defaults decide; deepspeed only when the run
-    # shows it (a DeepSpeed JSON it reads, a pin of deepspeed): runcontext.version_rows.
-    "torch": ("torch",),
-}
 # The oldest release recipelint judges, per package: DeepSpeed's model and engine tables start at
 # 0.8.0 (schemas/deepspeed/models/0.8.0.json, schemas/deepspeed/engine.json; a test checks they
 # agree). `Range.points` leaves older releases out: nothing is judged against a table that is not

@@ -33,6 +33,7 @@ NAME = "toy-broken"
 SEVERITY = Severity.WARNING
 FIXABLE = False
 SOURCE = "a test"
+VISITS = ("recipe",)
 
 
 def check(ctx: Context) -> Iterator[Diagnostic | None]:

@@ -153,7 +153,7 @@ class RecipeSpec:
 
 def lint(path: Path, hardware: dict[str, Any] | None = None) -> list[Diagnostic]:
     profile = from_mapping(dict(hardware if hardware is not None else NODE), "profile test.yaml")
-    result = engine.check([path], lambda: profile)
+    result = engine.check([path], hardware=lambda: profile)
     assert not result.errors, result.errors
     return result.diagnostics
 
@@ -190,7 +190,7 @@ def cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) 
 
 def check_with(root: Path, hardware: dict[str, Any], **kwargs: Any) -> engine.Result:
     profile = from_mapping(dict(hardware), "profile test")
-    return engine.check([root], lambda: profile, **kwargs)
+    return engine.check([root], hardware=lambda: profile, **kwargs)
 
 
 # Fake machines for the probe.
@@ -274,7 +274,9 @@ def describe(paths: list[Path], profile: Path = A100) -> tuple[list[show.Descrip
     """What `recipelint show` prints for these paths, as data."""
     hardware = load_profile(profile)
     found: list[show.Description] = []
-    result = engine.check(paths, lambda: hardware, FileCache(), observe=lambda ctx, kept: found.append(show.describe(ctx, kept)))
+    result = engine.check(
+        paths, hardware=lambda: hardware, files=FileCache(), observe=lambda ctx, kept: found.append(show.describe(ctx, kept))
+    )
     return found, result
 
 

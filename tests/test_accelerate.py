@@ -22,7 +22,9 @@ def _launches(paths: list[Path], profile: Path | None = A100) -> list[show.Descr
 
         empty = from_mapping({}, "profile empty")
         found: list[show.Description] = []
-        result = engine.check(paths, lambda: empty, FileCache(), observe=lambda ctx, kept: found.append(show.describe(ctx, kept)))
+        result = engine.check(
+            paths, hardware=lambda: empty, files=FileCache(), observe=lambda ctx, kept: found.append(show.describe(ctx, kept))
+        )
         assert not result.errors
         return found
     descriptions, result = describe(paths, profile)

@@ -63,7 +63,7 @@ class Runs:
         store = ResultCache(self.folder, started=time.time() + 60) if cached else None
         loader = engine.ProfileLoader(hardware) if hardware is not None else None
         resolver = Resolver(config=config, isolated=config is None)
-        return engine.check(paths, loader, resolver=resolver, keep_recipes=False, cache=store)
+        return engine.check(paths, hardware=loader, resolver=resolver, keep_recipes=False, cache=store)
 
 
 def summary(result: engine.Result) -> list[Any]:
@@ -271,7 +271,11 @@ def test_recent_files_and_files_changed_during_the_check_are_not_stored(
     yaml.write_text(yaml.read_text() + "\n")  # written just now: its time cannot tell a change in the same tick
     store = ResultCache(runs.folder)
     engine.check(
-        [recipe_of(repo)], engine.ProfileLoader(tmp_path / "node.yaml"), resolver=Resolver(isolated=True), keep_recipes=False, cache=store
+        [recipe_of(repo)],
+        hardware=engine.ProfileLoader(tmp_path / "node.yaml"),
+        resolver=Resolver(isolated=True),
+        keep_recipes=False,
+        cache=store,
     )
     runs.run([recipe_of(repo)], tmp_path / "node.yaml")
     assert runs.checked == 2  # nothing was stored: every file of the fixture has a fresh ctime
@@ -287,7 +291,7 @@ def test_recent_files_and_files_changed_during_the_check_are_not_stored(
     monkeypatch.setattr(engine, "check_target", changing)
     engine.check(
         [recipe_of(repo)],
-        engine.ProfileLoader(tmp_path / "node.yaml"),
+        hardware=engine.ProfileLoader(tmp_path / "node.yaml"),
         resolver=Resolver(isolated=True),
         keep_recipes=False,
         cache=ResultCache(runs.folder, started=time.time() + 60),
@@ -328,7 +332,7 @@ def test_concurrent_runs_leave_whole_files(repo: Path, tmp_path: Path) -> None:
         "import sys, time\nfrom pathlib import Path\nfrom recipelint import engine\nfrom recipelint.cache import ResultCache\n"
         "from recipelint.settings import Resolver\n"
         "for _ in range(3):\n"
-        "    engine.check([Path(sys.argv[1])], engine.ProfileLoader(Path(sys.argv[2])), resolver=Resolver(isolated=True),"
+        "    engine.check([Path(sys.argv[1])], hardware=engine.ProfileLoader(Path(sys.argv[2])), resolver=Resolver(isolated=True),"
         " keep_recipes=False, cache=ResultCache(Path(sys.argv[3]), started=time.time() + 60))\n"
     )
     env = {**os.environ, "PYTHONPATH": str(REPO)}

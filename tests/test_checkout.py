@@ -21,7 +21,11 @@ from recipelint.parse.checkout import Checkout, find_checkout, identify
 from recipelint.parse.files import FileCache
 from recipelint.parse.flags import Guard
 from recipelint.records import replace
+from recipelint.toolkits.wenet.checkout import TRAIN_ENTRY, WENET_CODE, batch_carries_pcm, code_rows
 from recipelint.toolkits.wenet.frontend import TRAIN_FLAGS
+from recipelint.toolkits.wenet.patterns import PATTERNS as WENET_PATTERNS
+from recipelint.toolkits.xtuner.checkout import XTUNER_CODE
+from recipelint.toolkits.xtuner.patterns import PATTERNS as XTUNER_PATTERNS
 from tests.helpers import NODE, REPO, UPSTREAM, RecipeSpec, assert_snapshot, clone, copy_upstream, describe, item
 
 DATA = REPO / "tests" / "data" / "checkouts"
@@ -105,7 +109,7 @@ def recipe_in(repo: Path, spec: RecipeSpec | None = None, path_sh: str = "") -> 
 
 def lint(path: Path, hardware: dict[str, object] | None = None) -> list[Diagnostic]:
     profile = from_mapping(dict(hardware or NODE), "profile test.yaml")
-    result = engine.check([path], lambda: profile)
+    result = engine.check([path], hardware=lambda: profile)
     assert not result.errors, result.errors
     return result.diagnostics
 
@@ -243,7 +247,7 @@ def test_loose_ref_and_loose_commit_object(tmp_path: Path) -> None:
     write(tmp_path / "repo", {"wenet/bin/train.py": V2_TRAIN_PY})
     head = gitdir.read_head(tmp_path / "repo")
     assert head is not None and (head.commit, head.branch, head.source) == (sha, "main", ".git/HEAD -> refs/heads/main")
-    found_checkout = identify(Checkout("wenet", tmp_path / "repo", "test"))
+    found_checkout = identify(Checkout(WENET_CODE, tmp_path / "repo", "test"))
     assert (found_checkout.commit, found_checkout.date, found_checkout.date_source) == (sha, "2024-01-09", "commit object in .git")
 
 
@@ -275,35 +279,35 @@ def test_worktree_git_file_with_commondir(tmp_path: Path) -> None:
         tmp_path / "wt",
         {".git": f"gitdir: {main / 'worktrees' / 'wt'}\n", "xtuner/__init__.py": "", "xtuner/version.py": "__version__ = '0.1.19'\n"},
     )
-    found_checkout = identify(Checkout("xtuner", tmp_path / "wt", "test"))
+    found_checkout = identify(Checkout(XTUNER_CODE, tmp_path / "wt", "test"))
     assert (found_checkout.commit_source, found_checkout.date, found_checkout.version) == (".git/HEAD (detached)", "2024-05-15", "0.1.19")
 
 
 def test_upstream_commit_table_names_release_and_date(tmp_path: Path) -> None:
     write(tmp_path / "repo", {".git/HEAD": "a93af33afb29585d7398265f1076d6dec1f11ab8\n", "wenet/bin/train.py": HEAD_TRAIN_PY})
-    found_checkout = identify(Checkout("wenet", tmp_path / "repo", "test"))
+    found_checkout = identify(Checkout(WENET_CODE, tmp_path / "repo", "test"))
     assert (found_checkout.version, found_checkout.date) == ("v3.0.1", "2024-03-08")
     assert found_checkout.date_source == "upstream commit table (v3.0.1)"
 
 
 def test_files_date_a_checkout_without_git(tmp_path: Path) -> None:
-    old = identify(Checkout("wenet", copy_upstream("wenet-v2.2.1", tmp_path / "old"), "test"))
+    old = identify(Checkout(WENET_CODE, copy_upstream("wenet-v2.2.1", tmp_path / "old"), "test"))
     assert (old.version, old.date, old.date_last) == ("v2.2.1", "2023-05-25", "2023-05-25")
-    head = identify(Checkout("wenet", copy_upstream("wenet-head", tmp_path / "head"), "test"))
+    head = identify(Checkout(WENET_CODE, copy_upstream("wenet-head", tmp_path / "head"), "test"))
     assert head.version is None and (head.date, head.date_last) == ("2025-09-08", "2025-12-19")
-    snapshot = identify(Checkout("wenet", copy_upstream("wenet-56c0e8e2", tmp_path / "snap"), "test"))
+    snapshot = identify(Checkout(WENET_CODE, copy_upstream("wenet-56c0e8e2", tmp_path / "snap"), "test"))
     assert (snapshot.date, snapshot.date_last) == ("2023-12-19", "2023-12-19")  # #2248's executor.py changed again that day
 
 
 def test_version_accessors_for_other_rules(tmp_path: Path) -> None:
-    old = identify(Checkout("wenet", copy_upstream("wenet-v2.2.1", tmp_path / "old"), "test"))
-    head = identify(Checkout("wenet", copy_upstream("wenet-head", tmp_path / "head"), "test"))
+    old = identify(Checkout(WENET_CODE, copy_upstream("wenet-v2.2.1", tmp_path / "old"), "test"))
+    head = identify(Checkout(WENET_CODE, copy_upstream("wenet-head", tmp_path / "head"), "test"))
     assert (old.version_at_least("v3.0.0"), head.version_at_least("v3.0.0")) == (False, True)
     assert (old.version_at_least("2024-01-02"), head.version_at_least("2024-01-02")) == (False, True)
-    assert (old.batch_carries_pcm, head.batch_carries_pcm) == (False, True)  # bytes per frame: without / with pcm
-    unknown = Checkout("wenet", tmp_path / "nothing", "test")
-    assert unknown.version_at_least("v3.0.0") is None and unknown.batch_carries_pcm is None
-    xtuner = Checkout("xtuner", tmp_path, "test", version="0.1.19")
+    assert (batch_carries_pcm(old)[0], batch_carries_pcm(head)[0]) == (False, True)  # bytes per frame: without / with pcm
+    unknown = Checkout(WENET_CODE, tmp_path / "nothing", "test")
+    assert unknown.version_at_least("v3.0.0") is None and batch_carries_pcm(unknown)[0] is None
+    xtuner = Checkout(XTUNER_CODE, tmp_path, "test", version="0.1.19")
     assert (xtuner.version_at_least("0.1.20"), xtuner.version_at_least("v0.1.19")) == (False, True)
 
 
@@ -312,13 +316,12 @@ def test_facts_for_show(tmp_path: Path) -> None:
     script = recipe_in(copy_upstream("wenet-head", tmp_path / "repo"), path_sh="export PYTHONPATH=../../../:$PYTHONPATH\n")
     found_checkout = load(script)
     assert found_checkout is not None
-    rows = {label: (value, source) for label, value, source in checkout_module.recipe_facts("wenet", found_checkout, script.parent)}
+    rows = {label: (value, source) for label, value, source in found_checkout.facts() + code_rows(found_checkout, TRAIN_ENTRY)}
     assert rows["WeNet code"] == (str((tmp_path / "repo").resolve()), "PYTHONPATH=../../../:$PYTHONPATH in path.sh:1")
     assert rows["WeNet version"] == ("v3.0.1", "git tag at the checked-out commit")
     assert rows["WeNet commit"] == ("a93af33afb29585d7398265f1076d6dec1f11ab8", ".git/HEAD (detached)")
     assert rows["WeNet code date"] == ("2024-03-08", "upstream commit table (v3.0.1)")
     assert rows["train.py flags"][0] == "44 flags" and rows["batch carries pcm"][0] == "yes"
-    assert checkout_module.recipe_facts("wenet", None, tmp_path)[0][1] == "not found"
 
 
 def test_apply_delta_copy_and_insert() -> None:
@@ -351,7 +354,7 @@ def test_apply_delta_copy_and_insert() -> None:
     ],
 )
 def test_patterns_on_real_files(folder: str, pattern: str, hits: list[tuple[str, int]] | None) -> None:
-    spans = getattr(pycode, pattern)(DATA / folder)
+    spans = {**WENET_PATTERNS, **XTUNER_PATTERNS}[pattern](DATA / folder)
     assert (None if spans is None else [(s.path.name, s.line) for s in spans]) == hits
 
 
@@ -438,10 +441,10 @@ def test_the_fixes_available_info_is_said_once_per_checkout(tmp_path: Path) -> N
     first = recipe_in(repo, RecipeSpec(data_type="shard", flags=["--num_workers 4", "--prefetch 10"])).parent
     second = first.parent / "s1"
     shutil.copytree(first, second)
-    both = engine.check([first, second], lambda: from_mapping(dict(NODE), "test")).diagnostics
+    both = engine.check([first, second], hardware=lambda: from_mapping(dict(NODE), "test")).diagnostics
     infos = found(both, "RL902")
     assert len(infos) == 1 and infos[0].span.path.parent == first, [str(d.span) for d in infos]
-    assert len(found(engine.check([second], lambda: from_mapping(dict(NODE), "test")).diagnostics, "RL902")) == 1
+    assert len(found(engine.check([second], hardware=lambda: from_mapping(dict(NODE), "test")).diagnostics, "RL902")) == 1
 
 
 def test_http_shards_judged_by_the_checkout(tmp_path: Path) -> None:
@@ -482,12 +485,12 @@ def test_prefetch_500_names_the_recipe_it_is_about() -> None:
 
 
 def test_known_issue_ranges_are_consistent() -> None:
-    for toolkit in ("wenet", "xtuner"):
-        for issue in knownissues.for_toolkit(toolkit):
+    for kind in (WENET_CODE, XTUNER_CODE):
+        for issue in knownissues.for_toolkit(kind.package):
             assert issue.fixed is None or issue.fixed.link.startswith("https://github.com/") and issue.reports
             if issue.introduced and issue.fixed:
                 assert issue.introduced.date <= issue.fixed.date, issue.id
-            assert issue.pattern is None or callable(getattr(pycode, issue.pattern))
+            assert issue.pattern is None or callable(kind.patterns[issue.pattern])  # the toolkit's own pattern
 
 
 # -- XTuner --------------------------------------------------------------------------------------
@@ -610,7 +613,7 @@ def test_checkout_code_is_never_imported_or_run(tmp_path: Path) -> None:
     assert found(diagnostics, "RL601") == []  # --gpu_id read from the payload file's parser, by ast
     assert [d.setting for d in found(diagnostics, "RL901")] == ["wenet-step-save-default"]
     found_checkout = load(script)
-    assert found_checkout is not None and found_checkout.batch_carries_pcm is True and not mark.exists()
+    assert found_checkout is not None and batch_carries_pcm(found_checkout)[0] is True and not mark.exists()
 
 
 # -- one fire and one quiet case per rule (tests/test_rules.py checks every rule has them) --------
@@ -654,8 +657,8 @@ def test_finding_a_checkout_is_cached_per_run(tmp_path: Path) -> None:
     write(tmp_path / "repo", {"wenet/bin/train.py": V2_TRAIN_PY})
     files = FileCache()
     script = recipe_in(tmp_path / "repo")
-    first = find_checkout("wenet", script.parent, None, files)
-    assert first is not None and find_checkout("wenet", script.parent, None, files) is first
+    first = find_checkout(WENET_CODE, script.parent, None, files)
+    assert first is not None and find_checkout(WENET_CODE, script.parent, None, files) is first
 
 
 # -- the two field reports, shipped as examples ----------------------------------------------------
@@ -666,7 +669,7 @@ def check_example(name: str, profile: str) -> list[Diagnostic]:
 
     root = REPO / "examples" / name
     hardware = load_profile(root / profile)
-    result = engine.check([root], lambda: hardware)
+    result = engine.check([root], hardware=lambda: hardware)
     assert not result.errors
     return result.diagnostics
 
@@ -844,7 +847,7 @@ def test_show_rows_of_what_the_code_does_with_the_yaml(tmp_path: Path) -> None:
     v3 = load(clone("wenet-v3.1.0", tmp_path / "a") / "examples/csj/s0/run.sh")
     v2 = load(clone("wenet-v2.1.0", tmp_path / "b") / "examples/librispeech/s0/run.sh")
     assert v3 is not None and v2 is not None
-    rows3, rows2 = ({label: value for label, value, _ in c.facts()} for c in (v3, v2))
+    rows3, rows2 = ({label: value for label, value, _ in c.facts() + code_rows(c, TRAIN_ENTRY)} for c in (v3, v2))
     assert rows3["YAML keys required"] == "tokenizer_conf, tokenizer" and "YAML keys required" not in rows2
     assert "spec_aug_conf -> spec_aug()" in rows2["blocks spread as **kwargs"]
 

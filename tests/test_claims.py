@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import cast
 
 from recipelint import engine
+from recipelint.checkoptions import CheckOptions
 from recipelint.parse.files import FileCache
 from recipelint.settings import Resolver
 from recipelint.toolkits import Offer, Target, Toolkit, claimants, configs_named, load_target, read_script
@@ -19,7 +20,7 @@ FORK_RUN = FORK / "examples" / "stutter_event" / "s0" / "run.sh"
 
 
 def _check(paths: list[Path]) -> engine.Result:
-    return engine.check(paths, None, FileCache(), resolver=Resolver(isolated=True))
+    return engine.check(paths, hardware=None, files=FileCache(), resolver=Resolver(isolated=True))
 
 
 def _findings(result: engine.Result) -> list[tuple[str, str, int]]:
@@ -39,7 +40,7 @@ def test_a_wenet_run_script_with_a_later_deepspeed_stage_reads_both_launches() -
     assert ("RL415", "ds_config.json", 2) in _findings(folder)
     assert _findings(alone) == _findings(folder)
     line = "deepspeed --num_gpus 7 train.py --deepspeed_config " + str(WENET_THEN_DS / "ds_config.json")
-    command = engine.check([], None, FileCache(), resolver=Resolver(isolated=True), command=line)
+    command = engine.check([], CheckOptions(command=line), hardware=None, files=FileCache(), resolver=Resolver(isolated=True))
     [triple] = [d for d in command.diagnostics if d.code == "RL415"]
     [same] = [d for d in folder.diagnostics if d.code == "RL415"]
     assert (triple.message, triple.span.path.resolve(), triple.span.start) == (same.message, same.span.path.resolve(), same.span.start)

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from recipelint.checkoptions import CheckOptions
 from tests.helpers import REPO, UPSTREAM, cli
 
 WENET3 = UPSTREAM / "wenet-v3.1.0"
@@ -392,7 +393,7 @@ def test_the_check_run_drives_the_progress_line(monkeypatch: pytest.MonkeyPatch,
         terminal = Terminal()
         monkeypatch.setattr(sys, "stderr", terminal)
         code = checkcmd.run_check(
-            paths=[WENET3], hardware=A100, isolated=True, no_cache=True, jobs=1, quiet=quiet, color=checkcmd.Color.never
+            CheckOptions(paths=[WENET3], hardware=A100, isolated=True, no_cache=True, jobs=1, quiet=quiet, color=checkcmd.Color.never)
         )
         assert code == 1
         written = terminal.getvalue()

@@ -46,7 +46,7 @@ def _diagnostics(tmp_path: Path, name: str, workers: int = 32, script: str = "tr
     (tmp_path / "train.py").write_text(TRAIN)
     (tmp_path / "job.sh").write_text(JOB.format(script=script))
     (tmp_path / "pod.yaml").write_text(POD)
-    result = engine.check([tmp_path / name], None, FileCache(), resolver=Resolver(isolated=True))
+    result = engine.check([tmp_path / name], hardware=None, files=FileCache(), resolver=Resolver(isolated=True))
     assert not result.errors
     return [d for d in result.diagnostics if d.code != "RL004"]
 

@@ -17,7 +17,7 @@ pytestmark = pytest.mark.slow  # every corpus file, checked and fixed
 def test_corpus_is_read_without_errors(capsys: pytest.CaptureFixture[str]) -> None:
     profile = from_mapping(dict(NODE), "profile test")
     files = sorted(p for p in CORPUS.rglob("*") if p.suffix in (".yaml", ".yml", ".json"))
-    result = engine.check(files, lambda: profile)
+    result = engine.check(files, hardware=lambda: profile)
     assert len(files) >= 80
     assert result.errors == []
     per_rule = Counter(d.code for d in result.diagnostics)
@@ -43,7 +43,7 @@ def test_corpus_fix_sweep_on_copies(tmp_path: Path, capsys: pytest.CaptureFixtur
     before = {p: p.read_bytes() for p in files}
 
     def run_check(cache: FileCache):  # type: ignore[no-untyped-def]
-        return engine.check(files, lambda: profile, cache, resolver=Resolver(isolated=True)).diagnostics
+        return engine.check(files, hardware=lambda: profile, files=cache, resolver=Resolver(isolated=True)).diagnostics
 
     outcome = fix.fix_paths(run_check, unsafe=True)
     assert outcome.errors == []

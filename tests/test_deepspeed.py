@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from recipelint import engine
+from recipelint.checkoptions import CheckOptions
 from recipelint.diagnostics import Diagnostic, Severity
 from recipelint.hardware.profile import from_mapping
 from recipelint.model import Recipe
@@ -283,7 +284,7 @@ def test_wenet_recipe_runs_the_deepspeed_rules(tmp_path: Path) -> None:
     )
     script = spec.write(tmp_path)
     profile = from_mapping(dict(NODE), "p")
-    found = {d.code: d for d in engine.check([script], lambda: profile).diagnostics}
+    found = {d.code: d for d in engine.check([script], hardware=lambda: profile).diagnostics}
     assert "RL416" in found and str(found["RL416"].severity) == "error"  # WeNet fills nothing
     assert "RL402" in found  # and WeNet's own micro-batch assert
 
@@ -319,7 +320,7 @@ def test_other_launches_check_their_json(tmp_path: Path, command: str, filler_co
     (tmp_path / "ds.json").write_text(json.dumps(config))
     (tmp_path / "train.sh").write_text(command + "\n")
     profile = from_mapping({**NODE, "gpus": 8}, "p")
-    found = engine.check([tmp_path / "train.sh"], lambda: profile).diagnostics
+    found = engine.check([tmp_path / "train.sh"], hardware=lambda: profile).diagnostics
     auto = sorted(d.setting or "" for d in found if d.code == "RL416")
     if filler_code is None:  # Hugging Face fills gradient_clipping, not stage3_max_live_parameters
         assert auto == ["zero_optimization.stage3_max_live_parameters"]
@@ -406,7 +407,7 @@ def check_command(root: Path, command: str, monkeypatch: pytest.MonkeyPatch) -> 
 
     monkeypatch.chdir(root)
     profile = load_profile(A100)
-    result = engine.check([], lambda: profile, FileCache(), resolver=Resolver(isolated=True), command=command)
+    result = engine.check([], CheckOptions(command=command), hardware=lambda: profile, files=FileCache(), resolver=Resolver(isolated=True))
     assert not result.errors, result.errors
     return result.diagnostics
 
@@ -444,7 +445,7 @@ def test_accelerate_deepspeed_pairs_accelerate_accepts(tmp_path: Path, monkeypat
     templates = clone("deepspeed/accelerate", tmp_path) / "examples/config_yaml_templates"
     found += check_command(templates, "accelerate launch --config_file deepspeed.yaml run_me.py", monkeypatch)
     roots = [clone(f"deepspeed/{name}", tmp_path) for name in ("VideoX-Fun", "open-instruct")]
-    result = engine.check(roots, lambda: from_mapping(dict(NODE), "profile test"), FileCache())
+    result = engine.check(roots, hardware=lambda: from_mapping(dict(NODE), "profile test"), files=FileCache())
     assert not result.errors
     found += result.diagnostics
     assert [d.message for d in found if d.code == "RL424"] == []
@@ -454,7 +455,9 @@ def test_accelerate_config_unknown_keys(tmp_path: Path) -> None:
     """RL425 on accelerate's own tests/test_configs/invalid_keys.yaml (its test of the "had unknown
     keys" ValueError), checked alone."""
     root = clone("deepspeed/accelerate", tmp_path)
-    result = engine.check([root / "tests/test_configs/invalid_keys.yaml"], lambda: from_mapping(dict(NODE), "profile test"), FileCache())
+    result = engine.check(
+        [root / "tests/test_configs/invalid_keys.yaml"], hardware=lambda: from_mapping(dict(NODE), "profile test"), files=FileCache()
+    )
     assert not result.errors
     assert_snapshot("RL425", result.diagnostics, root)
 
@@ -468,7 +471,7 @@ def test_accelerate_configs_with_known_keys(tmp_path: Path) -> None:
     roots = [clone(f"deepspeed/{name}", tmp_path) for name in names]
     configs = sorted(p for root in roots for p in root.rglob("*.y*ml") if p.name != "invalid_keys.yaml")
     assert len(configs) == 14
-    result = engine.check(configs, lambda: from_mapping(dict(NODE), "profile test"), FileCache())
+    result = engine.check(configs, hardware=lambda: from_mapping(dict(NODE), "profile test"), files=FileCache())
     assert not result.errors
     assert [d.message for d in result.diagnostics if d.code == "RL425"] == []
 
@@ -522,7 +525,9 @@ def test_a_batch_size_below_one_is_one_finding_not_a_crash(tmp_path: Path, key: 
     (tmp_path / "run.sh").write_text("deepspeed --num_gpus 8 train.py --deepspeed_config ds.json\n")
     from recipelint.settings import Resolver
 
-    result = engine.check([tmp_path / "run.sh"], lambda: from_mapping(dict(NODE, gpus=8), "test"), resolver=Resolver(isolated=True))
+    result = engine.check(
+        [tmp_path / "run.sh"], hardware=lambda: from_mapping(dict(NODE, gpus=8), "test"), resolver=Resolver(isolated=True)
+    )
     assert result.errors == []
     assert [(d.code, d.setting) for d in result.diagnostics if d.severity is Severity.ERROR] == [("RL413", key)]
 

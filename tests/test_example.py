@@ -14,7 +14,7 @@ EXAMPLE = REPO / "examples" / "wenet-4node-v100"
 
 def check(root: Path):  # type: ignore[no-untyped-def]
     hardware = load_profile(root / "hardware-v100-node.yaml")
-    return engine.check([root], lambda: hardware)
+    return engine.check([root], hardware=lambda: hardware)
 
 
 def test_example_findings() -> None:
@@ -36,16 +36,17 @@ def test_example_memory_fits_with_pin_memory() -> None:
     # the plan (2 workers, 125 prefetch) comes from the shards (RL201) and the per-worker scaling.
     from recipelint import tuner
     from recipelint.context import Context
+    from recipelint.toolkits.wenet.loader import loader
 
     hardware = load_profile(EXAMPLE / "hardware-v100-node.yaml")
-    recipe = next(r for r in engine.check([EXAMPLE], lambda: hardware).recipes if r.launch is not None)
-    ctx = Context(recipe, lambda: hardware)
-    assert ctx.pin_memory and ctx.memory_inputs is not None and ctx.memory_inputs.shm is None
-    usage = ctx.memory_inputs.usage(4, 250)
+    recipe = next(r for r in engine.check([EXAMPLE], hardware=lambda: hardware).recipes if r.launch is not None)
+    facts = loader(Context(recipe, lambda: hardware))
+    assert facts.pin_memory and facts.memory_inputs is not None and facts.memory_inputs.shm is None
+    usage = facts.memory_inputs.usage(4, 250)
     assert round(4 * usage.total / 1e9) == 139
-    assert ctx.memory_inputs.ram == (256 * 1024**3, "half of RAM 512 GiB")
-    assert (ctx.loader_plan.num_workers, ctx.loader_plan.prefetch) == (2, 125)
-    assert ctx.loader_plan.limits == {"cpu": tuner.loader_worker_cap(100, 4), "shards": 2, "memory": 1113}
+    assert facts.memory_inputs.ram == (256 * 1024**3, "half of RAM 512 GiB")
+    assert (facts.plan.num_workers, facts.plan.prefetch) == (2, 125)
+    assert facts.plan.limits == {"cpu": tuner.loader_worker_cap(100, 4), "shards": 2, "memory": 1113}
 
 
 def test_example_fix_changes_only_the_values(tmp_path: Path) -> None:
@@ -53,7 +54,7 @@ def test_example_fix_changes_only_the_values(tmp_path: Path) -> None:
     shutil.copytree(EXAMPLE, root)
     before = {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
     hardware = load_profile(root / "hardware-v100-node.yaml")
-    outcome = fix.fix_paths(lambda files: engine.check([root], lambda: hardware, files).diagnostics, unsafe=False)
+    outcome = fix.fix_paths(lambda files: engine.check([root], hardware=lambda: hardware, files=files).diagnostics, unsafe=False)
     for path, data in outcome.changed.items():
         fix.write_atomic(path, data, outcome.original[path])
     assert sorted((d.code, d.fix) for d in check(root).diagnostics) == [("RL205", None), ("RL504", None)]  # no fixable finding left
@@ -65,5 +66,5 @@ def test_example_fix_changes_only_the_values(tmp_path: Path) -> None:
         ("prefetch=250", "prefetch=125"),
         ("    wenet/bin/train.py \\", "    wenet/bin/train.py --timeout 300 \\"),
     ]
-    second = fix.fix_paths(lambda files: engine.check([root], lambda: hardware, files).diagnostics, unsafe=False)
+    second = fix.fix_paths(lambda files: engine.check([root], hardware=lambda: hardware, files=files).diagnostics, unsafe=False)
     assert second.changed == {}

@@ -24,7 +24,7 @@ def lint(case: str, side: str, target: str | None = None, config: Path | None = 
     root = FIELD / case
     profile = load_profile(root / "node.yaml") if (root / "node.yaml").exists() else from_mapping(dict(NODE), "profile test")
     path = root / side / target if target else root / side
-    result = engine.check([path], lambda: profile, resolver=Resolver(config) if config else Resolver(isolated=True))
+    result = engine.check([path], hardware=lambda: profile, resolver=Resolver(config) if config else Resolver(isolated=True))
     assert result.errors == []
     return result.diagnostics
 
@@ -41,7 +41,7 @@ def fixed(case: str, tmp_path: Path, unsafe: bool = False) -> dict[str, bytes]:
     profile = load_profile(root / "node.yaml") if (root / "node.yaml").exists() else from_mapping(dict(NODE), "profile test")
 
     def run_check(cache: FileCache) -> list[Diagnostic]:
-        return engine.check([copy], lambda: profile, cache, resolver=Resolver(isolated=True)).diagnostics
+        return engine.check([copy], hardware=lambda: profile, files=cache, resolver=Resolver(isolated=True)).diagnostics
 
     outcome = fix.fix_paths(run_check, unsafe=unsafe)
     assert outcome.errors == []
@@ -153,5 +153,5 @@ def test_xtuner_env_beside_the_slurm_launcher(tmp_path: Path, target: str | None
 def test_local_rendezvous_on_every_launcher(tmp_path: Path, command: str, endpoint: str | None) -> None:
     (tmp_path / "train.sh").write_text(command + "\n")
     profile = from_mapping({**NODE, "gpus": 8}, "profile test")
-    found = only(engine.check([tmp_path / "train.sh"], lambda: profile).diagnostics, "RL501")
+    found = only(engine.check([tmp_path / "train.sh"], hardware=lambda: profile).diagnostics, "RL501")
     assert [d.current for d in found] == ([endpoint] if endpoint else [])

@@ -17,7 +17,7 @@ from tests.helpers import NODE, RecipeSpec
 
 def run_fix(paths: list[Path], hardware: dict, unsafe: bool = False) -> fix.FixOutcome:  # type: ignore[type-arg]
     profile = from_mapping(hardware, "profile test")
-    return fix.fix_paths(lambda files: engine.check(paths, lambda: profile, files).diagnostics, unsafe)
+    return fix.fix_paths(lambda files: engine.check(paths, hardware=lambda: profile, files=files).diagnostics, unsafe)
 
 
 def changed_lines(before: bytes, after: bytes) -> list[tuple[bytes, bytes]]:

@@ -13,6 +13,7 @@ from recipelint.hardware.profile import load_profile
 from recipelint.parse import pycode
 from recipelint.parse.checkout import Checkout, identify
 from recipelint.records import replace
+from recipelint.toolkits.wenet.checkout import TRAIN_ENTRY, WENET_CODE, dataset_keys, trainers
 from tests.helpers import NODE, RecipeSpec, cli, copy_upstream, lint
 from tests.test_checkout import recipe_in
 
@@ -23,7 +24,7 @@ HEAD = Path(__file__).parent / "data" / "checkouts" / "wenet-head"
 
 def check(path: Path) -> list[Diagnostic]:
     profile = load_profile(PROFILE)
-    result = engine.check([path], lambda: profile)
+    result = engine.check([path], hardware=lambda: profile)
     assert not result.errors, result.errors
     return result.diagnostics
 
@@ -58,9 +59,9 @@ def test_msdm_key_no_code_reads_still_warns(tmp_path: Path) -> None:
 
 
 def test_the_trainer_variant_reads_its_own_dataset() -> None:
-    checkout = identify(Checkout("wenet", FORKS / "msdm", "test"))
-    assert checkout.trainers() == ["bin/train.py", "bin/train_dys.py"]
-    variant, plain = checkout.dataset_keys("bin/train_dys.py"), checkout.dataset_keys("bin/train.py")
+    checkout = identify(Checkout(WENET_CODE, FORKS / "msdm", "test"))
+    assert trainers(checkout) == ["bin/train.py", "bin/train_dys.py"]
+    variant, plain = dataset_keys(checkout, "bin/train_dys.py"), dataset_keys(checkout, "bin/train.py")
     assert variant is not None and plain is not None
     assert "modarity" in variant[""].keys and "modarity" not in plain[""].keys
     assert {"resnet_conf", "dys"} <= checkout.config_keys()
@@ -157,12 +158,14 @@ def test_timeout_reaches_nothing_without_the_join(tmp_path: Path) -> None:
 
 
 def test_value_read_follows_the_script_and_its_modules() -> None:
-    fork_checkout = identify(Checkout("wenet", FORKS / "deep-sparse-conformer", "test"))
-    head = identify(Checkout("wenet", HEAD, "test"))
-    assert fork_checkout.value_read("timeout") is False and fork_checkout.value_read("prefetch") is False
-    read = head.value_read("timeout")
+    fork_checkout = identify(Checkout(WENET_CODE, FORKS / "deep-sparse-conformer", "test"))
+    head = identify(Checkout(WENET_CODE, HEAD, "test"))
+    assert fork_checkout.value_read("timeout", TRAIN_ENTRY) is False and fork_checkout.value_read("prefetch", TRAIN_ENTRY) is False
+    read = head.value_read("timeout", TRAIN_ENTRY)
     assert read and not isinstance(read, bool) and read.path.name == "train.py"
-    assert "prefetch_factor" in head.loader_keywords()[0] and "prefetch_factor" not in fork_checkout.loader_keywords()[0]
+    assert (
+        "prefetch_factor" in head.loader_keywords(TRAIN_ENTRY)[0] and "prefetch_factor" not in fork_checkout.loader_keywords(TRAIN_ENTRY)[0]
+    )
 
 
 def test_show_names_the_forks_code_not_a_release() -> None:

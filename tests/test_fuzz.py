@@ -129,7 +129,7 @@ def _check_one(name: str, content: bytes) -> None:
         path = Path(folder) / name
         path.write_bytes(content)
         started = time.perf_counter()
-        result = engine.check([path], lambda: profile, resolver=Resolver(isolated=True))  # must not raise
+        result = engine.check([path], hardware=lambda: profile, resolver=Resolver(isolated=True))  # must not raise
         assert time.perf_counter() - started < BOUND_SECONDS
         for error in result.errors:
             assert str(error).startswith(str(path)) and "\n" not in str(error)
@@ -213,7 +213,7 @@ def test_fix_is_confined_reparses_and_is_idempotent(spec: RecipeSpec, crlf: bool
         script.write_bytes(data)
 
         def run_check(files: FileCache):  # type: ignore[no-untyped-def]
-            return engine.check([script], lambda: profile, files, resolver=Resolver(isolated=True)).diagnostics
+            return engine.check([script], hardware=lambda: profile, files=files, resolver=Resolver(isolated=True)).diagnostics
 
         # One pass, checked independently: each edit's span holds the old value, and every
         # byte outside the spans is unchanged.

@@ -18,7 +18,11 @@ AWSOME = "kube/awsome-distributed-training"
 def _check(paths: list[Path]) -> tuple[list[show.Description], engine.Result]:
     found: list[show.Description] = []
     result = engine.check(
-        paths, None, FileCache(), resolver=Resolver(isolated=True), observe=lambda ctx, kept: found.append(show.describe(ctx, kept))
+        paths,
+        hardware=None,
+        files=FileCache(),
+        resolver=Resolver(isolated=True),
+        observe=lambda ctx, kept: found.append(show.describe(ctx, kept)),
     )
     return found, result
 

@@ -16,16 +16,18 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from recipelint import checkcmd, cli
+from recipelint.checkoptions import CheckOptions, as_values
 from recipelint.main import CHECK_COUNTS, CHECK_FLAGS, CHECK_VALUES, parse_check
 from tests.helpers import NODE, REPO, RecipeSpec
 
 
 def typer_params(args: list[str], monkeypatch: pytest.MonkeyPatch) -> dict[str, Any] | None:
-    """What the typer command passes to run_check for `check ARGS`; None on a usage error or help."""
+    """What the typer command passes to run_check for `check ARGS`, field by field; None on a
+    usage error or help."""
     seen: list[dict[str, Any]] = []
 
-    def capture(**kwargs: Any) -> int:
-        seen.append(kwargs)
+    def capture(options: CheckOptions) -> int:
+        seen.append(as_values(options))
         return 0
 
     monkeypatch.setattr(checkcmd, "run_check", capture)
@@ -68,7 +70,7 @@ COMMON = [
 def test_common_invocations_take_the_fast_path_with_typer_s_values(args: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
     fast = parse_check(args)
     assert fast is not None
-    assert fast == typer_params(args, monkeypatch)
+    assert as_values(fast) == typer_params(args, monkeypatch)
 
 
 TOKENS = [
@@ -137,7 +139,7 @@ def test_the_fast_parser_never_disagrees_with_typer(args: list[str]) -> None:
         return  # typer handles it, usage errors and help included
     with pytest.MonkeyPatch.context() as monkeypatch:
         typed = typer_params(args, monkeypatch)
-        assert typed is not None and _nan_free(fast) == _nan_free(typed)
+        assert typed is not None and _nan_free(as_values(fast)) == _nan_free(typed)
 
 
 def _nan_free(params: dict[str, Any]) -> dict[str, Any]:

@@ -106,7 +106,7 @@ def test_measured_facts_replace_the_estimates(tmp_path: Path) -> None:
     root = example_copy(tmp_path)
     (root / "data" / "train" / "data.list").write_text("".join(f"/data/shards_{i:09d}.tar\n" for i in range(64)))
     profile = load_profile(root / "node.yaml")
-    before = {d.code: d for d in engine.check([root], lambda: profile).diagnostics}
+    before = {d.code: d for d in engine.check([root], hardware=lambda: profile).diagnostics}
     # estimates: cpus 8 // 4 ranks = 2 workers; (12 GiB / 4 - 2 x 1.29 GB) // (2 x 29.7 MB pinned and heap) = 10
     assert (before["RL102"].suggested, before["RL103"].suggested) == (2, 10)
     assert "formula: ranks_per_node x num_workers <= usable CPUs" in before["RL102"].evidence
@@ -122,7 +122,7 @@ def test_measured_facts_replace_the_estimates(tmp_path: Path) -> None:
     }
     write_measured(root / "node.yaml", measured)
     profile = load_profile(root / "node.yaml")
-    after = {d.code: d for d in engine.check([root], lambda: profile).diagnostics}
+    after = {d.code: d for d in engine.check([root], hardware=lambda: profile).diagnostics}
     assert after["RL102"].suggested == 1
     assert (
         after["RL102"].message
@@ -136,7 +136,7 @@ def test_measured_facts_replace_the_estimates(tmp_path: Path) -> None:
     write_measured(root / "node.yaml", other)
     (root / "node.yaml").write_text((root / "node.yaml").read_text().replace(measured["dataset_conf"], "sha256:1111111111111111"))
     profile = load_profile(root / "node.yaml")
-    again = {d.code: d for d in engine.check([root], lambda: profile).diagnostics}
+    again = {d.code: d for d in engine.check([root], hardware=lambda: profile).diagnostics}
     assert (again["RL102"].suggested, again["RL103"].suggested) == (2, 10)
 
 
@@ -149,13 +149,13 @@ def test_raw_list_durations_and_setting_name_the_utterance(tmp_path: Path) -> No
     root = tmp_path / "r"
     spec.write(root)
     hardware = from_mapping({**NODE, "cpus": 64, "memory_gib": 8}, "profile test.yaml")
-    found = next(d for d in engine.check([root], lambda: hardware).diagnostics if d.code == "RL103")
+    found = next(d for d in engine.check([root], hardware=lambda: hardware).diagnostics if d.code == "RL103")
     assert "mean utterance 3.0 s from 3 durations in data.list" in found.evidence
     (root / "recipelint.toml").write_text("mean-utterance-seconds = 7.5\n")
-    found = next(d for d in engine.check([root], lambda: hardware).diagnostics if d.code == "RL103")
+    found = next(d for d in engine.check([root], hardware=lambda: hardware).diagnostics if d.code == "RL103")
     assert "mean utterance 7.5 s from mean-utterance-seconds" in found.evidence
     (root / "recipelint.toml").write_text('mean-utterance-seconds = "long"\n')
-    errors = engine.check([root], lambda: hardware).errors
+    errors = engine.check([root], hardware=lambda: hardware).errors
     assert any("'mean-utterance-seconds' is the data's mean utterance in seconds" in str(e) for e in errors)
 
 
@@ -223,7 +223,7 @@ def test_tune_measure_on_the_example(tmp_path: Path) -> None:
     tiny_dataset(root)
     (root / "path.sh").write_text(f"export PYTHONPATH={CHECKOUT}:$PYTHONPATH\n")
     env = {} if importlib.util.find_spec("torchaudio") else {"RECIPELINT_MEASURE_SHIM": str(SHIM)}
-    before = {d.code: d for d in engine.check([root], lambda: load_profile(root / "node.yaml")).diagnostics}
+    before = {d.code: d for d in engine.check([root], hardware=lambda: load_profile(root / "node.yaml")).diagnostics}
     assert before["RL103"].suggested == 10  # the estimates: 1.29 GB a worker (5 s utterances, shuffle 1500 + sort 500)
     result = cli("tune", "--measure", str(root), "--hardware", str(root / "node.yaml"), "--batches", "10", env=env, timeout=400)
     assert result.returncode == 0, result.stderr
@@ -238,7 +238,7 @@ def test_tune_measure_on_the_example(tmp_path: Path) -> None:
     assert entry["workers_plateau"] == tuner.plateau_workers({int(k): v for k, v in entry["batches_per_s"].items()})
     # Short utterances: the worker's buffers are a fraction of the 1.22 GB the estimate assumed.
     assert entry["worker_bytes"] < 0.8e9
-    after = {d.code: d for d in engine.check([root], lambda: profile).diagnostics}
+    after = {d.code: d for d in engine.check([root], hardware=lambda: profile).diagnostics}
     workers = entry["workers_plateau"]  # the candidates stop at the 2 cores a rank gets: 1 or 2
     assert after["RL102"].suggested == workers and "measured batches/s by num_workers on 2 cores" in after["RL102"].evidence[-1]
     room = 24 * 0.5 * 1024**3 / 4 - workers * (entry["worker_bytes"] + tuner.WORKER_BASE_BYTES)
@@ -270,7 +270,7 @@ def test_tune_and_rl106_give_one_plan(tmp_path: Path) -> None:
     profile = tmp_path / "node.yaml"
     profile.write_text("".join(f"{key}: {json_module.dumps(value)}\n" for key, value in NODE.items()))
     hardware = from_mapping(dict(NODE), "profile node.yaml")
-    (rl106,) = [d for d in engine.check([root], lambda: hardware).diagnostics if d.code == "RL106"]
+    (rl106,) = [d for d in engine.check([root], hardware=lambda: hardware).diagnostics if d.code == "RL106"]
     result = cli("tune", str(root), "--hardware", str(profile))
     assert result.returncode == 0, result.stderr
     assert f"num_workers 1 -> {rl106.suggested}," in result.stdout.splitlines()[0]

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from recipelint import engine, parallel
+from recipelint.checkoptions import CheckOptions
 from recipelint.settings import Resolver
 from tests.helpers import DS_JSON, NODE, REPO, RecipeSpec
 
@@ -43,7 +44,11 @@ def test_a_pool_gives_the_serial_report(tmp_path: Path, monkeypatch: pytest.Monk
 
     def check(jobs: int) -> engine.Result:
         return engine.check(
-            [tmp_path / "t"], engine.ProfileLoader(profile), resolver=Resolver(isolated=True), keep_recipes=False, jobs=jobs
+            [tmp_path / "t"],
+            CheckOptions(jobs=jobs),
+            hardware=engine.ProfileLoader(profile),
+            resolver=Resolver(isolated=True),
+            keep_recipes=False,
         )
 
     serial = check(1)
@@ -72,7 +77,9 @@ def test_a_small_run_never_starts_a_pool(tmp_path: Path, monkeypatch: pytest.Mon
         raise AssertionError("a pool for a few files")
 
     monkeypatch.setattr(parallel, "_shared", refuse)
-    result = engine.check([tmp_path / "t"], engine.ProfileLoader(profile), resolver=Resolver(isolated=True), keep_recipes=False, jobs=0)
+    result = engine.check(
+        [tmp_path / "t"], CheckOptions(jobs=0), hardware=engine.ProfileLoader(profile), resolver=Resolver(isolated=True), keep_recipes=False
+    )
     assert result.parsed >= 6
 
 

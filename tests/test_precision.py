@@ -396,7 +396,7 @@ def laptop(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
 
 def check(paths: list[Path], node: bool) -> engine.Result:
     profile = load_profile(A100) if node else None
-    result = engine.check(paths, (lambda: profile) if profile else None, FileCache(), resolver=Resolver(isolated=True))
+    result = engine.check(paths, hardware=(lambda: profile) if profile else None, files=FileCache(), resolver=Resolver(isolated=True))
     assert not result.errors, result.errors
     return result
 
@@ -490,7 +490,7 @@ def test_a_submitter_runs_the_launch_after_its_double_dash(tmp_path: Path) -> No
     the launch is Accelerate's, which fills the "auto" values (no RL416 for the submitter's python)."""
     root = clone("deepspeed/open-instruct", tmp_path)
     script = root / "scripts/train/debug/dpo/checkpoint_integration_test.sh"
-    result = engine.check([script], lambda: load_profile(A100), resolver=Resolver(isolated=True))
+    result = engine.check([script], hardware=lambda: load_profile(A100), resolver=Resolver(isolated=True))
     assert [r.launch.launcher for r in result.recipes if r.launch is not None] == ["accelerate", "accelerate"]
     assert [r.ds_filler for r in result.recipes] == ["accelerate", "accelerate"]
     assert [d for d in result.diagnostics if d.severity >= Severity.WARNING] == []

@@ -190,7 +190,9 @@ def run(paths: list[Path], root: Path, cache: ResultCache | None = None) -> engi
     profile = root / "node.yaml"
     if not profile.exists():
         profile.write_text("".join(f"{k}: {json.dumps(v)}\n" for k, v in NODE.items()))
-    return engine.check(paths, ProfileLoader(profile), FileCache(), resolver=Resolver(isolated=True), keep_recipes=False, cache=cache)
+    return engine.check(
+        paths, hardware=ProfileLoader(profile), files=FileCache(), resolver=Resolver(isolated=True), keep_recipes=False, cache=cache
+    )
 
 
 def test_configs_passed_alone_load_each_launch_file_once(tmp_path: Path, loads: Counter[str], monkeypatch: pytest.MonkeyPatch) -> None:

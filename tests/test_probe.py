@@ -93,8 +93,8 @@ def test_profile_round_trip_gives_the_same_findings(tmp_path: Path) -> None:
     script = RecipeSpec().write(tmp_path / "r")
     from recipelint import engine
 
-    with_live = engine.check([script], lambda: live).diagnostics
-    with_saved = engine.check([script], lambda: loaded).diagnostics
+    with_live = engine.check([script], hardware=lambda: live).diagnostics
+    with_saved = engine.check([script], hardware=lambda: loaded).diagnostics
     assert [(d.code, d.message) for d in with_live] == [(d.code, d.message) for d in with_saved]
 
 

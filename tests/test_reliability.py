@@ -484,3 +484,52 @@ def test_a_bad_profile_is_shown_to_the_user(profile: str, tmp_path: Path) -> Non
     message = str(shown["params"]["message"])  # type: ignore[index]
     assert message.startswith("recipelint: ") and ("no such file" in message or "not a regular file" in message)
     wire.stop()
+
+
+# -- the CPU budget of one file -------------------------------------------------------------------
+
+
+def test_a_file_over_its_cpu_budget_is_one_error_and_the_others_are_checked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A reader that runs past the budget ends that file with one line; the run goes on. The
+    budget is made tiny here (real files read in well under the default 30 s)."""
+    top = tmp_path / "tree"
+    recipe = _recipe(top)
+    slow = top / "slow.sh"
+    branches = "".join(f'if [ -n "$A{i}" ]; then X{i}="--num_workers {i % 8}"; fi\n' for i in range(15000))
+    slow.write_text("#!/bin/bash\n" + branches + "torchrun --nproc_per_node 8 train.py $X5\n")
+    monkeypatch.setenv("RECIPELINT_CPU_BUDGET", "1")
+    run = attack("check", *_hardware(recipe), str(slow), str(recipe / "run.sh"))
+    assert run.code == 2
+    assert "slow.sh: reading this file took over 1 s of CPU (the budget for one file): not checked" in run.stderr
+    assert "RL201" in run.stdout, "the other recipe is still checked"
+
+
+def test_the_budget_raises_on_the_main_thread_only() -> None:
+    import threading
+
+    from recipelint.budget import OverBudget, cpu_budget
+
+    def spin() -> None:
+        began = time.process_time()
+        while time.process_time() - began < 0.3:
+            pass
+
+    os.environ["RECIPELINT_CPU_BUDGET"] = "0.05"
+    try:
+        with pytest.raises(OverBudget), cpu_budget():
+            spin()
+        with cpu_budget():
+            pass  # a body within its budget ends as it would
+        ended: list[bool] = []
+
+        def unbudgeted() -> None:
+            with cpu_budget():
+                spin()
+            ended.append(True)
+
+        thread = threading.Thread(target=unbudgeted)
+        thread.start()
+        thread.join()
+        assert ended == [True], "a check on another thread (the server's) has no signal to take"
+    finally:
+        del os.environ["RECIPELINT_CPU_BUDGET"]

@@ -17,7 +17,7 @@ from tests.helpers import NODE, RecipeSpec, cli
 
 def run(*paths: Path) -> engine.Result:
     profile = from_mapping(dict(NODE), "p")
-    return engine.check(list(paths), lambda: profile, resolver=Resolver(isolated=True))
+    return engine.check(list(paths), hardware=lambda: profile, resolver=Resolver(isolated=True))
 
 
 def test_payloads_leave_nothing_behind(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from recipelint import engine
+from recipelint.checkoptions import CheckOptions
 from recipelint.diagnostics import Diagnostic, Severity
 from recipelint.parse.files import FileCache
 from recipelint.report import show
@@ -23,7 +24,11 @@ def _check(path: Path) -> tuple[list[show.Description], engine.Result]:
     """What `show` prints with no profile: the job's allocation stands in for the node."""
     found: list[show.Description] = []
     result = engine.check(
-        [path], None, FileCache(), resolver=Resolver(isolated=True), observe=lambda ctx, kept: found.append(show.describe(ctx, kept))
+        [path],
+        hardware=None,
+        files=FileCache(),
+        resolver=Resolver(isolated=True),
+        observe=lambda ctx, kept: found.append(show.describe(ctx, kept)),
     )
     assert not result.errors
     return found, result
@@ -283,7 +288,7 @@ def test_a_bash_c_block_in_a_manifest_is_read_as_shell(tmp_path: Path) -> None:
 def test_an_srun_command_line_is_a_job() -> None:
     """`--command` with srun's resource flags: the allocation comes from them (XTuner's Slurm docs)."""
     line = "srun -p $PARTITION --nodes=2 --gres=gpu:8 --ntasks-per-node=4 xtuner train internlm2_chat_7b_qlora_oasst1_e3 --launcher slurm"
-    result = engine.check([], None, FileCache(), resolver=Resolver(isolated=True), command=line)
+    result = engine.check([], CheckOptions(command=line), hardware=None, files=FileCache(), resolver=Resolver(isolated=True))
     [finding] = [d for d in result.diagnostics if d.code == "RL952"]
     assert finding.message.startswith("srun starts 4 ranks per node but the job gives each node 8 GPUs (srun --gres=gpu:8)")
 
@@ -325,8 +330,8 @@ def test_bigscience_launch_in_bash_c_is_read_with_its_written_config(tmp_path: P
         r
         for r in engine.check(
             [tmp_path / "slurm" / "bigscience" / "tr11b-1B3-ml.slurm"],
-            None,
-            FileCache(),
+            hardware=None,
+            files=FileCache(),
             resolver=Resolver(isolated=True),
             keep_recipes=True,
         ).recipes
@@ -375,7 +380,7 @@ def test_alignment_handbook_launch_slurm_is_read(tmp_path: Path) -> None:
     from recipelint.hardware.profile import load_profile
 
     node = load_profile(A100)
-    judged = engine.check([script], lambda: node, FileCache(), resolver=Resolver(isolated=True))
+    judged = engine.check([script], hardware=lambda: node, files=FileCache(), resolver=Resolver(isolated=True))
     assert [d.code for d in judged.diagnostics] == []
 
 

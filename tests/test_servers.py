@@ -16,7 +16,11 @@ from tests.helpers import assert_snapshot, clone
 def _check(path: Path) -> tuple[list[show.Description], engine.Result]:
     found: list[show.Description] = []
     result = engine.check(
-        [path], None, FileCache(), resolver=Resolver(isolated=True), observe=lambda ctx, kept: found.append(show.describe(ctx, kept))
+        [path],
+        hardware=None,
+        files=FileCache(),
+        resolver=Resolver(isolated=True),
+        observe=lambda ctx, kept: found.append(show.describe(ctx, kept)),
     )
     assert not result.errors
     return found, result

@@ -92,6 +92,7 @@ def test_shell_values_defaults_and_refs() -> None:
 
 
 def test_wenet_recipe_links_its_files(tmp_path: Path) -> None:
+    from recipelint.toolkits.wenet.part import train_data
     from tests.helpers import DS_JSON, RecipeSpec
 
     spec = RecipeSpec(flags=["--num_workers ${num_workers}", "--train_engine deepspeed", "--deepspeed_config conf/ds.json"], ds=DS_JSON)
@@ -100,7 +101,7 @@ def test_wenet_recipe_links_its_files(tmp_path: Path) -> None:
     assert recipe.launch is not None and recipe.launch.launcher == "torchrun"
     assert recipe.launch.nproc_per_node.value == 4  # counted from CUDA_VISIBLE_DEVICES
     assert recipe.config is not None and recipe.ds_config is not None
-    assert recipe.train_data[0].lines == 64
+    assert train_data(recipe)[0].lines == 64
     workers = recipe.arg("num_workers")
     assert workers.value == 4 and workers.via == "num_workers"
     assert workers.edit_span is not None and workers.edit_span.line == 6  # the assignment, not the flag

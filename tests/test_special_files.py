@@ -135,6 +135,6 @@ def test_a_folder_that_cannot_be_listed_is_reported(tmp_path: Path, monkeypatch:
 
     monkeypatch.setattr(os, "scandir", refusing)
     hardware = load_profile(recipe / PROFILE)
-    result = engine.check([recipe], lambda: hardware, resolver=Resolver(isolated=True))
+    result = engine.check([recipe], hardware=lambda: hardware, resolver=Resolver(isolated=True))
     assert [str(e) for e in result.errors] == [f"{recipe / 'locked'}: cannot list this folder: Permission denied"]
     assert "RL201" in {d.code for d in result.diagnostics}

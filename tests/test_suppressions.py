@@ -77,7 +77,7 @@ def test_removing_an_unused_suppression_gives_back_the_upstream_bytes(tmp_path: 
     lines.insert(38, b"# recipelint: ignore-file[RL104] shm is raised on the cluster")  # below content: matches nothing
     run_sh.write_bytes(b"\n".join(lines))
     a100 = load_profile(DATA / "profiles" / "a100-8x-96cpu-ib.yaml")
-    unused = [d for d in engine.check([recipe], lambda: a100).diagnostics if d.code == "RL002"]
+    unused = [d for d in engine.check([recipe], hardware=lambda: a100).diagnostics if d.code == "RL002"]
     assert [d.span.line for d in unused] == [36, 39]
     assert all(d.fix is not None and d.fix.applicability is Applicability.UNSAFE for d in unused)
     profile = ["--hardware", str(DATA / "profiles" / "a100-8x-96cpu-ib.yaml")]
@@ -135,7 +135,7 @@ def test_add_ignore_leaves_json_alone_and_says_so(tmp_path: Path) -> None:
     folder = tmp_path / "bad"
     shutil.copytree(field / "bad", folder)
     before = _snapshot(folder)
-    result = engine.check([folder], lambda: load_profile(field / "node.yaml"))
+    result = engine.check([folder], hardware=lambda: load_profile(field / "node.yaml"))
     json_findings = [d for d in result.diagnostics if d.span.path.suffix == ".json"]
     assert json_findings and len(json_findings) == len(result.diagnostics)
     added = cli("check", "--add-ignore", "--hardware", str(field / "node.yaml"), str(folder), cwd=tmp_path)
@@ -151,7 +151,7 @@ def test_add_ignore_on_a_clean_recipe_writes_nothing(tmp_path: Path) -> None:
     folder = tmp_path / "good"
     shutil.copytree(field / "good", folder)
     before = _snapshot(folder)
-    assert engine.check([folder], lambda: load_profile(field / "node.yaml")).diagnostics == []
+    assert engine.check([folder], hardware=lambda: load_profile(field / "node.yaml")).diagnostics == []
     added = cli("check", "--add-ignore", "--hardware", str(field / "node.yaml"), str(folder), cwd=tmp_path)
     assert added.returncode == 0 and "Added 0 suppressions in 0 files." in added.stderr
     assert _snapshot(folder) == before

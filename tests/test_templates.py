@@ -22,7 +22,7 @@ EXAMPLES = UPSTREAM / MEGATRON / "examples_deepspeed"
 
 def run(path: Path, gpus: int = 8) -> engine.Result:
     profile = from_mapping({**NODE, "gpus": gpus}, "profile test.yaml")
-    return engine.check([path], lambda: profile, FileCache(), keep_recipes=True)
+    return engine.check([path], hardware=lambda: profile, files=FileCache(), keep_recipes=True)
 
 
 def found(result: engine.Result, code: str) -> list[Diagnostic]:

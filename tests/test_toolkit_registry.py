@@ -349,7 +349,7 @@ def test_a_sister_toolkits_yaml_is_not_wenets() -> None:
     root = DATA / "nonrecipe" / "wekws" / "examples" / "hi_xiaowen" / "s0"
     for name in ("ds_tcn.yaml", "fsmn_ctc.yaml"):
         assert ranked(Target("yaml", root / "conf" / name), None) == []
-    result = engine.check([root], None, FileCache(), resolver=Resolver(isolated=True))
+    result = engine.check([root], hardware=None, files=FileCache(), resolver=Resolver(isolated=True))
     assert not result.errors and [d.code for d in result.diagnostics if d.code.startswith("RL7")] == []
 
 
@@ -366,7 +366,7 @@ def test_funasrs_train_yamls_are_not_wenets() -> None:
     assert len(yamls) == 3
     for path in yamls:
         assert ranked(Target("yaml", path, explicit=True), None) == []
-    result = engine.check([FUNASR], None, FileCache(), resolver=Resolver(isolated=True))
+    result = engine.check([FUNASR], hardware=None, files=FileCache(), resolver=Resolver(isolated=True))
     assert not result.errors and [d.code for d in result.diagnostics if d.code.startswith("RL7")] == []
     wenet = [p for p in sorted((DATA / "corpus" / "wenet").rglob("*.yaml")) + sorted(UPSTREAM.rglob("wenet/**/conf/*.yaml"))]
     assert len(wenet) > 100
@@ -382,5 +382,5 @@ def test_an_unknown_program_with_an_unknown_module_is_no_launch() -> None:
     from recipelint.settings import Resolver
 
     script = DATA / "nonrecipe" / "gpt4all" / "gpt4all-training" / "launcher.sh"
-    result = engine.check([script], None, FileCache(), resolver=Resolver(isolated=True))
+    result = engine.check([script], hardware=None, files=FileCache(), resolver=Resolver(isolated=True))
     assert not result.errors and result.diagnostics == [] and result.judged == []

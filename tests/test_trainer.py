@@ -119,7 +119,7 @@ def fixed(tmp_path: Path, case: str) -> dict[str, bytes]:
     profile = from_mapping(dict(EIGHT_GPUS), "profile test")
 
     def run_check(cache: FileCache) -> list[Diagnostic]:
-        return engine.check([copy], lambda: profile, cache, resolver=Resolver(isolated=True)).diagnostics
+        return engine.check([copy], hardware=lambda: profile, files=cache, resolver=Resolver(isolated=True)).diagnostics
 
     outcome = fix.fix_paths(run_check, unsafe=False)
     assert outcome.errors == []

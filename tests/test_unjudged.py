@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from recipelint import engine
+from recipelint.checkoptions import CheckOptions
 from tests.helpers import UPSTREAM, assert_snapshot, cli, describe, item
 
 LLAMA_FACTORY = UPSTREAM / "deepspeed" / "LLaMA-Factory"
@@ -53,7 +54,7 @@ def test_the_command_line_says_it_and_exits_0(tmp_path: Path) -> None:
     ],
 )
 def test_other_trainers(command: str, trainer: str) -> None:
-    found = engine.check([], command=command).diagnostics
+    found = engine.check([], CheckOptions(command=command)).diagnostics
     assert [d.message for d in found] == [f"launch of {trainer}: not judged by recipelint"]
 
 
@@ -62,7 +63,7 @@ def test_other_trainers(command: str, trainer: str) -> None:
     ["llamafactory-cli webui", "tune download meta-llama/Llama-3.2-1B", "swift infer --model x", "python -m axolotl.cli.preprocess x.yml"],
 )
 def test_what_starts_no_training_is_not_reported(command: str) -> None:
-    assert not any(d.code == "RL013" for d in engine.check([], command=command).diagnostics)
+    assert not any(d.code == "RL013" for d in engine.check([], CheckOptions(command=command)).diagnostics)
 
 
 def test_a_launch_another_toolkit_reads_is_judged_by_it() -> None:

@@ -39,7 +39,7 @@ def release(tmp_path: Path) -> Path:
 
 def check(path: Path, config: Path | None = None) -> list[Diagnostic]:
     profile = from_mapping(dict(NODE), "profile test")
-    result = engine.check([path], lambda: profile, resolver=Resolver(config) if config else Resolver(isolated=True))
+    result = engine.check([path], hardware=lambda: profile, resolver=Resolver(config) if config else Resolver(isolated=True))
     assert result.errors == []
     return [d for d in result.diagnostics if d.code == "RL303"]
 

@@ -36,7 +36,7 @@ def _gpt2_alone(tmp_path: Path) -> Path:
 
 def _check(paths: list[Path], profile: Path = A100) -> engine.Result:
     hardware = load_profile(profile)
-    return engine.check(paths, lambda: hardware, FileCache(), resolver=Resolver(isolated=True))
+    return engine.check(paths, hardware=lambda: hardware, files=FileCache(), resolver=Resolver(isolated=True))
 
 
 def _codes(found: list[Diagnostic], code: str) -> list[Diagnostic]:

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from recipelint import engine, fix
+from recipelint.checkoptions import CheckOptions
 from recipelint.hardware.profile import from_mapping
 from recipelint.settings import Resolver
 from tests.helpers import NODE, REPO, XTUNER_CONFIG, assert_snapshot
@@ -28,7 +29,7 @@ def project(
 
 def lint(path: Path | None = None, command: str | None = None, hardware: dict[str, Any] | None = None) -> list:  # type: ignore[type-arg]
     profile = from_mapping(dict(hardware or HW), "p")
-    result = engine.check([path] if path else [], lambda: profile, resolver=Resolver(isolated=True), command=command)
+    result = engine.check([path] if path else [], CheckOptions(command=command), hardware=lambda: profile, resolver=Resolver(isolated=True))
     assert not result.errors, result.errors
     return result.diagnostics
 
@@ -111,7 +112,7 @@ def test_every_documented_command_parses_and_correct_ones_pass() -> None:
     assert len(blocks) >= 66
     profile = from_mapping(dict(HW), "p")
     for num, block in blocks:
-        result = engine.check([], lambda: profile, resolver=Resolver(isolated=True), command=block)
+        result = engine.check([], CheckOptions(command=block), hardware=lambda: profile, resolver=Resolver(isolated=True))
         if num == "60":  # commented out in the doc itself
             assert result.recipes == []
             continue
@@ -163,7 +164,8 @@ def test_fix_appends_and_rewrites_launcher_and_touches_nothing_else(tmp_path: Pa
     before = script.read_bytes()
     profile = from_mapping(dict(HW), "p")
     outcome = fix.fix_paths(
-        lambda files: engine.check([script], lambda: profile, files, resolver=Resolver(isolated=True)).diagnostics, unsafe=False
+        lambda files: engine.check([script], hardware=lambda: profile, files=files, resolver=Resolver(isolated=True)).diagnostics,
+        unsafe=False,
     )
     after = outcome.changed[script]
     assert after == before.replace(b"deepspeed_zero2  # zero2", b"deepspeed_zero2 --launcher pytorch  # zero2").replace(
@@ -181,7 +183,8 @@ def test_fix_raises_the_dist_timeout_in_the_config(tmp_path: Path) -> None:
     script = project(tmp_path / "recipe", "NPROC_PER_NODE=8 xtuner train cfg.py")
     profile = from_mapping(dict(HW), "p")
     outcome = fix.fix_paths(
-        lambda files: engine.check([script], lambda: profile, files, resolver=Resolver(isolated=True)).diagnostics, unsafe=False
+        lambda files: engine.check([script], hardware=lambda: profile, files=files, resolver=Resolver(isolated=True)).diagnostics,
+        unsafe=False,
     )
     config = tmp_path / "recipe" / "cfg.py"
     assert outcome.changed[config].decode().endswith('dist_cfg=dict(backend="nccl", timeout=3600))\n')

@@ -41,6 +41,7 @@ NAME = "toy-no-workers"
 SEVERITY = Severity.WARNING
 FIXABLE = True
 SOURCE = "the toy format's own documentation"
+VISITS = ("recipe",)  # its payload, a ToyFile: any recipe of its kind
 TOOLKITS = ("toytool",)
 
 

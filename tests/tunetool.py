@@ -41,6 +41,7 @@ NAME = "toy-tune-one-process"
 SEVERITY = Severity.WARNING
 FIXABLE = False
 SOURCE = "the toy toolkit's own reading of `tune run` (one process without --nproc_per_node)"
+VISITS = ("recipe",)  # its payload, a TuneLaunch
 TOOLKITS = ("torchtune",)
 
 

@@ -28,6 +28,7 @@ NAME = "toy-typo"
 SEVERITY = Severity.INFO
 FIXABLE = False
 SOURCE = "none: a test of the registry"
+VISITS = ("recipe",)
 TOOLKITS = ("deepsped",)
 
 

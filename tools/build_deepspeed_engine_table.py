@@ -308,7 +308,10 @@ def merge_older(older: dict[str, Any], table: dict[str, Any]) -> dict[str, Any]:
         "optimizers": changes([*map(tuple, old["optimizers"]), *map(tuple, ds["optimizers"])]),
         "zero_tested": changes([*map(tuple, old["zero_tested"]), *map(tuple, ds["zero_tested"])]),
         "classes": {
-            name: {"file": entry["file"], "by_release": changes([*map(tuple, old["classes"][name]["by_release"]), *map(tuple, entry["by_release"])])}
+            name: {
+                "file": entry["file"],
+                "by_release": changes([*map(tuple, old["classes"][name]["by_release"]), *map(tuple, entry["by_release"])]),
+            }
             for name, entry in ds["classes"].items()
         },
         "releases": [*old["releases"], *ds["releases"]],

@@ -44,7 +44,25 @@ from typing import Any
 OUT = Path(__file__).resolve().parent.parent / "schemas" / "deepspeed" / "models"
 # The tagged releases read from a git clone: the ones where recipelint.versions.KNOWN says
 # DeepSpeed's config handling changed, and a few between (issue 26).
-TAGS = ("v0.8.0", "v0.8.1", "v0.8.3", "v0.9.0", "v0.9.2", "v0.9.5", "v0.10.0", "v0.12.6", "v0.14.0", "v0.15.0", "v0.16.0", "v0.16.4", "v0.17.1", "v0.17.6", "v0.18.9", "v0.19.3", "v0.19.5")
+TAGS = (
+    "v0.8.0",
+    "v0.8.1",
+    "v0.8.3",
+    "v0.9.0",
+    "v0.9.2",
+    "v0.9.5",
+    "v0.10.0",
+    "v0.12.6",
+    "v0.14.0",
+    "v0.15.0",
+    "v0.16.0",
+    "v0.16.4",
+    "v0.17.1",
+    "v0.17.6",
+    "v0.18.9",
+    "v0.19.3",
+    "v0.19.5",
+)
 BASE = "DeepSpeedConfigModel"
 _BOUNDS = ("gt", "ge", "lt", "le")
 

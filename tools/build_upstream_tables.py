@@ -1,8 +1,8 @@
-"""Print recipelint/parse/upstream.py: WeNet and XTuner release tags (commit, date), and every
+"""Print recipelint/toolkits/upstream.py: WeNet and XTuner release tags (commit, date), and every
 version of WeNet's key files on the main line (first-parent history up to the HEAD recipelint
 knows): git blob id -> the dates of the first and last commit with that content, and the tags.
 
-Run: python tools/build_upstream_tables.py [WENET_GIT_DIR] [XTUNER_GIT_DIR] > recipelint/parse/upstream.py
+Run: python tools/build_upstream_tables.py [WENET_GIT_DIR] [XTUNER_GIT_DIR] > recipelint/toolkits/upstream.py
 (git directories with full history and tags, e.g. bare clones).
 """
 

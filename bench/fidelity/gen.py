@@ -47,7 +47,9 @@ def add(tar: tarfile.TarFile, name: str, data: bytes) -> None:
     tar.addfile(info, io.BytesIO(data))
 
 
-def generate(out: Path, shards: int, per_shard: int, lines: int, seed: int, mean_scale: float, max_seconds: float, raw: bool) -> dict[str, float]:
+def generate(
+    out: Path, shards: int, per_shard: int, lines: int, seed: int, mean_scale: float, max_seconds: float, raw: bool
+) -> dict[str, float]:
     rng = np.random.default_rng(seed)
     out.mkdir(parents=True, exist_ok=True)
     durations = []

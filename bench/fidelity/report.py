@@ -32,7 +32,9 @@ def points_report(results: Path, data_root: Path) -> None:
         predicted, _ = predict(HERE / "train.yaml", point, kept_mean_seconds(data, point["mean_seconds"]), data)
         ratio = predicted / point["total_bytes"]
         ratios.append(ratio)
-        frames = point["frames"] if "batch_conf.batch_size" not in point.get("set", {}) else f"static {point['set']['batch_conf.batch_size']}"
+        frames = (
+            point["frames"] if "batch_conf.batch_size" not in point.get("set", {}) else f"static {point['set']['batch_conf.batch_size']}"
+        )
         print(
             f"| {point['id']} | {point['workers']} | {point['prefetch']} | {frames} | {'yes' if point['pin'] else 'no'}"
             f" | {point['total_bytes'] / 1e9:.2f} | {predicted / 1e9:.2f} | {ratio:.2f} | {point['why']} |"

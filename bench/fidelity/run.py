@@ -29,9 +29,9 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(HERE))
 
 from recipelint import tuner  # noqa: E402
-from recipelint.records import replace  # noqa: E402
 from recipelint.parse.span import SourceText  # noqa: E402
 from recipelint.parse.yamlfile import parse_yaml  # noqa: E402
+from recipelint.records import replace  # noqa: E402
 
 GB = 1e9
 
@@ -41,9 +41,8 @@ def model(config: Path, point: dict[str, Any], mean_seconds: float, data: Path |
     and, given the data folder, its data.list (lines, bytes) and data type."""
     import io
 
-    from ruamel.yaml import YAML
-
     from point import load_configs
+    from ruamel.yaml import YAML
 
     configs = load_configs(config, point.get("frames", 24000), point.get("set"))
     buffer = io.StringIO()

@@ -26,6 +26,7 @@ def run(
     """Exit code: 0 no known signature, 1 a signature found, 2 an unreadable log or recipe."""
     from recipelint.diagnose import diagnose, is_log
     from recipelint.diagnose.render import render
+    from recipelint.toolkits import not_offered
 
     logs = [p for p in paths if is_log(p)]
     recipes = [p for p in paths if not is_log(p)]
@@ -44,6 +45,8 @@ def run(
     if fmt != "json" or fix:
         for error in errors:
             print(terminal_text(str(error)), file=sys.stderr)
+        for line in not_offered("diagnose", [ctx.recipe for ctx in report.scene.contexts], "not read for the diagnosis"):
+            print(terminal_text(line), file=sys.stderr)
     if errors:
         return 2
     return 1 if report.findings else 0
@@ -67,7 +70,7 @@ def _fix(
         return []
 
     def run_check(files: FileCache) -> list[Any]:
-        return [d for d in engine.check(recipes, hardware, files, resolver=resolver).diagnostics if d.code in codes]
+        return [d for d in engine.check(recipes, hardware=hardware, files=files, resolver=resolver).diagnostics if d.code in codes]
 
     try:
         outcome = fix_paths(run_check, unsafe)

@@ -16,7 +16,7 @@ from recipelint.parse.span import Span
 from recipelint.records import dataclass, field
 from recipelint.rules import all_rules
 from recipelint.settings import Resolver
-from recipelint.toolkits.wenet.rules.data.http_shards import REMOTE
+from recipelint.toolkits import RunFacts, kinds
 
 
 @dataclass
@@ -48,12 +48,8 @@ class Scene:
 
     @property
     def engine(self) -> str | None:
-        """WeNet's --train_engine (its default torch_ddp when not given)."""
-        ctx = self.ctx
-        if ctx is None or ctx.recipe.toolkit != "wenet" or ctx.recipe.launch is None:
-            return None
-        value = ctx.recipe.arg("train_engine").value
-        return str(value) if value is not None else "torch_ddp"
+        """The training engine the recipe's toolkit names (WeNet's --train_engine)."""
+        return self.run_facts().engine
 
     @property
     def world_size(self) -> int | None:
@@ -65,14 +61,16 @@ class Scene:
         ctx = self.ctx
         return ctx.nodes if ctx is not None else None
 
+    def run_facts(self) -> RunFacts:
+        """What the recipe's toolkit knows of its run (`Toolkit.run_facts`); nothing without a recipe."""
+        ctx = self.ctx
+        toolkit = kinds().get(ctx.recipe.toolkit) if ctx is not None else None
+        return toolkit.run_facts(ctx) if toolkit is not None and ctx is not None else RunFacts()
+
     @property
     def join_timeout(self) -> int | None:
-        """WeNet's --timeout in seconds (train.py's default 30 when not given)."""
-        ctx = self.ctx
-        if ctx is None or ctx.recipe.toolkit != "wenet" or ctx.recipe.launch is None:
-            return None
-        setting = ctx.recipe.arg("timeout")
-        return setting.as_int() if setting.given else 30
+        """The seconds a rank waits for the others at an epoch's end (WeNet's --timeout)."""
+        return self.run_facts().join_timeout
 
     def pg_timeout(self) -> tuple[int, str] | None:
         """The default process group's timeout in seconds for this recipe's engine, and why."""
@@ -84,17 +82,12 @@ class Scene:
 
     @property
     def shards(self) -> int | None:
-        ctx = self.ctx
-        return ctx.shards if ctx is not None else None
+        return self.run_facts().shards
 
     def shard_kinds(self) -> tuple[int, int]:
-        """How many train data.list lines are remote (http, s3, ...) and how many compressed."""
-        ctx = self.ctx
-        if ctx is None:
-            return 0, 0
-        remote = sum(n for data in ctx.recipe.train_data for scheme, n in data.schemes.items() if scheme in REMOTE)
-        compressed = sum(sum(data.compression.values()) for data in ctx.recipe.train_data)
-        return remote, compressed
+        """How many train data.list lines are remote (http, https, ftp) and how many compressed."""
+        facts = self.run_facts()
+        return facts.remote_shards, facts.compressed_shards
 
     def network(self) -> str | None:
         ctx = self.ctx
@@ -186,7 +179,7 @@ def build_scene(
     from recipelint import engine
 
     resolver = resolver or Resolver()
-    result = engine.check(paths, hardware, files or FileCache(), resolver=resolver, keep_recipes=True)
+    result = engine.check(paths, hardware=hardware, files=files or FileCache(), resolver=resolver, keep_recipes=True)
     scene = Scene(True, result.diagnostics, result.errors, hardware=result.hardware)
     loader = hardware or (lambda: _used(scene))
     said: set[str] = set()  # RL001 once per fact for the whole scene

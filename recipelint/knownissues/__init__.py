@@ -1,7 +1,7 @@
 """Known bugs of WeNet and XTuner releases, as data: the range of upstream history that has
 each one, how it is recognised in a checkout (an `ast` pattern, else the version), what users
 report, and the upstream change that fixed it. The rules RL901/RL902 (and RL203 for HTTP
-shards) read these tables; `recipelint/parse/pycode.py` holds the patterns.
+shards) read these tables; each toolkit holds its patterns (toolkits/<name>/patterns.py, by name in its CodeKind).
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ class KnownIssue:
     introduced: Change | None  # None: since the first release recipelint knows
     fixed: Change | None  # None: not fixed upstream
     advice: str  # what to do
-    pattern: str | None = None  # a recipelint.parse.pycode function: spans where the bug is
+    pattern: str | None = None  # a key of the toolkit's CodeKind.patterns: the spans where the bug is
     pattern_text: str = ""  # the pattern in words, for the evidence
     trigger: str | None = None  # a condition on the recipe (rules/known/_triggers.py); None: always
     rule: str = "RL901"  # the rule that reports it

@@ -19,8 +19,10 @@ from typing import Any
 from recipelint import tuner
 from recipelint.model import Recipe
 from recipelint.records import dataclass, field
+from recipelint.toolkits.wenet.part import train_data
 
 WENET_MARKER = Path("wenet") / "dataset" / "dataset.py"
+MEASURED = "WeNet"  # whose pipeline the child runs, as `tune --measure`'s messages and profile entries name it
 
 
 class MeasureError(Exception):
@@ -85,7 +87,7 @@ def request_for(recipe: Recipe, checkout: Path, cores: int, batches: int) -> Req
     configs = recipe.config.root.plain()
     if not isinstance(configs, dict) or "dataset_conf" not in configs:
         raise MeasureError(f"{recipe.config.path}: no dataset_conf to measure")
-    lists = [item for item in recipe.train_data if item.exists]
+    lists = [item for item in train_data(recipe) if item.exists]
     if not lists:
         raise MeasureError(f"{recipe.root}: the train data.list is not there; measure on a machine that has the data")
     prefetch = recipe.arg("prefetch").as_int() or 10

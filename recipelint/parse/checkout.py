@@ -1,8 +1,10 @@
 """The toolkit code a recipe runs: where it is, which version it is, and how we know.
 
+What identifies one toolkit's code (its package name, release tags, pin files, known-bug
+patterns) is the toolkit's own `CodeKind` (toolkits/<name>/): this module reads any of them.
 Nothing from the checkout is imported or executed: its location comes from the recipe's
-`PYTHONPATH` (upstream WeNet recipes source `path.sh` with `export PYTHONPATH=../../../:$PYTHONPATH`),
-else a `wenet/` or `xtuner/` package folder above the recipe, else an installed distribution
+`PYTHONPATH` (a recipe's `path.sh` with `export PYTHONPATH=../../../:$PYTHONPATH`), else the
+package folder above the recipe, else an installed distribution
 (a virtual environment beside the recipe, then recipelint's own environment; package metadata
 only). Its version: the distribution's or `version.py`'s; for a git checkout the commit read
 from the `.git` files and that commit's date; else the release whose files it matches.
@@ -11,9 +13,9 @@ from the `.git` files and that commit's date; else the release whose files it ma
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from recipelint import deps
 from recipelint.deps import Memo
@@ -26,16 +28,14 @@ from recipelint.versions import Range, normal
 
 if TYPE_CHECKING:
     from recipelint.knownissues import KnownIssue
-    from recipelint.parse.flags import Flag
-    from recipelint.parse.pycode import Compared, KeyReads, PyFile
+    from recipelint.parse.pycode import Compared, PyFile
 
-TOOLKITS = {"wenet": "WeNet", "xtuner": "XTuner"}
+T = TypeVar("T")
 VENV_NAMES = (".venv", "venv", "env", ".env")
 OWN_ENVIRONMENT = "installed in recipelint's Python"
-TRAIN_ENTRY = "bin/train.py"  # the training script a WeNet launch runs unless it names another (bin/train_deprecated.py)
 REPOSITORY_FILES = 3000  # Python files read for the keys of a config no launch names
 SKIPPED_FOLDERS = {*VENV_NAMES, "site-packages", "node_modules", ".git"}
-PACKAGE_FILES = 800  # modules read of one package: upstream WeNet HEAD has about 250
+PACKAGE_FILES = 800  # modules read of one package: the largest known (WeNet HEAD) has about 250
 UPWARD_LEVELS = 8  # how far above the recipe a package folder or a virtual environment is looked for
 
 
@@ -51,11 +51,39 @@ def version_key(version: str) -> tuple[int, ...]:
     return (*numbers, -1 if rest else 0, int(pre.group()) if rest and pre else 0)
 
 
+# A known-bug pattern: where in the package folder the code has the bug ([]: not there), or
+# None when the file it looks in is not there (the version decides then).
+Pattern = Callable[[Path], "list[Span] | None"]
+# Per file of the package (relative to the checkout's top): git blob id -> (first date, last
+# date, the release tags with it) of each version of the file upstream.
+Fingerprints = Mapping[str, Mapping[str, tuple[str, str, tuple[str, ...]]]]
+
+
+@dataclass(frozen=True, eq=False)
+class CodeKind:
+    """What a toolkit whose code recipelint reads says of that code (the toolkit owns it, in its
+    own package): how its package folder is recognised, its releases, its own pin files, and the
+    code patterns of its known bugs."""
+
+    package: str  # the import package: the folder's and the distribution's name
+    label: str  # as a user names it: in `show` and in findings
+    marker: str = ""  # a file below the package folder that marks it besides __init__.py
+    tags: tuple[tuple[str, str, str], ...] = ()  # release tags: (name, commit, committer date)
+    head: tuple[str, str, str] | None = None  # the upstream HEAD the tables were made at
+    fingerprints: Fingerprints = field(default_factory=dict)  # a checkout without .git is dated by its files
+    requirements: tuple[str, ...] = ()  # the release's own pin files, relative to the checkout's top
+    version_file: str = ""  # a package file assigning __version__, read when no distribution says
+    # Only a version a release tag names ("v3.0.1") places the code among the releases (an
+    # editable install's metadata version says nothing of the branch it was made from).
+    tag_versions: bool = False
+    patterns: Mapping[str, Pattern] = field(default_factory=dict)  # known-bug patterns by name (KnownIssue.pattern)
+
+
 @dataclass
 class Checkout:
-    """A WeNet or XTuner source tree (or installed package) and what identifies its version."""
+    """A toolkit's source tree (or installed package) and what identifies its version."""
 
-    toolkit: str  # "wenet" or "xtuner"
+    kind: CodeKind
     root: Path  # the folder holding the package folder
     found_by: str  # how it was found: "PYTHONPATH in path.sh:8", "package folder above the recipe", ...
     version: str | None = None  # a release version ("0.1.19", "v3.0.1")
@@ -66,17 +94,16 @@ class Checkout:
     date_source: str = ""
     date_last: str | None = None  # the latest date its files can be from, when they date it (no .git)
     fingerprint: str | None = None  # "wenet/bin/train.py, wenet/utils/executor.py match upstream 2023-12-26 to 2024-01-08"
-    pcm_source: str = ""  # how batch_carries_pcm was decided
     _memo: Memo[str, Any] = field(default_factory=Memo, repr=False)
+
+    @property
+    def toolkit(self) -> str:
+        """The toolkit's package name (its recipes' `Recipe.toolkit`, its known issues')."""
+        return self.kind.package
 
     @property
     def package(self) -> Path:
         return self.root / self.toolkit
-
-    @property
-    def wenet(self) -> bool:
-        """WeNet's code (its data pipeline, train.py's flags), not XTuner's."""
-        return self.toolkit == "wenet"
 
     @property
     def in_own_environment(self) -> bool:
@@ -85,7 +112,7 @@ class Checkout:
 
     @property
     def name(self) -> str:
-        return TOOLKITS.get(self.toolkit, self.toolkit)
+        return self.kind.label
 
     def label(self) -> str:
         """'WeNet checkout /x/wenet-src (v3.0.1, commit a93af33, 2024-03-08)'."""
@@ -95,9 +122,8 @@ class Checkout:
             parts.append(self.fingerprint)
         return f"{self.name} checkout {self.root}" + (f" ({', '.join(parts)})" if parts else " (version unknown)")
 
-    def facts(self, entry: str = TRAIN_ENTRY) -> list[tuple[str, str, str]]:
-        """(label, value, source) rows for `recipelint show`; `entry`: the training script the
-        launch runs, relative to the package."""
+    def facts(self) -> list[tuple[str, str, str]]:
+        """(label, value, source) rows for `recipelint show`: where the code is and its version."""
         rows = [(f"{self.name} code", str(self.root), self.found_by)]
         if self.version:
             rows.append((f"{self.name} version", self.version, self.version_source))
@@ -107,108 +133,24 @@ class Checkout:
             dates = f"{self.date} to {self.date_last}" if self.date_last and self.date_last != self.date else self.date
             rows.append((f"{self.name} code date", dates, self.date_source))
         if self.fingerprint:
-            rows.append((f"{self.name} files", self.fingerprint, "git blob ids of known files (recipelint/parse/upstream.py)"))
-        if self.toolkit == "wenet":
-            flags = self.train_flags(entry)
-            name = entry.rsplit("/", 1)[-1]
-            fallback = "baked-in table (WeNet HEAD)" if entry == "bin/train.py" else "not judged"
-            rows.append(
-                (
-                    f"{name} flags",
-                    f"{len(flags)} flags" if flags else fallback,
-                    self.flags_source(entry) if flags else f"{name} not readable",
-                )
-            )
-            pcm = self.batch_carries_pcm
-            rows.append(("batch carries pcm", "unknown" if pcm is None else "yes" if pcm else "no", self.pcm_source))
-            rows.extend(self._code_rows(entry))
-        return rows
-
-    def _code_rows(self, entry: str) -> list[tuple[str, str, str]]:
-        """What the code does with the train YAML: the keys it requires, the blocks it spreads."""
-        rows = []
-        required = self.required_keys()
-        if required:
-            keys = ", ".join(key for key, _, _ in required)
-            rows.append(("YAML keys required", keys, f"{required[0][1]}() in wenet/utils/init_tokenizer.py indexes them (read with ast)"))
-        reads = self.dataset_keys(entry) or {}
-        spread = [
-            f"{block or 'dataset_conf'} -> {r.function}()" for block, r in sorted(reads.items()) if r.function is not None and r.strict
-        ]
-        if spread:
-            top = reads.get("")
-            where = f"wenet/{entry}" if top is not None and top.module else "wenet/dataset/dataset.py"
-            rows.append(("blocks spread as **kwargs", ", ".join(spread), f"{where} (read with ast): other keys are a TypeError"))
+            rows.append((f"{self.name} files", self.fingerprint, "git blob ids of known files (recipelint/toolkits/upstream.py)"))
         return rows
 
     # What the code says, read with ast and kept for the run.
-    def _cached(self, key: str, compute: Any) -> Any:
-        return self._memo.get(key, compute)
+    def cached(self, key: str, compute: Callable[[], T]) -> T:
+        """What `compute` reads of this code, once per run for every recipe sharing the checkout."""
+        return cast(T, self._memo.get(key, compute))  # the memo holds each key's own type
 
     def pattern(self, name: str) -> list[Span] | None:
-        """Where a known-bug pattern (a function of recipelint.parse.pycode) is in this code."""
-        from recipelint.parse import pycode  # the Python reader, and ast, only when code is read
-
-        function = getattr(pycode, name)
-        return self._cached(f"pattern:{name}", lambda: function(self.package))  # type: ignore[no-any-return]
+        """Where a known-bug pattern of the toolkit (CodeKind.patterns) is in this code."""
+        function = self.kind.patterns[name]
+        return self.cached(f"pattern:{name}", lambda: function(self.package))
 
     def env_default(self, relative: str, variable: str) -> tuple[bool, int | None, Span | None] | None:
         """How the file at package/relative reads an environment variable (pycode.env_default)."""
         from recipelint.parse import pycode
 
-        return self._cached(f"env:{relative}:{variable}", lambda: pycode.env_default(self.package, relative, variable))  # type: ignore[no-any-return]
-
-    def train_flags(self, entry: str = TRAIN_ENTRY) -> dict[str, Flag] | None:
-        """The flags the training script `entry` (wenet/bin/train.py, train_deprecated.py)
-        accepts here (with wenet/utils/train_utils.py from v3 on)."""
-        from recipelint.parse import pycode
-
-        def read() -> dict[str, Flag] | None:
-            files = [pycode.parse_python(self.package / rel) for rel in (entry, "utils/train_utils.py")]
-            if files[0] is None:
-                return None
-            flags = pycode.argparse_flags([f for f in files if f is not None])
-            return flags if len(flags) >= 3 else None  # a train.py that builds its parser elsewhere: not ours to judge
-
-        return self._cached(f"flags:{entry}", read)  # type: ignore[no-any-return]
-
-    def flags_source(self, entry: str = TRAIN_ENTRY) -> str:
-        files = [rel for rel in (entry, "utils/train_utils.py") if (self.package / rel).is_file()]
-        return ", ".join(f"{self.toolkit}/{rel}" for rel in files) + f" of the {self.label()} (read with ast)"
-
-    def dataset_keys(self, entry: str = TRAIN_ENTRY) -> dict[str, KeyReads] | None:
-        """The keys `dataset_conf` and its blocks may hold for the training script `entry`
-        (relative to the package): what it spreads `**dataset_conf` into (WeNet 1's train.py and
-        WeNet 2's train_deprecated.py build `AudioDataset(path, **dataset_conf)`), else what
-        `Dataset(..., conf)` in wenet/dataset/dataset.py reads."""
-        from recipelint.parse import pycode
-
-        def read() -> dict[str, KeyReads] | None:
-            script = pycode.parse_python(self.package / entry)
-            spread = pycode.spread_dataset_conf(script, self._module) if script is not None else None
-            if spread is not None:
-                return {"": spread}
-            dataset = self._module(self.dataset_module(script)) or pycode.parse_python(self.package / "dataset" / "dataset.py")
-            if dataset is None:
-                return None
-            helpers = [f for f in self.package_files("dataset/*.py") if f.source.path != dataset.source.path]
-            return pycode.dataset_keys(dataset, pycode.parse_python(self.package / "dataset" / "processor.py"), helpers)
-
-        return self._cached(f"dataset_keys:{entry}", read)  # type: ignore[no-any-return]
-
-    def dataset_module(self, script: PyFile | None) -> str:
-        """The module the training script takes `Dataset` from: a fork's trainer variant may
-        import its own (`from wenet.dataset.dataset_dys import Dataset`)."""
-        from recipelint.parse import pycode
-
-        found = pycode.imported_from(script, "Dataset") if script is not None else None
-        return found if found and found.startswith(f"{self.toolkit}.") else f"{self.toolkit}.dataset.dataset"
-
-    def trainers(self) -> list[str]:
-        """The package's training scripts, relative to it: bin/train.py and its variants
-        (bin/train_dys.py, bin/train_mlcslm_baseline.py in forks), train.py first."""
-        names = sorted(p.name for p in (self.package / "bin").glob("train*.py"))
-        return [f"bin/{n}" for n in sorted(names, key=lambda n: n != "train.py")]
+        return self.cached(f"env:{relative}:{variable}", lambda: pycode.env_default(self.package, relative, variable))
 
     def package_files(self, pattern: str = "**/*.py") -> list[PyFile]:
         """The package's Python files matching `pattern`, parsed once a run (at most
@@ -219,9 +161,9 @@ class Checkout:
             paths = sorted(self.package.glob(pattern))[:PACKAGE_FILES]
             return [f for f in (pycode.parse_python(path) for path in paths) if f is not None]
 
-        return self._cached(f"files:{pattern}", read)  # type: ignore[no-any-return]
+        return self.cached(f"files:{pattern}", read)
 
-    def _module(self, name: str) -> PyFile | None:
+    def module(self, name: str) -> PyFile | None:
         """The package's module `wenet.dataset.x` as a parsed file (None outside the package)."""
         from recipelint.parse import pycode
 
@@ -239,15 +181,15 @@ class Checkout:
             beside = [f for f in (pycode.parse_python(path) for path in sorted(self.root.glob("*.py"))[:PACKAGE_FILES]) if f is not None]
             return [*self.package_files(), *beside]
 
-        return self._cached("code_files", read)  # type: ignore[no-any-return]
+        return self.cached("code_files", read)
 
     def compared_values(self, key: str) -> Compared | None:
         """The values of a YAML key the code handles (pycode.compared_values over code_files)."""
         from recipelint.parse import pycode
 
-        return self._cached(f"compared:{key}", lambda: pycode.compared_values(self.code_files(), key))  # type: ignore[no-any-return]
+        return self.cached(f"compared:{key}", lambda: pycode.compared_values(self.code_files(), key))
 
-    def entry_files(self, entry: str = TRAIN_ENTRY) -> list[PyFile]:
+    def entry_files(self, entry: str) -> list[PyFile]:
         """The training script `entry` and the package modules it imports (one level: v3's
         train.py builds its DataLoader and join in utils/train_utils.py); [] when the script is
         not there."""
@@ -257,12 +199,12 @@ class Checkout:
             script = pycode.parse_python(self.package / entry)
             if script is None:
                 return []
-            modules = [self._module(name) for name in pycode.imported_modules(script, self.toolkit)]
+            modules = [self.module(name) for name in pycode.imported_modules(script, self.toolkit)]
             return [script, *(m for m in modules if m is not None)]
 
-        return self._cached(f"entry_files:{entry}", read)  # type: ignore[no-any-return]
+        return self.cached(f"entry_files:{entry}", read)
 
-    def value_read(self, name: str, entry: str = TRAIN_ENTRY) -> Span | None | bool:
+    def value_read(self, name: str, entry: str) -> Span | None | bool:
         """Where the training script or a module it imports reads the setting `name`
         (pycode.value_read); False when none reads it; None when the script is not there."""
         from recipelint.parse import pycode
@@ -270,20 +212,20 @@ class Checkout:
         files = self.entry_files(entry)
         if not files:
             return None
-        found: Span | None = self._cached(f"read:{entry}:{name}", lambda: pycode.value_read(files, name))
+        found: Span | None = self.cached(f"read:{entry}:{name}", lambda: pycode.value_read(files, name))
         return False if found is None else found
 
-    def loader_keywords(self, entry: str = TRAIN_ENTRY) -> tuple[set[str], Span | None]:
+    def loader_keywords(self, entry: str) -> tuple[set[str], Span | None]:
         """The keywords the DataLoader calls of the training script and its modules pass."""
         from recipelint.parse import pycode
 
-        return self._cached(f"loader_keywords:{entry}", lambda: pycode.loader_keywords(self.entry_files(entry)))  # type: ignore[no-any-return]
+        return self.cached(f"loader_keywords:{entry}", lambda: pycode.loader_keywords(self.entry_files(entry)))
 
     def read_keys(self) -> set[str]:
         """Every string key any code of the package (or beside it) reads from a dict (pycode.read_keys)."""
         from recipelint.parse import pycode
 
-        return self._cached("read_keys", lambda: pycode.read_keys(self.code_files()))  # type: ignore[no-any-return]
+        return self.cached("read_keys", lambda: pycode.read_keys(self.code_files()))
 
     def repository_keys(self, top: Path) -> set[str]:
         """The keys every Python file of the repository at `top` reads or writes (at most
@@ -295,7 +237,7 @@ class Checkout:
             paths = [p for p in sorted(top.glob("**/*.py")) if not set(p.relative_to(top).parts) & SKIPPED_FOLDERS]
             return pycode.read_keys([f for f in (pycode.parse_python(p) for p in paths[:REPOSITORY_FILES]) if f is not None])
 
-        return self._cached(f"repository_keys:{top}", read)  # type: ignore[no-any-return]
+        return self.cached(f"repository_keys:{top}", read)
 
     def config_keys(self) -> set[str]:
         """Top-level YAML keys the code reads: every module of the package (its trainers, model
@@ -307,26 +249,7 @@ class Checkout:
         def read() -> set[str]:
             return pycode.config_keys(self.code_files())
 
-        return self._cached("config_keys", read)  # type: ignore[no-any-return]
-
-    # The first code that takes the loaded YAML; a key it indexes on every path must be there.
-    REQUIRED_BY = (("utils/init_tokenizer.py", "init_tokenizer"),)
-
-    def required_keys(self) -> list[tuple[str, str, Span]]:
-        """(key, function, where it is indexed) for each top-level YAML key the training code
-        indexes on every path before it writes any (`configs['tokenizer_conf']` in WeNet 3's
-        init_tokenizer): a config without it stops with KeyError at start-up."""
-        from recipelint.parse import pycode
-
-        def read() -> list[tuple[str, str, Span]]:
-            found: list[tuple[str, str, Span]] = []
-            for relative, function in self.REQUIRED_BY:
-                file = pycode.parse_python(self.package / relative)
-                keys = pycode.required_keys(file, function) if file is not None else None
-                found.extend((key, function, span) for key, span in (keys or {}).items())
-            return found
-
-        return self._cached("required_keys", read)  # type: ignore[no-any-return]
+        return self.cached("config_keys", read)
 
     # Where this code sits in upstream history.
     def span_of_dates(self) -> tuple[str, str] | None:
@@ -335,9 +258,9 @@ class Checkout:
 
     def at_least(self, version: str | None = None, date: str | None = None) -> bool | None:
         """Whether this code is at or after a release (`version`) or an upstream commit date; None: unknown."""
-        if version and self.version and (self.toolkit != "wenet" or self.version.startswith("v")):
+        if version and self.version and (not self.kind.tag_versions or self.version.startswith("v")):
             return version_key(self.version) >= version_key(version)
-        when = date or (release_date(self.toolkit, version) if version else None)
+        when = date or (release_date(self.kind, version) if version else None)
         dates = self.span_of_dates()
         if when is None or dates is None:
             return None
@@ -351,51 +274,29 @@ class Checkout:
             return self.at_least(date=point)
         return self.at_least(version=point)
 
-    @property
-    def batch_carries_pcm(self) -> bool | None:
-        """Whether WeNet's padded batch also holds the padded waveform ('pcm'), which doubles the
-        bytes per frame: processor.padding's keys, else the date of #2268 (2024-01-02, v3.0.0)."""
-        if self.toolkit != "wenet":
-            return None
-        from recipelint.parse import pycode
 
-        keys = self._cached("padding_keys", lambda: pycode.padding_keys(self.package))
-        if keys:
-            self.pcm_source = "wenet/dataset/processor.py padding() (read with ast)"
-            return "pcm" in keys
-        self.pcm_source = "code date against #2268 (2024-01-02)"
-        return self.at_least(date="2024-01-02")
-
-
-def release_date(toolkit: str, version: str) -> str | None:
-    from recipelint.parse import upstream
-
-    table = upstream.WENET_TAGS if toolkit == "wenet" else upstream.XTUNER_TAGS
+def release_date(kind: CodeKind, version: str) -> str | None:
     wanted = version if version.startswith("v") else f"v{version}"
-    return next((date for name, _, date in table if name == wanted), None)
+    return next((date for name, _, date in kind.tags if name == wanted), None)
 
 
-def known_commits(toolkit: str) -> dict[str, tuple[str, str]]:
+def known_commits(kind: CodeKind) -> dict[str, tuple[str, str]]:
     """commit -> (date, what it is): release tags and the commits the known-issue table cites."""
     from recipelint import knownissues
-    from recipelint.parse import upstream
 
-    table = upstream.WENET_TAGS if toolkit == "wenet" else upstream.XTUNER_TAGS
-    commits = {commit: (date, name) for name, commit, date in table}
-    if toolkit == "wenet":
-        commits[upstream.WENET_HEAD[1]] = (upstream.WENET_HEAD[2], "upstream HEAD known to recipelint")
-    for issue in knownissues.for_toolkit(toolkit):
+    commits = {commit: (date, name) for name, commit, date in kind.tags}
+    if kind.head is not None:
+        commits[kind.head[1]] = (kind.head[2], "upstream HEAD known to recipelint")
+    for issue in knownissues.for_toolkit(kind.package):
         for change in (issue.introduced, issue.fixed):
             if change is not None and change.commit:
                 commits.setdefault(change.commit, (change.date, change.pr))
     return commits
 
 
-def _has_package(folder: Path, toolkit: str) -> bool:
-    package = folder / toolkit
-    if toolkit == "wenet":
-        return (package / "bin" / "train.py").is_file() or (package / "__init__.py").is_file()
-    return (package / "__init__.py").is_file()
+def _has_package(folder: Path, kind: CodeKind) -> bool:
+    package = folder / kind.package
+    return (package / "__init__.py").is_file() or (bool(kind.marker) and (package / kind.marker).is_file())
 
 
 # -- finding the checkout ---------------------------------------------------------------------
@@ -488,14 +389,14 @@ def _dist_in(site: Path, toolkit: str) -> tuple[Path, str, str] | None:
 _OWN: Memo[str, tuple[Path, str, str, str] | None] = Memo(module=True)
 
 
-def _installed(toolkit: str, root: Path) -> tuple[Path, str, str, str] | None:
+def _installed(kind: CodeKind, root: Path) -> tuple[Path, str, str, str] | None:
     """(source folder, version, how found, version source) of an installed distribution: a virtual
     environment beside the recipe first, then the environment recipelint runs in. Only the
     `NAME-VERSION.dist-info` folders are read (what importlib.metadata reads, without its imports)."""
     for folder in _upward(root):
         for venv in (folder / name for name in VENV_NAMES):
             for site in _site_packages(venv) if (venv / "pyvenv.cfg").is_file() else []:
-                hit = _dist_in(site, toolkit)
+                hit = _dist_in(site, kind.package)
                 if hit is not None:
                     return hit[0], hit[1], f"installed in {venv}", hit[2]
 
@@ -503,24 +404,25 @@ def _installed(toolkit: str, root: Path) -> tuple[Path, str, str, str] | None:
         import sys
 
         for entry in sys.path:
-            hit = _dist_in(Path(entry or "."), toolkit)
+            hit = _dist_in(Path(entry or "."), kind.package)
             if hit is not None:
                 return hit[0], hit[1], f"{OWN_ENVIRONMENT} ({entry})", hit[2]
         return None
 
-    return _OWN.get(toolkit, own)
+    return _OWN.get(kind.package, own)
 
 
-def find_checkout(toolkit: str, root: Path, script: ShellScript | None, files: FileCache) -> Checkout | None:
-    """The code a recipe at `root` runs, or None when none is found (once per folder and PYTHONPATH in a run)."""
+def find_checkout(kind: CodeKind, root: Path, script: ShellScript | None, files: FileCache) -> Checkout | None:
+    """The code of this kind a recipe at `root` runs, or None when none is found (once per folder
+    and PYTHONPATH in a run)."""
     from_path = _pythonpath(root, script, files) if script is not None else []
-    key = (toolkit, _resolve(root), tuple(folder for folder, _ in from_path))
+    key = (kind.package, _resolve(root), tuple(folder for folder, _ in from_path))
 
     def find() -> Checkout | None:
-        found = _find(toolkit, root, from_path)
+        found = _find(kind, root, from_path)
         if found is not None:
             # Recipes that share a checkout share what was read from it (flags, keys, patterns).
-            first = files.checkout_code.setdefault((toolkit, _resolve(found.root)), found)
+            first = files.checkout_code.setdefault((kind.package, _resolve(found.root)), found)
             found = found if first is found else replace(first, found_by=found.found_by)
         return found
 
@@ -544,33 +446,33 @@ def _display(folder: Path) -> Path:
         return resolved
 
 
-def _find(toolkit: str, root: Path, from_path: list[tuple[Path, str]]) -> Checkout | None:
+def _find(kind: CodeKind, root: Path, from_path: list[tuple[Path, str]]) -> Checkout | None:
     upward = _upward(root)
     candidates = from_path + [(folder, "package folder above the recipe") for folder in upward]
     # A repository that vendors the toolkit's own repository as a folder (`xtuner/` holding
     # setup.py and the package `xtuner/xtuner/`, installed with `cd xtuner; pip install -e .`).
-    candidates += [(folder / toolkit, f"{toolkit}/ repository vendored in {_display(folder)}") for folder in upward]
+    candidates += [(folder / kind.package, f"{kind.package}/ repository vendored in {_display(folder)}") for folder in upward]
     for folder, how in candidates:
-        if _has_package(folder, toolkit):
-            return identify(Checkout(toolkit, _display(folder), how))
-    found = _installed(toolkit, root)
-    if found is None or not _has_package(found[0], toolkit):
+        if _has_package(folder, kind):
+            return identify(Checkout(kind, _display(folder), how))
+    found = _installed(kind, root)
+    if found is None or not _has_package(found[0], kind):
         return None
-    return identify(Checkout(toolkit, _display(found[0]), found[2], version=found[1], version_source=found[3]))
+    return identify(Checkout(kind, _display(found[0]), found[2], version=found[1], version_source=found[3]))
 
 
 def identify(checkout: Checkout) -> Checkout:
     """Fill the version facts: version.py, the git commit and its date, else file fingerprints."""
     from recipelint.parse import gitdir, pycode  # only when a checkout is found: start-up matters
 
-    if checkout.toolkit == "xtuner" and checkout.version is None:
-        version = pycode.version_assignment(checkout.package / "version.py")
+    if checkout.kind.version_file and checkout.version is None:
+        version = pycode.version_assignment(checkout.package / checkout.kind.version_file)
         if version:
-            checkout.version, checkout.version_source = version, "xtuner/version.py"
+            checkout.version, checkout.version_source = version, f"{checkout.toolkit}/{checkout.kind.version_file}"
     head = gitdir.read_head(checkout.root)
     if head is not None:
         checkout.commit, checkout.commit_source = head.commit, head.source + (f" (branch {head.branch})" if head.branch else "")
-        known = known_commits(checkout.toolkit).get(head.commit)
+        known = known_commits(checkout.kind).get(head.commit)
         if known is not None:
             checkout.date, checkout.date_source = known[0], f"upstream commit table ({known[1]})"
         else:
@@ -582,7 +484,7 @@ def identify(checkout: Checkout) -> Checkout:
             tags.append(known[1])
         if tags and checkout.version is None:
             checkout.version, checkout.version_source = tags[0], "git tag at the checked-out commit"
-    if checkout.date is None and checkout.toolkit == "wenet":
+    if checkout.date is None and checkout.kind.fingerprints:
         _fingerprint(checkout)
     return checkout
 
@@ -599,11 +501,9 @@ def _blob_id(path: Path) -> str | None:
 
 def _fingerprint(checkout: Checkout) -> None:
     """Date a checkout without .git by its files: each known file byte-identical to a version on
-    WeNet's main line narrows the dates; a release is named when every match is that release's file."""
-    from recipelint.parse import upstream
-
+    the toolkit's main line narrows the dates; a release is named when every match is that release's file."""
     lo, hi, matched, tags = "", "9999", [], None
-    for path, blobs in upstream.WENET_FINGERPRINTS.items():
+    for path, blobs in checkout.kind.fingerprints.items():
         found = blobs.get(_blob_id(checkout.root / path) or "")
         if found is None or max(lo, found[0]) > min(hi, found[1]):
             continue  # not an upstream version, or from another time than the files already matched
@@ -614,7 +514,7 @@ def _fingerprint(checkout: Checkout) -> None:
         return
     checkout.date, checkout.date_last = lo, hi
     checkout.fingerprint = f"{', '.join(matched)} match upstream {lo}" + (f" to {hi}" if hi != lo else "")
-    checkout.date_source = f"git blob ids of {', '.join(matched)} (recipelint/parse/upstream.py)"
+    checkout.date_source = f"git blob ids of {', '.join(matched)} (recipelint/toolkits/upstream.py)"
     if tags and len(tags) == 1 and checkout.version is None:
         checkout.version = next(iter(tags))
         checkout.version_source = f"{', '.join(matched)} identical to {checkout.version}'s"
@@ -671,12 +571,10 @@ def activated_venvs(script: ShellScript | None, root: Path) -> list[Path]:
 
 
 def checkout_pin_files(checkout: Checkout | None) -> list[Path]:
-    """The toolkit release's own requirements: WeNet's requirements.txt at the checkout's top,
-    XTuner's requirements/runtime.txt and requirements/deepspeed.txt."""
+    """The toolkit release's own requirements (CodeKind.requirements) at the checkout's top."""
     if checkout is None or checkout.in_own_environment:
         return []
-    names = ("requirements.txt",) if checkout.toolkit == "wenet" else ("requirements/runtime.txt", "requirements/deepspeed.txt")
-    return [checkout.root / name for name in names if (checkout.root / name).is_file()]
+    return [checkout.root / name for name in checkout.kind.requirements if (checkout.root / name).is_file()]
 
 
 def ranges_beside(
@@ -702,27 +600,6 @@ def ranges_beside(
                 pin.name, Range(pin.name, pin.specifier, f"{pin.where} ({checkout.name if checkout else ''} release's requirements)")
             )
     return found
-
-
-_ENTRY = re.compile(r"(?:^|/)(bin/\w+\.py)$")
-
-
-def package_entry(script: str | None) -> str:
-    """The launched training script relative to the package (`wenet/bin/train_deprecated.py` ->
-    `bin/train_deprecated.py`); `bin/train.py` when the launch names no such file."""
-    match = _ENTRY.search(script) if script else None
-    return match.group(1) if match else TRAIN_ENTRY
-
-
-def recipe_facts(toolkit: str, checkout: Checkout | None, root: Path, script: str | None = None) -> list[tuple[str, str, str]]:
-    """What `recipelint show` prints about the code a recipe runs (the releases it imports are in
-    the run section: recipelint.runcontext.version_rows); `script`: the training script the launch names."""
-    rows = (
-        checkout.facts(package_entry(script))
-        if checkout is not None
-        else [(f"{TOOLKITS.get(toolkit, toolkit)} code", "not found", "PYTHONPATH, package folders above the recipe, installed packages")]
-    )
-    return rows
 
 
 # -- a checkout against the known-issue table ---------------------------------------------------

@@ -1,9 +1,10 @@
 """Facts read from a toolkit's Python sources with `ast`: never imported, never run.
 
-What `wenet/bin/train.py` accepts (its `add_argument` calls, and those of
-`wenet/utils/train_utils.py` from v3 on), which YAML keys the dataset code reads, and the
-code patterns of known bugs (recipelint/knownissues). Each reader returns None when the file
-is not there or not Python, so the caller falls back to what it knew before.
+What a training script accepts (its `add_argument` calls), which config keys the code reads,
+what a call hands on, and the small readers (`literal`, `keyword`, `dotted`, `glob_files`) the
+toolkits' own code patterns are written with (toolkits/<name>/patterns.py). Each reader
+returns None when the file is not there or not Python, so the caller falls back to what it
+knew before.
 """
 
 from __future__ import annotations
@@ -84,21 +85,21 @@ def parse_cached(path: Path, files: FileCache) -> PyFile | None:
         return None
 
 
-def _text(node: ast.AST | None) -> str | None:
+def literal(node: ast.AST | None) -> str | None:
     return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
 
 
-def _keyword(call: ast.Call, name: str) -> ast.expr | None:
+def keyword(call: ast.Call, name: str) -> ast.expr | None:
     return next((k.value for k in call.keywords if k.arg == name), None)
 
 
 def _flag(call: ast.Call) -> Flag:
-    action = _text(_keyword(call, "action"))
+    action = literal(keyword(call, "action"))
     if action in ("store_true", "store_false"):
         return Flag("store_true", action == "store_false")
-    declared = _keyword(call, "type")
+    declared = keyword(call, "type")
     kind = "bool" if isinstance(declared, ast.Name) and declared.id == "bool" else "value"
-    default = _keyword(call, "default")
+    default = keyword(call, "default")
     try:
         value = ast.literal_eval(default) if default is not None else None
     except (ValueError, TypeError, SyntaxError, RecursionError):
@@ -116,7 +117,7 @@ def argparse_flags(files: list[PyFile]) -> dict[str, Flag]:
             if node.func.attr == "add_config_arguments":
                 flags.update(DEEPSPEED_FLAGS)
             elif node.func.attr == "add_argument":
-                names = [t for t in map(_text, node.args) if t and t.startswith("--")]
+                names = [t for t in map(literal, node.args) if t and t.startswith("--")]
                 for name in names:
                     flags[name[2:]] = _flag(node)
     return flags
@@ -150,16 +151,16 @@ def _owner(node: ast.AST, names: set[str]) -> str | None:
 def _subscript_key(node: ast.AST, names: set[str]) -> tuple[str, str] | None:
     """(variable, key) for `var['key']`, `var.get('key', ...)` and `'key' in var`."""
     if isinstance(node, ast.Subscript) and _owner(node.value, names) is not None:
-        key = _text(node.slice)
+        key = literal(node.slice)
         return (_owner(node.value, names), key) if key is not None else None  # type: ignore[return-value]
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get" and node.args:
         owner = _owner(node.func.value, names)
-        if owner is not None and _text(node.args[0]) is not None:
-            return owner, _text(node.args[0])  # type: ignore[return-value]
+        if owner is not None and literal(node.args[0]) is not None:
+            return owner, literal(node.args[0])  # type: ignore[return-value]
     if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.In, ast.NotIn)):
         owner = _owner(node.comparators[0], names)
-        if owner is not None and _text(node.left) is not None:
-            return owner, _text(node.left)  # type: ignore[return-value]
+        if owner is not None and literal(node.left) is not None:
+            return owner, literal(node.left)  # type: ignore[return-value]
     return None
 
 
@@ -346,7 +347,7 @@ def _callees(files: list[PyFile]) -> Callees:
                 found.setdefault(node.name, (node, 0))
             elif isinstance(node, ast.ClassDef):
                 init = next((f for f in node.body if isinstance(f, ast.FunctionDef) and f.name == "__init__"), None)
-                for name in (_text(d.args[0]) for d in node.decorator_list if isinstance(d, ast.Call) and d.args):
+                for name in (literal(d.args[0]) for d in node.decorator_list if isinstance(d, ast.Call) and d.args):
                     if name and init is not None:
                         found.setdefault(name, (init, 1))  # `dataset.name(conf)`: the pipe is __init__'s first argument
     return found
@@ -489,11 +490,11 @@ def read_keys(files: list[PyFile]) -> set[str]:
     for file in files:
         for node in file.nodes:
             if isinstance(node, ast.Subscript):  # loaded, or written: a key the code puts in the YAML it saves (infos['save_time'])
-                key = _text(node.slice)
+                key = literal(node.slice)
             elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get" and node.args:
-                key = _text(node.args[0])
+                key = literal(node.args[0])
             elif isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.In, ast.NotIn)):
-                key = _text(node.left)
+                key = literal(node.left)
             else:
                 continue
             if key:
@@ -513,7 +514,7 @@ def _indexed(node: ast.AST, names: set[str]) -> Iterator[ast.Subscript]:
         yield from _indexed(node.values[0], names)
         return
     if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
-        if isinstance(node.value, ast.Name) and node.value.id in names and _text(node.slice) is not None:
+        if isinstance(node.value, ast.Name) and node.value.id in names and literal(node.slice) is not None:
             yield node
     for child in ast.iter_child_nodes(node):
         yield from _indexed(child, names)
@@ -526,7 +527,7 @@ def _must_index(body: list[ast.stmt], names: set[str]) -> dict[str, ast.Subscrip
     for statement in body:
         if isinstance(statement, ast.If):
             for read in _indexed(statement.test, names):
-                found.setdefault(_text(read.slice) or "", read)
+                found.setdefault(literal(read.slice) or "", read)
             arms = [statement.body, statement.orelse]
             if any(arm and isinstance(arm[-1], ast.Return) for arm in arms):
                 return found  # a path leaves here: what follows is not read on every path
@@ -540,7 +541,7 @@ def _must_index(body: list[ast.stmt], names: set[str]) -> dict[str, ast.Subscrip
             found.update({k: v for k, v in (inner or {}).items() if k not in found})
         elif isinstance(statement, (ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Return, ast.Assert)):
             for read in _indexed(statement, names):
-                found.setdefault(_text(read.slice) or "", read)
+                found.setdefault(literal(read.slice) or "", read)
             if isinstance(statement, ast.Return):
                 return found
         elif isinstance(statement, ast.Raise):
@@ -558,145 +559,14 @@ def required_keys(file: PyFile, function: str, names: frozenset[str] = frozenset
     return {key: file.span(node) for key, node in found.items()}
 
 
-# Code patterns of known bugs. Each returns the spans where the pattern is, [] when the file
-# is there without it, None when the file is not there (then the version decides).
-Pattern = Callable[[Path], "list[Span] | None"]
-
-
-def _calls(file: PyFile) -> Iterator[ast.Call]:
-    return iter(file.calls)
-
-
-def _dotted(node: ast.AST) -> str:
+def dotted(node: ast.AST) -> str:
     if isinstance(node, ast.Attribute):
-        return f"{_dotted(node.value)}.{node.attr}"
+        return f"{dotted(node.value)}.{node.attr}"
     return node.id if isinstance(node, ast.Name) else ""
 
 
-def _glob(package: Path, pattern: str) -> list[PyFile]:
+def glob_files(package: Path, pattern: str) -> list[PyFile]:
     return [f for f in (parse_python(p) for p in sorted(package.glob(pattern))) if f is not None]
-
-
-AUDIO_READERS = re.compile(
-    r"(^|\.)(torchaudio\.load|torchaudio\.info|sox_io_backend\.load|soundfile\.read|sf\.read|soundfile\.SoundFile|sf\.SoundFile)$"
-)
-
-
-def _is_extractfile(node: ast.AST) -> bool:
-    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "extractfile"
-
-
-def _tar_members(function: ast.FunctionDef) -> Iterator[tuple[str, list[ast.stmt]]]:
-    """(name, where it holds a tar member): `with stream.extractfile(...) as f:` (its body), or
-    `f = stream.extractfile(...)` (the function)."""
-    for node in ast.walk(function):
-        if isinstance(node, (ast.With, ast.AsyncWith)):
-            for item in node.items:
-                if _is_extractfile(item.context_expr) and isinstance(item.optional_vars, ast.Name):
-                    yield item.optional_vars.id, node.body
-        elif (
-            isinstance(node, ast.Assign)
-            and len(node.targets) == 1
-            and isinstance(node.targets[0], ast.Name)
-            and _is_extractfile(node.value)
-        ):
-            yield node.targets[0].id, function.body
-
-
-def tar_member_to_decoder(package: Path) -> list[Span] | None:
-    """A tar member's file object handed straight to torchaudio/soundfile (no io.BytesIO)."""
-    hits: list[Span] = []
-    reads_tars = False  # without code that opens tar members, the files cannot tell
-    for file in _glob(package, "dataset/*.py"):
-        for function in file.functions():
-            for name, body in _tar_members(function):
-                reads_tars = True
-                for call in (n for stmt in body for n in ast.walk(stmt) if isinstance(n, ast.Call)):
-                    first = call.args[0] if call.args else _keyword(call, "filepath") or _keyword(call, "uri")
-                    if isinstance(first, ast.Name) and first.id == name and AUDIO_READERS.search(_dotted(call.func)):
-                        hits.append(file.span(call))
-    return sorted(set(hits)) if reads_tars else None
-
-
-def _sample_stores(node: ast.AST, keys: set[str]) -> bool:
-    return any(
-        isinstance(target, ast.Subscript) and _text(target.slice) in keys
-        for stmt in ([node] if isinstance(node, ast.Assign) else [])
-        for target in stmt.targets
-    )
-
-
-def decode_wav_branch_assignment(package: Path) -> list[Span] | None:
-    """`decode_wav` that stores sample['wav'] / sample['sample_rate'] only inside one if/else branch."""
-    file = parse_python(package / "dataset" / "processor.py")
-    if file is None:
-        return None
-    hits = []
-    for function in file.functions("decode_wav"):
-        at_top = any(_sample_stores(stmt, {"wav", "sample_rate"}) for stmt in function.body)
-        for branch in (n for n in ast.walk(function) if isinstance(n, ast.If)) if not at_top else ():
-            inside = [s for part in (branch.body, branch.orelse) for s in part if _sample_stores(s, {"wav", "sample_rate"})]
-            other = branch.orelse if inside and inside[0] in branch.body else branch.body
-            if inside and not any(_sample_stores(s, {"wav", "sample_rate"}) for s in other):
-                hits.append(file.span(inside[0]))
-    return hits
-
-
-def tar_opened_seekable(package: Path) -> list[Span] | None:
-    """`tarfile.open(fileobj=..., mode='r:*')`: seek mode, which a wget pipe cannot serve."""
-    files = _glob(package, "dataset/*.py")
-    opens = [(f, c) for f in files for c in _calls(f) if _dotted(c.func) == "tarfile.open" and _keyword(c, "fileobj") is not None]
-    if not opens:
-        return None
-    return [f.span(c) for f, c in opens if ":" in (_text(_keyword(c, "mode")) or "r")]
-
-
-def step_save_by_default(package: Path) -> list[Span] | None:
-    """`info_dict.get('save_interval', 10000)`: in-loop barriers and CV every N steps unless the YAML says otherwise."""
-    file = parse_python(package / "utils" / "executor.py")
-    if file is None:
-        return None
-    hits = []
-    for call in _calls(file):
-        if (
-            isinstance(call.func, ast.Attribute)
-            and call.func.attr == "get"
-            and len(call.args) == 2
-            and _text(call.args[0]) == "save_interval"
-        ):
-            default = call.args[1]
-            if isinstance(default, ast.Constant) and isinstance(default.value, int) and default.value < 10**12:
-                hits.append(file.span(call))
-    return hits
-
-
-def launcher_slurm_ignored(package: Path) -> list[Span] | None:
-    """xtuner/entry_point.py that reads NNODES/NPROC_PER_NODE but never looks for `--launcher slurm`."""
-    file = parse_python(package / "entry_point.py")
-    if file is None:
-        return None
-    if any(_text(n) == "slurm" for n in file.nodes):
-        return []
-    return [
-        file.span(c)
-        for c in _calls(file)
-        if _dotted(c.func).endswith("environ.get") and _text(c.args[0] if c.args else None) in ("NNODES", "NPROC_PER_NODE")
-    ]
-
-
-def padding_keys(package: Path) -> set[str] | None:
-    """The keys of the batch dict `processor.padding` returns (WeNet)."""
-    file = parse_python(package / "dataset" / "processor.py")
-    if file is None:
-        return None
-    keys: set[str] = set()
-    for function in file.functions("padding"):
-        for node in ast.walk(function):
-            if isinstance(node, ast.Dict):
-                keys.update(k for k in map(_text, node.keys) if k)
-            elif isinstance(node, ast.Call) and _dotted(node.func) == "dict":
-                keys.update(k.arg for k in node.keywords if k.arg)
-    return keys
 
 
 def env_default(package: Path, relative: str, variable: str) -> tuple[bool, int | None, Span | None] | None:
@@ -706,9 +576,9 @@ def env_default(package: Path, relative: str, variable: str) -> tuple[bool, int 
     file = parse_python(package / relative)
     if file is None:
         return None
-    for call in _calls(file):
-        if _dotted(call.func).endswith(("getenv", "environ.get")) and call.args and _text(call.args[0]) == variable:
-            default = call.args[1] if len(call.args) > 1 else _keyword(call, "default")
+    for call in file.calls:
+        if dotted(call.func).endswith(("getenv", "environ.get")) and call.args and literal(call.args[0]) == variable:
+            default = call.args[1] if len(call.args) > 1 else keyword(call, "default")
             value = default.value if isinstance(default, ast.Constant) and isinstance(default.value, (int, str)) else None
             try:
                 return True, (int(value) if value is not None else None), file.span(call)
@@ -724,17 +594,8 @@ def version_assignment(path: Path) -> str | None:
         return None
     for node in file.tree.body:
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__version__" for t in node.targets):
-            return _text(node.value)
+            return literal(node.value)
     return None
-
-
-def dataset_timeout_30_minutes(package: Path) -> list[Span] | None:
-    """XTuner's rank-0 dataset barrier with a 30-minute default (v0.1.14 to v0.1.18)."""
-    read = env_default(package, "dataset/huggingface.py", "XTUNER_DATASET_TIMEOUT")
-    if read is None:
-        return None
-    found, minutes, where = read
-    return [where] if found and minutes == 30 and where is not None else []
 
 
 # Where a DataLoader's worker count is handed over: torch's DataLoader(num_workers=...), Hugging
@@ -823,13 +684,13 @@ def _holds_key(node: ast.AST, key: str, variables: set[str]) -> bool:
     if isinstance(node, ast.Name):
         return node.id in variables
     if isinstance(node, ast.Subscript):
-        return _text(node.slice) == key
+        return literal(node.slice) == key
     return (
         isinstance(node, ast.Call)
         and isinstance(node.func, ast.Attribute)
         and node.func.attr == "get"
         and bool(node.args)
-        and _text(node.args[0]) == key
+        and literal(node.args[0]) == key
     )
 
 

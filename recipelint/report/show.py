@@ -15,11 +15,12 @@ from typing import Any
 
 from recipelint.context import Context
 from recipelint.diagnostics import Diagnostic
-from recipelint.model import DataList, Link, Recipe, Setting, setting_source
-from recipelint.parse.files import printable
+from recipelint.model import Recipe, Setting, link_source, setting_source
+from recipelint.parse.files import SourceError, printable
 from recipelint.parse.shell import OPTION_PARSERS
-from recipelint.parse.where import shown, shown_folder
+from recipelint.parse.where import shown
 from recipelint.records import dataclass, field
+from recipelint.toolkits import kinds
 
 
 @dataclass
@@ -34,7 +35,7 @@ class Section:
     title: str
     items: list[Item] = field(default_factory=list)
 
-    def add(self, label: str, value: Any, source: str = "") -> None:
+    def add(self, label: str, value: object, source: str = "") -> None:
         self.items.append(Item(label, "unknown" if value is None else str(value), source))
 
 
@@ -95,55 +96,28 @@ def launch_section(ctx: Context) -> Section | None:
     return section
 
 
-def _link_value(link: Link) -> tuple[str, str]:
-    setting = link.setting
-    written = setting.word.text if setting.word is not None else str(setting.value)
-    if link.path is not None:
-        return str(setting.value), f"found at {shown(link.path)}"
-    if link.written_at is not None:
-        return str(setting.value), f"written by the script itself at line {link.written_at.line}; {link.read_as or 'not read'}"
-    if setting.value is None:
-        why = setting.word.reason if setting.word is not None and setting.word.reason else "decided at run time"
-        return "unknown", f"`{written}`: {why}"
-    tried = ", ".join(shown_folder(folder) for folder in link.tried)
-    return str(setting.value), f"not found (tried {tried})"
-
-
 def configs_section(ctx: Context) -> Section | None:
     links = [link for link in ctx.recipe.links if link.role != "train data"]
     if not links:
         return None
     section = Section("configs")
     for link in links:
-        value, source = _link_value(link)
+        value, source = link_source(link)
         section.add(link.role, value, source)
     return section
 
 
-def _data_source(item: DataList, link: Link | None) -> str:
-    if not item.exists:
-        return _link_value(link)[1] if link is not None else f"not found: {item.path}"
-    schemes = ", ".join(f"{scheme} {count}" for scheme, count in item.schemes.most_common())
-    compression = ", ".join(f"{kind} {count}" for kind, count in item.compression.most_common())
-    return f"{item.path}: {item.lines} lines ({schemes or 'empty'}{'; ' + compression if compression else ''})"
+def toolkit_section(title: str) -> Callable[[Context], Section | None]:
+    """A section of what the recipe's toolkit says of its own part (`Toolkit.describe`)."""
 
+    def build(ctx: Context) -> Section | None:
+        toolkit = kinds().get(ctx.recipe.toolkit)
+        notes = [note for note in (toolkit.describe(ctx) if toolkit is not None else []) if note.section == title]
+        if not notes:
+            return None
+        return Section(title, [Item(note.label, note.value, note.source) for note in notes])
 
-def data_section(ctx: Context) -> Section | None:
-    recipe = ctx.recipe
-    data_links = [link for link in recipe.links if link.role == "train data"]
-    if not recipe.train_data and not data_links:
-        return None
-    section = Section("data")
-    for item in recipe.train_data:
-        link = next((link for link in data_links if link.setting is item.setting), None)
-        section.add("train data", item.setting.value, _data_source(item, link))
-    for link in data_links:
-        if not any(item.setting is link.setting for item in recipe.train_data):
-            value, source = _link_value(link)
-            section.add("train data", value, source)
-    if ctx.shards is not None:
-        section.add("lines in all", ctx.shards, "sum of the train lists found")
-    return section
+    return build
 
 
 _SETTINGS = ("train_engine", "num_workers", "prefetch", "timeout", "deepspeed_config", "config", "deepspeed", "launcher")
@@ -239,21 +213,6 @@ def unknown_section(ctx: Context) -> Section | None:
     return section if section.items else None
 
 
-def code_section(ctx: Context) -> Section | None:
-    """The WeNet/XTuner code the launch runs (found, never imported) and DeepSpeed beside it."""
-    recipe = ctx.recipe
-    from recipelint.parse.checkout import TOOLKITS, recipe_facts
-
-    if recipe.toolkit not in TOOLKITS or recipe.launch is None:  # only the toolkits whose code recipelint reads
-        return None
-
-    section = Section("code")
-    script = recipe.launch.script.value
-    for label, value, source in recipe_facts(recipe.toolkit, recipe.checkout, recipe.root, script if isinstance(script, str) else None):
-        section.add(label, value, source)
-    return section
-
-
 def findings_section(ctx: Context, findings: list[Diagnostic]) -> Section:
     section = Section("findings")
     codes = sorted({d.code for d in findings})
@@ -265,9 +224,9 @@ SECTIONS: list[Callable[[Context], Section | None]] = [
     launch_section,
     settings_section,
     configs_section,
-    data_section,
+    toolkit_section("data"),
     script_section,
-    code_section,
+    toolkit_section("code"),
     run_section,
     trainer_section,
     hardware_section,
@@ -307,7 +266,7 @@ def render_text(descriptions: list[Description]) -> str:
     return "\n".join(lines).rstrip("\n")
 
 
-def render_json(descriptions: list[Description], errors: list[Any], hardware: dict[str, Any] | None) -> str:
+def render_json(descriptions: list[Description], errors: list[SourceError], hardware: dict[str, Any] | None) -> str:
     data = {
         "recipes": [
             {

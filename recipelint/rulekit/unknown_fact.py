@@ -32,6 +32,7 @@ if TYPE_CHECKING:  # the runner imports this module on every run, the cache's to
 CODE = "RL001"
 NAME = "hardware-fact-unknown"
 SEVERITY = Severity.INFO
+VISITS = ()  # none per recipe: the runner produces its findings
 FIXABLE = False
 SOURCE = "the probe's or profile's own record of what it could not establish (recipelint/hardware/probe.py, docs/hardware.md)"
 

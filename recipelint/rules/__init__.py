@@ -2,15 +2,18 @@
 families shared by several toolkits here (launch, known, meta), each toolkit's in its package
 (`recipelint.toolkits.<name>`, listed in `Toolkit.rules`).
 
-A rule module defines CODE, NAME, SEVERITY, FIXABLE, SOURCE and `check(ctx)`, and its
+A rule module defines CODE, NAME, SEVERITY, FIXABLE, SOURCE, VISITS and `check(ctx)`, and its
 docstring is the rule's documentation (sections: What it does, Why is this bad, Example,
 Fix, Fix safety). TOOLKITS (in the module or its family's `__init__`) limits the rule to
-recipes of those toolkits. FACTS names the training node's hardware facts the rule judges the
+recipes of those toolkits. VISITS names what the rule looks at (recipelint.subjects: "launch",
+"allocation", "deepspeed-config", "wenet-config", ...; "recipe" for any recipe, empty for a rule
+whose findings the runner produces): the engine calls `check` only on recipes that have every
+one, and a name no one registered fails when the rules load. FACTS names the training node's hardware facts the rule judges the
 recipe against (`cpus`, `memory_gib`, ...): a rule with FACTS is hardware-derived, and when the
 machine recipelint runs on is not the training node it sees those facts as unknown and is named
 in RL004. A rule that reads a fact only as one reason among several (RL301: Ethernet beside
 remote shards) leaves it out of FACTS and sees it unknown all the same. Adding a rule means
-adding a file: the registry finds it.
+adding a file and regenerating the registry (`python -m recipelint.rules.generate`).
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ class Rule:
     check: Callable[[Context], Iterable[Diagnostic]]
     toolkits: tuple[str, ...] | None = None  # None: every toolkit
     facts: tuple[str, ...] = ()  # the node's hardware facts the rule judges against
+    visits: tuple[str, ...] = ("recipe",)  # what the rule looks at (recipelint.subjects); all must exist
 
     @property
     def hardware_derived(self) -> bool:
@@ -69,7 +73,23 @@ def _from_module(module: ModuleType, family: str, package: ModuleType) -> Rule:
         check=module.check,
         toolkits=getattr(module, "TOOLKITS", getattr(package, "TOOLKITS", None)),
         facts=tuple(getattr(module, "FACTS", ())),
+        visits=_visits(module),
     )
+
+
+def _visits(module: ModuleType) -> tuple[str, ...]:
+    """The module's VISITS, each a registered subject: a rule that does not say what it visits,
+    or names what nobody registered, fails when the rules load."""
+    from recipelint.toolkits import subjects
+
+    visits = getattr(module, "VISITS", None)
+    if visits is None:
+        raise RuntimeError(f'{module.__name__}: a rule module says what it visits (VISITS = ("launch",), ...)')
+    known = subjects()
+    for name in visits:
+        if name not in known:
+            raise RuntimeError(f"{module.__name__}: VISITS names {name!r}, which nobody registered (known: {', '.join(sorted(known))})")
+    return tuple(visits)
 
 
 def rules_page() -> Path:
@@ -137,6 +157,30 @@ def _sources() -> Iterator[tuple[str, str]]:
             yield name, toolkit.name
 
 
+def walk_rules() -> Iterator[tuple[str, Rule]]:
+    """(module name, rule) of every rule the built-in sources hold, found by walking their
+    packages: what the generated registry lists (recipelint.rules.generate)."""
+    for name, family in _sources():
+        for module, module_family, package in _rule_modules(name, family, None):
+            yield module.__name__, _from_module(module, module_family, package)
+
+
+def _listed(source: str, toolkit: str | None) -> Iterator[tuple[ModuleType, str, ModuleType]] | None:
+    """The rule modules the generated registry lists under a source that apply to `toolkit`, each
+    imported (None: the registry lists nothing there, a toolkit registered at run time)."""
+    from recipelint.rules.registry import RULES
+
+    under = [entry for entry in RULES if entry[1] == source or entry[1].startswith(source + ".")]
+    if not under:
+        return None
+    wanted = [entry for entry in under if toolkit is None or entry[3] is None or toolkit in entry[3]]
+    return ((importlib.import_module(module), family, _package(module)) for _, module, family, _, _ in wanted)
+
+
+def _package(module: str) -> ModuleType:
+    return importlib.import_module(module.rpartition(".")[0])
+
+
 def all_rules() -> dict[str, Rule]:
     """Every rule, by code: the shared families here and the registered toolkits' rules."""
     return rules_for(None)
@@ -144,7 +188,8 @@ def all_rules() -> dict[str, Rule]:
 
 def rules_for(toolkit: str | None) -> dict[str, Rule]:
     """The rules that apply to recipes of `toolkit` (None: every rule), by code. Only their
-    modules are imported: a WeNet recipe's check loads no XTuner rule."""
+    modules are imported: a WeNet recipe's check loads no XTuner rule. The built-in rules come
+    from the generated registry; a toolkit registered at run time has its packages walked."""
     from recipelint.toolkits import REGISTRY
 
     key = tuple(id(registered) for registered in REGISTRY)
@@ -152,7 +197,8 @@ def rules_for(toolkit: str | None) -> dict[str, Rule]:
     if known is None or known[0] != key:
         found: dict[str, Rule] = {}
         for name, family in _sources():
-            for module, module_family, package in _rule_modules(name, family, toolkit):
+            listed = _listed(name, toolkit)
+            for module, module_family, package in listed if listed is not None else _rule_modules(name, family, toolkit):
                 rule = _from_module(module, module_family, package)
                 _known_kinds(rule.toolkits, module.__name__)
                 if rule.code in found:

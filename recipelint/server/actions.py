@@ -92,7 +92,9 @@ def fix_all(workspace: Workspace, path: Path) -> tuple[types.WorkspaceEdit, int]
         from recipelint.parse.files import FileCache
 
         assert isinstance(files, FileCache)
-        return engine.check([path], workspace.config.loader(), files, resolver=resolver).diagnostics
+        return engine.check(
+            [path], workspace.config.options(), hardware=workspace.config.loader(), files=files, resolver=resolver
+        ).diagnostics
 
     outcome = fix_paths(run_check, unsafe=False, start=workspace.overlay())
     changes: dict[str, list[types.TextEdit]] = {}

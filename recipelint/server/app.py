@@ -4,7 +4,12 @@ published, the code actions, the fix-all command and hover.
 Checks are debounced: each change (re)starts a short timer, and the check runs when no change
 came for that long. By default the window is 2 ms, enough for the changes already waiting in
 the pipe (keys typed while a check ran) to be read first and checked together, and too short to
-be felt; `debounceMs` in the initialization options sets another."""
+be felt; `debounceMs` in the initialization options sets another.
+
+Checks run on one worker thread, off the event loop: a hover, a code action or the next edit is
+answered while a long check runs. One round runs at a time; the changes that arrive meanwhile
+are checked together by the next round, and a document edited since its round read it is not
+published from that round (its positions would be the old text's)."""
 
 from __future__ import annotations
 
@@ -12,6 +17,7 @@ import asyncio
 import logging
 import os
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -22,7 +28,7 @@ from pygls.uris import to_fs_path
 from recipelint import __version__
 from recipelint.server import actions, convert, hover
 from recipelint.server.positions import offset
-from recipelint.server.workspace import Workspace, normal
+from recipelint.server.workspace import Recheck, Workspace, normal
 
 logger = logging.getLogger(__name__)
 
@@ -38,6 +44,8 @@ class RecipelintServer(LanguageServer):
         self._everything = False
         self._scheduled: asyncio.TimerHandle | None = None
         self._told: set[str] = set()  # the profile's errors already shown
+        self._checker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="recipelint-check")
+        self._running: asyncio.Future[Recheck] | None = None
 
     def schedule(self, changed: set[Path], everything: bool = False) -> None:
         """Check what the changes concern once no change came for `debounce` seconds."""
@@ -48,22 +56,42 @@ class RecipelintServer(LanguageServer):
         self._scheduled = asyncio.get_running_loop().call_later(self.debounce, self.flush)
 
     def flush(self) -> None:
+        """Start a round for the changes waiting, unless one runs: its end starts the next."""
         self._scheduled = None
+        if self._running is not None or not (self._pending or self._everything):
+            return
         changed, everything = self._pending, self._everything
         self._pending, self._everything = set(), False
+        job = self.state.plan(changed, everything)
+        self._running = asyncio.get_running_loop().run_in_executor(self._checker, self.state.run, job)
+        self._running.add_done_callback(lambda done: self.finished(done, changed))
+
+    def finished(self, done: asyncio.Future[Recheck], changed: set[Path]) -> None:
+        """A round ended (on the event loop): its checks taken in and published, and the
+        changes that came meanwhile checked next."""
+        self._running = None
         try:
-            publish = self.state.recheck(changed, everything)
+            job = done.result()
         except Exception as exc:  # a bug of ours must not end the server: one line, as the CLI says it
             said = f"recipelint: internal error: {type(exc).__name__}: {exc}"
             logger.error("%s (set RECIPELINT_DEBUG=1 for a traceback)", said)
             if os.environ.get("RECIPELINT_DEBUG"):
-                logger.exception("the traceback")
+                logger.error("the traceback", exc_info=exc)
             self.window_show_message(types.ShowMessageParams(types.MessageType.Error, said))
-            return
-        # the documents that changed first: their answer is what the editor waits for
-        for path in sorted(publish, key=lambda path: (path not in changed, str(path))):
-            self.publish(path)
-        self.tell_profile()
+        else:
+            publish = self.state.apply(job)
+            # the documents that changed first: their answer is what the editor waits for
+            for path in sorted(publish, key=lambda path: (path not in changed, str(path))):
+                if not self._edited_since(job, path):
+                    self.publish(path)
+            self.tell_profile()
+        if self._pending or self._everything:
+            self.schedule(set())
+
+    def _edited_since(self, job: Recheck, path: Path) -> bool:
+        """Whether the document changed after the round read it: the next round publishes it."""
+        now, then = self.state.documents.get(path), job.documents.get(path)
+        return now is not None and (then is None or now.data is not then.data) and path in self._pending
 
     def tell_profile(self) -> None:
         """A profile that cannot be used (missing, a device, not a profile) is no open document's:
@@ -252,6 +280,7 @@ def serve(ls: RecipelintServer, stdin: BinaryIO, stdout: BinaryIO) -> None:
     except (KeyboardInterrupt, SystemExit):
         pass
     finally:
+        ls._checker.shutdown(wait=False, cancel_futures=True)  # a round still running ends with the process
         ls.shutdown()  # type: ignore[no-untyped-call]
 
 
@@ -308,9 +337,21 @@ def _handle(ls: RecipelintServer, body: bytes) -> None:
             why = f"invalid request: {type(exc).__name__}"
         else:
             ls.protocol.handle_message(message)
+            _drop_finished(ls)
             return
     logger.warning("recipelint server: %s", why)
     code = PARSE_ERROR if why.startswith("parse") else INVALID_PARAMS if why.startswith("invalid params") else INVALID_REQUEST
     if found is not None or code == PARSE_ERROR:
         assert ls.protocol.writer is not None
         ls.protocol.writer.write(error_response(found, code, why))
+
+
+def _drop_finished(ls: RecipelintServer) -> None:
+    """pygls 2 keeps the future of every notification its generator handlers run (didOpen,
+    didChange, didClose: `_execute_handler` files them under a fresh uuid that nothing pops), about
+    1 KB per keystroke for the server's life. A finished one is no request still to be answered
+    (those pop their own when they answer): dropped here, the futures dict stays as small as the
+    requests in flight."""
+    futures = ls.protocol._request_futures
+    for key in [key for key, future in futures.items() if future.done()]:
+        del futures[key]

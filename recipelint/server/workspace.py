@@ -9,6 +9,7 @@ alone: its findings come with that script's launches. No LSP type is used here."
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,6 +20,7 @@ from recipelint.records import dataclass, field
 from recipelint.toolkits import SHELL_KINDS
 
 if TYPE_CHECKING:
+    from recipelint.checkoptions import CheckOptions
     from recipelint.context import Context
     from recipelint.diagnostics import Diagnostic
     from recipelint.hardware.profile import Hardware
@@ -59,6 +61,19 @@ class Document:
 
 
 @dataclass
+class Recheck:
+    """One round of checks, planned on the server's event loop and run on a worker thread: the
+    open documents' texts and versions as they were when it was planned, and a copy of the
+    checks it starts from, so that the messages that arrive meanwhile (edits, hovers) read and
+    change the workspace without racing the thread. `apply` takes the result back on the loop."""
+
+    paths: set[Path]
+    documents: dict[Path, Document]
+    checked: dict[Path, Checked]
+    publish: set[Path] = field(default_factory=set)
+
+
+@dataclass
 class Checked:
     """One check of one path: its findings and errors, every file it read or reported on, the
     file cache it read them through, and each recipe's context (hover, related files)."""
@@ -92,6 +107,13 @@ class Configuration:
             self._seen = {}
         return self._resolver
 
+    def options(self) -> CheckOptions:
+        """`check`'s options as the server was started with them (recipelint.checkoptions): the
+        record the command line fills, so an option the server takes is the same option."""
+        from recipelint.checkoptions import CheckOptions
+
+        return CheckOptions(hardware=self.hardware)
+
     def loader(self) -> Callable[[], Hardware] | None:
         """The --hardware profile's loader, loaded once until the profile changes."""
         if self.hardware is None:
@@ -123,6 +145,13 @@ class Configuration:
         return {path: _mtime(path) for path in paths}
 
 
+def _covered(checked: dict[Path, Checked], path: Path) -> bool:
+    """A config an open run script's check reads: checked with that script's launches."""
+    if kind_of(path) in SHELL_KINDS:
+        return False
+    return any(other != path and kind_of(other) in SHELL_KINDS and path in c.touched for other, c in checked.items())
+
+
 def _mtime(path: Path) -> int | None:
     try:
         return os.stat(path).st_mtime_ns
@@ -146,6 +175,10 @@ class Workspace:
         from recipelint.launchindex import Index
 
         self.index = Index()
+        # Files whose index entries are to be made again: told by the editor on the event loop,
+        # forgotten by the index on the check's thread (the index is the check's alone).
+        self._stale: set[Path] = set()
+        self._stale_lock = threading.Lock()
 
     # -- documents --------------------------------------------------------------------------
 
@@ -163,31 +196,42 @@ class Workspace:
 
     def change(self, path: Path, text: str, version: int | None) -> None:
         self.documents[path] = Document(path, text.encode("utf-8"), version)
-        self.index.forget(path)
+        self.stale([path])
         if kind_of(path) == "python" or kind_of(path) is None:
             self.forget_code()
 
     def touched(self, paths: Iterable[Path]) -> None:
         """Files changed on disk (the editor's watched-file events): what the index made of them goes."""
-        for path in paths:
+        self.stale(paths)
+
+    def stale(self, paths: Iterable[Path]) -> None:
+        with self._stale_lock:
+            self._stale.update(paths)
+
+    def _forget_stale(self) -> None:
+        with self._stale_lock:
+            stale, self._stale = self._stale, set()
+        for path in stale:
             self.index.forget(path)
 
     def close(self, path: Path) -> None:
         self.documents.pop(path, None)
-        self.index.forget(path)  # its text on disk is what counts again
+        self.stale([path])  # its text on disk is what counts again
 
     def forget_code(self) -> None:
         self._code = FileCache()
 
-    def overlay(self) -> dict[Path, bytes]:
-        return Overlay((path, document.data) for path, document in self.documents.items())
+    def overlay(self, documents: dict[Path, Document] | None = None) -> dict[Path, bytes]:
+        documents = self.documents if documents is None else documents
+        return Overlay((path, document.data) for path, document in documents.items())
 
-    def files(self) -> FileCache:
-        """A fresh file cache over the open documents, with the code reads kept (see __init__)."""
+    def files(self, documents: dict[Path, Document] | None = None) -> FileCache:
+        """A fresh file cache over the open documents (or a planned round's copy of them), with
+        the code reads kept (see __init__)."""
         code = self._code
         self.index.new_run()
         return FileCache(
-            overlay=self.overlay(),
+            overlay=self.overlay(documents),
             checkouts=code.checkouts,
             checkout_code=code.checkout_code,
             code_reads=code.code_reads,
@@ -205,48 +249,63 @@ class Workspace:
         return paths
 
     def recheck(self, changed: Iterable[Path], everything: bool = False) -> set[Path]:
-        """Check again what `changed` concerns (or every open document); the files whose
-        findings are to be published again (those the checks touched before and after)."""
+        """Check again what `changed` concerns (or every open document), in this thread; the
+        files whose findings are to be published again."""
+        return self.apply(self.run(self.plan(changed, everything)))
+
+    def plan(self, changed: Iterable[Path], everything: bool = False) -> Recheck:
+        """What a round checks, and the documents and checks it starts from (on the event loop)."""
         paths = set(self.documents) | set(self.checked) if everything else self.readers(changed)
-        publish: set[Path] = set()
-        for path in paths:
-            before = self.checked.pop(path, None)
+        return Recheck(paths, dict(self.documents), dict(self.checked))
+
+    def run(self, job: Recheck) -> Recheck:
+        """Check a planned round (on a worker thread: it reads the round's copies only, and the
+        index and settings, which no message handler touches); the files whose findings are to
+        be published again are those the checks touched before and after."""
+        self._forget_stale()
+        checked = job.checked
+        for path in job.paths:
+            before = checked.pop(path, None)
             if before is not None:
-                publish |= before.touched
+                job.publish |= before.touched
         # run scripts first: a config one of them reads is then checked with its launches; an
         # open config whose script was closed is checked alone again
-        todo = {path for path in paths if path in self.documents} | {path for path in self.documents if path not in self.checked}
+        todo = {path for path in job.paths if path in job.documents} | {path for path in job.documents if path not in checked}
         for path in sorted(todo, key=lambda path: (kind_of(path) not in SHELL_KINDS, str(path))):
-            if path in self.checked or self._covered(path):
+            if path in checked or _covered(checked, path):
                 continue
-            checked = self.check(path)
-            self.checked[path] = checked
-            publish |= checked.touched
-        publish |= self._drop_covered()
-        return publish
+            found = self.check(path, job.documents)
+            checked[path] = found
+            job.publish |= found.touched
+        for path in [path for path in checked if _covered(checked, path)]:
+            job.publish |= checked.pop(path).touched
+        return job
+
+    def apply(self, job: Recheck) -> set[Path]:
+        """Take a round's checks in (on the event loop); the files to publish again. A document
+        closed meanwhile is checked again by the round its closing scheduled."""
+        self.checked = job.checked
+        return job.publish
 
     def _covered(self, path: Path) -> bool:
-        """A config an open run script's check reads: checked with that script's launches."""
-        if kind_of(path) in SHELL_KINDS:
-            return False
-        return any(other != path and kind_of(other) in SHELL_KINDS and path in c.touched for other, c in self.checked.items())
+        return _covered(self.checked, path)
 
-    def _drop_covered(self) -> set[Path]:
-        dropped: set[Path] = set()
-        for path in [path for path in self.checked if self._covered(path)]:
-            dropped |= self.checked.pop(path).touched
-        return dropped
-
-    def check(self, path: Path) -> Checked:
-        """`recipelint check PATH` over the open documents' texts."""
+    def check(self, path: Path, documents: dict[Path, Document] | None = None) -> Checked:
+        """`recipelint check PATH` over the open documents' texts (or a planned round's copy)."""
         from recipelint import engine
 
-        files = self.files()
+        files = self.files(documents)
         resolver = self.config.resolver()
         contexts: list[tuple[Context, list[Diagnostic]]] = []
         try:
             result = engine.check(
-                [path], self.config.loader(), files, resolver=resolver, keep_recipes=False, observe=lambda c, f: contexts.append((c, f))
+                [path],
+                self.config.options(),
+                hardware=self.config.loader(),
+                files=files,
+                resolver=resolver,
+                keep_recipes=False,
+                observe=lambda c, f: contexts.append((c, f)),
             )
         except SourceError as error:  # the settings themselves (read before any target): one line, as check says it
             return Checked([], [error], {path, normal(error.path)}, files)

@@ -18,15 +18,18 @@ Importing this module imports no front end and no rule: start-up matters.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from recipelint.budget import OverBudget, cpu_budget
 from recipelint.records import dataclass
+from recipelint.subjects import CORE, Subject
 
 if TYPE_CHECKING:
-    from recipelint.model import Recipe
+    from recipelint.context import Context
+    from recipelint.model import Consumer, Note, Recipe
     from recipelint.parse.files import FileCache
     from recipelint.parse.shell import Command, ShellScript
 
@@ -64,6 +67,18 @@ class Offer:
     files: FileCache
 
 
+@dataclass(frozen=True)
+class RunFacts:
+    """What a toolkit knows of its recipe's run that `recipelint diagnose` correlates with a log
+    (`Toolkit.run_facts`); the defaults: nothing known."""
+
+    engine: str | None = None  # the training engine the trainer is told to use ("torch_ddp", "deepspeed"); None: not named
+    join_timeout: int | None = None  # seconds a rank waits for the others at an epoch's end, when the trainer has such a wait
+    shards: int | None = None  # lines of the train data lists found; None: none found
+    remote_shards: int = 0  # of those, read over the network (http, https, ftp)
+    compressed_shards: int = 0  # of those, compressed
+
+
 @dataclass
 class Claim:
     """A toolkit's claim on a command: how sure it is (0 never, 1 certain) and its evidence, in
@@ -90,9 +105,17 @@ class Toolkit(Protocol):
     # The recipe kinds its front end builds, beside `name` ("torch" for DeepSpeed's plain
     # launches): the names a rule's TOOLKITS may use.
     kinds: tuple[str, ...] = ()
-    # The commands it serves beyond check, fix and show ("tune": a loader plan of its recipes);
-    # a command asked of recipes of a toolkit that does not offer it says so in one line.
+    # The commands it serves beyond check and fix: "show" (it describes its recipes' own parts),
+    # "diagnose" (a log's diagnosis reads its recipes' facts), "tune" (a loader plan of its
+    # recipes). A command asked of recipes of a toolkit that does not offer it says so in one
+    # line (`not_offered`), never nothing.
     offers: tuple[str, ...] = ()
+    # What its rules may visit beside the core's (recipelint.subjects.CORE): its own documents,
+    # whose presence only it can tell (a rule's VISITS names them).
+    subjects: tuple[Subject, ...] = ()
+    # Per recipe kind it builds, the packages whose releases its verdicts depend on (`show`'s run
+    # section: runcontext.version_rows); a kind not here: deepspeed and torch.
+    packages: Mapping[str, tuple[str, ...]] = {}
 
     def claims(self, target: Target, script: ShellScript | None) -> float:
         """How sure the toolkit is that the whole file is its own: 0 never, 1 certain. A config's
@@ -116,6 +139,25 @@ class Toolkit(Protocol):
         """The config files a command it claimed names, as written (relative to the script's
         folder): a folder check reads them with their launch, not a second time alone."""
         return []
+
+    def describe(self, ctx: Context) -> list[Note]:
+        """What `recipelint show` prints of the toolkit's own part of the recipe, as notes by
+        section (the "data" section: the train data lists)."""
+        return []
+
+    def run_facts(self, ctx: Context) -> RunFacts:
+        """The facts of the recipe's run `recipelint diagnose` correlates with a log."""
+        return RunFacts()
+
+    def plan(self, ctx: Context) -> list[str]:
+        """`recipelint tune`'s lines for one recipe (a toolkit that offers "tune")."""
+        return []
+
+    def json_consumer(self, seen: str = "") -> Consumer | None:
+        """The reader of a DeepSpeed JSON this toolkit's own code is (what it passes to
+        `deepspeed.initialize`), when a training script imports its trainer (`seen`: where);
+        None: its code calls no deepspeed.initialize."""
+        return None
 
 
 # The toolkits recipelint carries, by where their object is (as REPORTERS names the reports): the
@@ -154,10 +196,39 @@ def kinds() -> dict[str, Toolkit]:
     return {kind: toolkit for toolkit in REGISTRY for kind in (toolkit.name, *toolkit.kinds)}
 
 
+def subjects() -> dict[str, Subject]:
+    """Every subject a rule's VISITS may name: the core's and each registered toolkit's."""
+    found = {subject.name: subject for subject in CORE}
+    for toolkit in REGISTRY:
+        found.update((subject.name, subject) for subject in toolkit.subjects)
+    return found
+
+
 def offering(command: str, kind: str) -> bool:
     """Whether the toolkit that builds recipes of `kind` offers `command` (see Toolkit.offers)."""
     toolkit = kinds().get(kind)
     return toolkit is not None and command in toolkit.offers
+
+
+def not_offered(command: str, recipes: Iterable[Recipe], outcome: str) -> list[str]:
+    """One line per recipe kind whose toolkit does not offer `command` (see Toolkit.offers): how
+    many of its recipes, where the first is, and what became of them (`outcome`: "not planned")."""
+    others: dict[str, list[Recipe]] = {}
+    for recipe in recipes:
+        if not offering(command, recipe.toolkit):
+            others.setdefault(recipe.toolkit, []).append(recipe)
+    return [
+        f"{command}: {len(kind_recipes)} {kind} recipe(s) ({_where(kind_recipes[0])}{', ...' if len(kind_recipes) > 1 else ''}) "
+        f"{outcome}: the {kind} toolkit offers no {command}"
+        for kind, kind_recipes in others.items()
+    ]
+
+
+def _where(recipe: Recipe) -> str:
+    if recipe.launch is not None:
+        span = recipe.launch.command.span
+        return f"{span.path}:{span.line}"
+    return str(next(iter(recipe.files), recipe.root))
 
 
 def ranked(target: Target, script: ShellScript | None) -> list[Toolkit]:
@@ -222,6 +293,7 @@ def configs_named(path: Path, files: FileCache) -> list[Path]:
 
 def read_script(target: Target, files: FileCache) -> ShellScript | None:
     """The shell a script, Markdown or command target holds (None: a Markdown file without shell)."""
+    from recipelint.parse.files import SourceError
     from recipelint.parse.shell import parse_shell
     from recipelint.parse.span import SourceText
 
@@ -237,7 +309,11 @@ def read_script(target: Target, files: FileCache) -> ShellScript | None:
         if blocks is None:
             return None
         source, ranges = blocks
-    return parse_shell(source, files.read if target.kind == "script" else None, ranges)
+    try:
+        with cpu_budget():
+            return parse_shell(source, files.read if target.kind == "script" else None, ranges)
+    except OverBudget as over:
+        raise SourceError(target.path, f"reading this file took {over} (the budget for one file): not checked") from None
 
 
 def load_target(target: Target, files: FileCache) -> list[Recipe]:

@@ -10,6 +10,7 @@ from recipelint.context import Context
 from recipelint.knownissues import KnownIssue
 from recipelint.parse.span import Span
 from recipelint.records import dataclass
+from recipelint.toolkits.wenet.part import train_data
 
 
 @dataclass(frozen=True)
@@ -44,7 +45,7 @@ def compressed_shards(ctx: Context) -> Hit:
     shard = shard_data(ctx)
     if shard.met is not True:
         return shard
-    lists = [item for item in ctx.recipe.train_data if item.exists]
+    lists = [item for item in train_data(ctx.recipe) if item.exists]
     if not lists:
         return Hit(None, shard.span, "--data_type shard; the shard list is not here to say whether its shards are compressed")
     kinds = sum((item.compression for item in lists), Counter())

@@ -37,6 +37,7 @@ from recipelint.rules.known._triggers import on_path
 CODE = "RL902"
 NAME = "toolkit-fixes-available"
 SEVERITY = Severity.INFO
+VISITS = ("launch",)
 FIXABLE = False
 SOURCE = "recipelint/knownissues: ranges from WeNet's and XTuner's git history (docs/checkout.md)"
 

@@ -43,6 +43,7 @@ from recipelint.rules.known._common import affected, anchor
 CODE = "RL901"
 NAME = "known-toolkit-bug"
 SEVERITY = Severity.WARNING
+VISITS = ("recipe",)
 FIXABLE = False
 SOURCE = "recipelint/knownissues: ranges from WeNet's and XTuner's git history, patterns checked at every release (docs/checkout.md)"
 

@@ -36,6 +36,7 @@ from recipelint.parse.shell import Word
 CODE = "RL508"
 NAME = "deepspeed-include-with-counts"
 SEVERITY = Severity.ERROR
+VISITS = ("launch",)
 FIXABLE = False
 SOURCE = (
     "deepspeedai/DeepSpeed@v0.19.6:deepspeed/launcher/runner.py (main: ValueError 'Cannot specify num_nodes/gpus with include/exclude')"

@@ -38,6 +38,7 @@ from recipelint.diagnostics import Applicability, Diagnostic, Fix, Severity
 CODE = "RL505"
 NAME = "gloo-on-gpus"
 SEVERITY = Severity.WARNING
+VISITS = ("recipe",)
 FIXABLE = True
 SOURCE = "torch.distributed docs (NCCL for distributed GPU training, gloo for CPU: pytorch/pytorch@v2.1.2:docs/source/distributed.rst); wenet-e2e/wenet#812; wenet-e2e/wenet@01546996:wenet/bin/train.py (--dist_backend)"
 # The flags training scripts use for the default group's backend, by the name recipelint stores.

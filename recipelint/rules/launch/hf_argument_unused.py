@@ -58,6 +58,7 @@ if TYPE_CHECKING:  # a WeNet check imports this family's modules: no Python read
 CODE = "RL530"
 NAME = "hf-argument-unused"
 SEVERITY = Severity.ERROR
+VISITS = ("recipe",)
 FIXABLE = True
 SOURCE = (
     "huggingface/transformers@v4.46.3:src/transformers/hf_argparser.py (parse_args_into_dataclasses: 'Some specified arguments "

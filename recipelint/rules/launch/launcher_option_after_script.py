@@ -40,6 +40,7 @@ from recipelint.parse.shell import Word
 CODE = "RL509"
 NAME = "launcher-option-after-script"
 SEVERITY = Severity.ERROR
+VISITS = ("launch",)
 FIXABLE = False
 SOURCE = (
     "huggingface/accelerate@v1.15.0:src/accelerate/commands/launch.py (training_script_args, nargs=argparse.REMAINDER); "

@@ -40,6 +40,7 @@ from recipelint.diagnostics import Diagnostic, Severity
 CODE = "RL501"
 NAME = "multinode-local-rendezvous"
 SEVERITY = Severity.ERROR
+VISITS = ("launch",)
 FIXABLE = False
 SOURCE = "wenet-e2e/wenet@01546996:examples/aishell/s0/run.sh: HOST_NODE_ADDR=localhost:0 is only valid for a single node"
 LOCAL_HOSTS = ("localhost", "127.", "::1", "0.0.0.0")

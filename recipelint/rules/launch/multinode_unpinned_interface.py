@@ -33,6 +33,7 @@ from recipelint.diagnostics import Diagnostic, Severity
 CODE = "RL504"
 NAME = "multinode-unpinned-interface"
 SEVERITY = Severity.WARNING
+VISITS = ("launch",)
 FIXABLE = False
 SOURCE = "NCCL socket interface selection (NCCL_SOCKET_IFNAME, NVIDIA/nccl@76145438:src/misc/socket.cc); the comment in wenet-e2e/wenet@01546996:examples/aishell/s0/run.sh"
 FACTS = ("inter_node_network",)

@@ -34,6 +34,7 @@ from recipelint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severit
 CODE = "RL502"
 NAME = "nccl-ib-disabled"
 SEVERITY = Severity.WARNING
+VISITS = ("recipe",)
 FIXABLE = True
 SOURCE = "NCCL environment variables (NCCL_IB_DISABLE: NVIDIA/nccl@48bb7fec:src/transport/net_ib.cc); probe of /sys/class/infiniband port state (recipelint/hardware/probe.py)"
 FACTS = ("inter_node_network",)

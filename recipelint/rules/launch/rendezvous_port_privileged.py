@@ -35,6 +35,7 @@ from recipelint.rules.launch.rendezvous_port_range import port_word, rendezvous_
 CODE = "RL510"
 NAME = "rendezvous-port-privileged"
 SEVERITY = Severity.WARNING
+VISITS = ("launch",)
 FIXABLE = False
 SOURCE = (
     "https://man7.org/linux/man-pages/man7/ip.7.html (ip_unprivileged_port_start: ports below it need CAP_NET_BIND_SERVICE); "

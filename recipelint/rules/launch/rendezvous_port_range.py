@@ -39,6 +39,7 @@ from recipelint.parse.span import Span
 CODE = "RL507"
 NAME = "rendezvous-port-out-of-range"
 SEVERITY = Severity.ERROR
+VISITS = ("launch",)
 FIXABLE = False
 SOURCE = (
     "pytorch/pytorch@v2.13.0:torch/distributed/elastic/rendezvous/utils.py (parse_rendezvous_endpoint: port < 2**16); "

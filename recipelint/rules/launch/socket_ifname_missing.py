@@ -32,6 +32,7 @@ from recipelint.rules.launch._nccl import matches
 CODE = "RL503"
 NAME = "socket-ifname-missing"
 SEVERITY = Severity.ERROR
+VISITS = ("recipe",)
 FIXABLE = False
 SOURCE = "NCCL_SOCKET_IFNAME syntax (NVIDIA/nccl@76145438:src/misc/socket.cc); /sys/class/net of the node"
 FACTS = ("interfaces",)

@@ -45,6 +45,7 @@ from recipelint.rulekit.unknown_fact import hardware_unknown
 CODE = "RL506"
 NAME = "launch-workers-cpus"
 SEVERITY = Severity.WARNING
+VISITS = ("launch",)
 FIXABLE = True
 SOURCE = (
     "formula ranks_per_node x num_workers <= usable CPUs (recipelint/tuner.py loader_worker_cap, docs/tuner.md); "

@@ -33,6 +33,7 @@ from recipelint.diagnostics import Diagnostic, Severity
 CODE = "RL016"
 NAME = "assignment-not-run"
 SEVERITY = Severity.WARNING
+VISITS = ("launch", "script")
 FIXABLE = False
 SOURCE = (
     "bash's simple commands: a word with `=` is an assignment only before the command name, written NAME=value "

@@ -43,6 +43,7 @@ from recipelint.diagnostics import Diagnostic, Severity
 CODE = "RL014"
 NAME = "assignment-refused"
 SEVERITY = Severity.WARNING
+VISITS = ("launch", "script")
 FIXABLE = False
 SOURCE = (
     "bash's parameter expansion: a `${...}` no expansion form allows is a 'bad substitution' error"

@@ -37,6 +37,7 @@ from recipelint.parse.where import shown
 CODE = "RL021"
 NAME = "launch-config-foreign"
 SEVERITY = Severity.INFO
+VISITS = ("recipe",)
 FIXABLE = False
 SOURCE = "the keys each reader knows: DeepSpeed's config schema (schemas/deepspeed), WeNet's train YAML keys (recipelint/toolkits/wenet/__init__.py)"
 

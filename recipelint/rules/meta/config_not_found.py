@@ -60,6 +60,7 @@ from recipelint.parse.where import ROOT_MARKERS, holds_name, named, shown, shown
 CODE = "RL010"
 NAME = "launch-config-not-found"
 SEVERITY = Severity.WARNING
+VISITS = ("recipe",)
 FIXABLE = False
 SOURCE = "the launch's own path, looked up where the launch may run from (recipelint show lists the folders: docs/show.md)"
 

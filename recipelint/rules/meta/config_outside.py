@@ -37,6 +37,7 @@ from recipelint.parse.files import printable
 CODE = "RL020"
 NAME = "launch-config-outside"
 SEVERITY = Severity.INFO
+VISITS = ("recipe",)
 FIXABLE = False
 SOURCE = "the read policy of docs/reliability.md: only files under the linted folders and their repository are read"
 

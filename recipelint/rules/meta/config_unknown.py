@@ -33,6 +33,7 @@ from recipelint.diagnostics import Diagnostic, Severity
 CODE = "RL012"
 NAME = "launch-config-unknown"
 SEVERITY = Severity.INFO
+VISITS = ("recipe",)
 FIXABLE = False
 SOURCE = "the shell reader's account of why a value is unknown (branches, command substitutions, unset variables: recipelint/parse/shellvalue.py, docs/show.md)"
 

@@ -37,6 +37,7 @@ from recipelint.toolkits.deepspeed.knowledge import deepspeed_evidence, looks_li
 CODE = "RL011"
 NAME = "file-not-placed"
 SEVERITY = Severity.INFO
+VISITS = ("recipe",)
 FIXABLE = False
 SOURCE = "recipelint's own placement: DeepSpeed signature keys, WeNet top-level keys, run scripts that name the file (recipelint/discovery.py, docs/usage.md)"
 

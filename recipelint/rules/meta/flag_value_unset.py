@@ -42,6 +42,7 @@ from recipelint.parse.shell import Command, Word
 CODE = "RL015"
 NAME = "flag-value-unset"
 SEVERITY = Severity.ERROR
+VISITS = ("launch", "script")
 FIXABLE = False
 SOURCE = (
     "bash: an unquoted expansion of an unset variable expands to no word (Word Splitting, "

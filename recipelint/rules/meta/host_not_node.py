@@ -38,6 +38,7 @@ from recipelint.hardware.report import NOT_THE_NODE
 CODE = NOT_THE_NODE
 NAME = "host-not-training-node"
 SEVERITY = Severity.INFO
+VISITS = ()  # none per recipe: the runner produces its findings
 FIXABLE = False
 SOURCE = "the probe compared with the launch's GPUs and nodes (recipelint/hardware/host.py, docs/hardware.md)"
 

@@ -43,6 +43,7 @@ if TYPE_CHECKING:
 CODE = "RL005"
 NAME = "suppression-unknown-code"
 SEVERITY = Severity.WARNING
+VISITS = ()  # none per recipe: the runner produces its findings
 FIXABLE = True
 SOURCE = "the rule codes `recipelint rules` lists (docs/rules.md); the suppression syntax in docs/usage.md"
 

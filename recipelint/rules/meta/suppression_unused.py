@@ -44,6 +44,7 @@ if TYPE_CHECKING:
 CODE = "RL002"
 NAME = "suppression-unused"
 SEVERITY = Severity.WARNING
+VISITS = ()  # none per recipe: the runner produces its findings
 FIXABLE = True
 SOURCE = (
     "ruff RUF100 (astral-sh/ruff@cff8b559:crates/ruff_linter/src/rules/ruff/rules/unused_noqa.rs); the suppression syntax in docs/usage.md"

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 CODE = "RL003"
 NAME = "suppression-without-reason"
 SEVERITY = Severity.WARNING
+VISITS = ()  # none per recipe: the runner produces its findings
 FIXABLE = False
 SOURCE = "the suppression syntax in docs/usage.md; users ask for a reason on every suppression (adrienverge/yamllint#679)"
 

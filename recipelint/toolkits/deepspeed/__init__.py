@@ -2,23 +2,39 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from recipelint.subjects import Subject
 from recipelint.toolkits import Claim, Offer, Toolkit
 
 if TYPE_CHECKING:
+    from recipelint.context import Context
     from recipelint.model import Recipe
     from recipelint.parse.files import FileCache
     from recipelint.parse.shell import Command, ShellScript
     from recipelint.toolkits import Target
 
 
+def _has_document(ctx: Context) -> bool:
+    from recipelint.toolkits.deepspeed.rules._ds import ds_document
+
+    return ds_document(ctx, versioned=False) is not None
+
+
 class DeepSpeed(Toolkit):
     name = "deepspeed"
     suffixes: tuple[str, ...] = ()
     rules: tuple[str, ...] = ("recipelint.toolkits.deepspeed.rules",)
+    offers: tuple[str, ...] = ("show", "diagnose")  # its launches and JSON described; a diagnosis reads the launch and the JSON
     preload: tuple[str, ...] = ("recipelint.toolkits.deepspeed.frontend",)
     kinds: tuple[str, ...] = ("torch",)  # a distributed launch with no DeepSpeed config: the launch rules still apply
+    subjects: tuple[Subject, ...] = (
+        Subject("deepspeed-config", "a DeepSpeed JSON config (named by a launch, or alone and looking like one)", _has_document),
+    )
+    # A plain launch (torchrun, srun, a Job): torch's defaults decide; deepspeed only when the run
+    # shows it (a DeepSpeed JSON it reads, a pin of deepspeed): runcontext.version_rows.
+    packages: Mapping[str, tuple[str, ...]] = {"deepspeed": ("deepspeed", "torch", "transformers", "accelerate"), "torch": ("torch",)}
 
     def claims(self, target: Target, script: ShellScript | None) -> float:
         if target.kind == "json":

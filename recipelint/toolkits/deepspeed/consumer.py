@@ -22,10 +22,11 @@ import ast
 from collections.abc import Iterator
 from pathlib import Path
 
-from recipelint.model import TOOLKIT_CLIENTS, Consumer, toolkit_consumer
+from recipelint.model import Consumer
 from recipelint.parse.files import FileCache
 from recipelint.parse.pycode import PyFile, parse_cached
 from recipelint.records import dataclass, field
+from recipelint.toolkits import kinds
 
 MAX_FILES = 12  # the launched script and the local modules it imports, at most
 MAX_DEPTH = 2  # imports followed: the script's, and theirs
@@ -77,8 +78,10 @@ def _read(script: Path, files: FileCache) -> Consumer | None:
     # Nearest file first; of several deepspeed.initialize calls (Megatron's weight loading, its
     # teacher model), the one that passes an optimizer is the training engine's.
     depth, seen = min(walk.found, key=lambda item: (item[0], _RANK[item[1].kind], item[1].client_optimizer is not True))
-    if seen.kind in TOOLKIT_CLIENTS:
-        return toolkit_consumer(seen.kind, seen.evidence)
+    toolkit = kinds().get(seen.kind)
+    own = toolkit.json_consumer(seen.evidence) if toolkit is not None else None
+    if own is not None:  # a toolkit's trainer calls deepspeed.initialize: its own code says how
+        return own
     consumer = _consumer(walk, depth, seen)
     consumer.hf_config = hf_config
     return consumer

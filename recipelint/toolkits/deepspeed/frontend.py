@@ -21,7 +21,7 @@ import posixpath
 import re
 from pathlib import Path
 
-from recipelint.model import FILLER_OF, Consumer, Launch, Link, Recipe, Setting
+from recipelint.model import Consumer, Launch, Link, Recipe, Setting
 from recipelint.parse.files import FileCache, SourceError
 from recipelint.parse.jsonfile import parse_json
 from recipelint.parse.shell import Binding, Command, ShellScript, Word, Written, unknown_path
@@ -442,7 +442,12 @@ def decide_consumer(recipe: Recipe, words: list[Word], index: int, flag: str | N
     # Under `accelerate launch` the plugin fills "auto"; a Hugging Face Trainer in the script fills
     # first (its HfTrainerDeepSpeedConfig: the optimizer's betas and eps too), so it decides.
     if flag != "accelerate launch" or consumer.kind == "hf-trainer":
-        recipe.ds_filler = FILLER_OF.get(consumer.kind, recipe.ds_filler)
+        recipe.ds_filler = consumer.filler or FILLER_OF.get(consumer.kind, recipe.ds_filler)
+
+
+# Who replaces "auto" before DeepSpeed reads the JSON, for each consumer that is not a toolkit's
+# own code (a toolkit's consumer says it: Consumer.filler).
+FILLER_OF = {"hf-trainer": "hf", "accelerate": "accelerate", "deepspeed": "none", "megatron": "none"}
 
 
 _CWD_WORD = re.compile(r"^\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?/(.+)$")

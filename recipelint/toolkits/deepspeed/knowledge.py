@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from recipelint.parse.tree import Node
+from recipelint.parse.tree import Document, Node
 from recipelint.schemas import load_schema
 
 SCHEMA = "deepspeed/ds_config.schema.json"
@@ -92,12 +92,12 @@ def deepspeed_evidence(root: Node) -> tuple[list[str], list[str]]:
     return signature, foreign
 
 
-def named_deepspeed(document: Any) -> bool:
+def named_deepspeed(document: Document) -> bool:
     """Whether a JSON a launch names as its DeepSpeed config is one: an object holding a key
     DeepSpeed reads, or nothing (all defaults). A Docker `config.json` (`auths`) or a data file is
     not, and none of its values may reach a report."""
-    root = getattr(document, "root", None)
-    if root is None or root.kind != "map":
+    root = document.root
+    if root.kind != "map":
         return False
     known = set((schema_node("") or {}).get("properties", {}))
     return not root.entries or any(key in known for key in root.entries)

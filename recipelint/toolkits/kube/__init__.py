@@ -23,6 +23,7 @@ class Kube(Toolkit):
     name = "kube"
     suffixes: tuple[str, ...] = ()
     rules: tuple[str, ...] = ("recipelint.toolkits.kube.rules",)
+    offers: tuple[str, ...] = ("show", "diagnose")  # its workloads described; a diagnosis reads their launches and allocation
     preload: tuple[str, ...] = (
         "recipelint.toolkits.kube.frontend",
         "recipelint.toolkits.kube.manifest",

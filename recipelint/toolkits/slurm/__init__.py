@@ -23,6 +23,7 @@ class Slurm(Toolkit):
     name = "slurm"
     suffixes: tuple[str, ...] = (".slurm", ".sbatch")
     rules: tuple[str, ...] = ("recipelint.toolkits.slurm.rules",)
+    offers: tuple[str, ...] = ("show", "diagnose")  # its jobs described; a diagnosis reads their launches and allocation
     preload: tuple[str, ...] = ("recipelint.toolkits.slurm.frontend", "recipelint.toolkits.slurm.directives")
 
     def claims(self, target: Target, script: ShellScript | None) -> float:

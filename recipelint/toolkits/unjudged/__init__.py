@@ -11,6 +11,7 @@ toolkit reads is judged by it.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from recipelint.toolkits import Claim, Offer, Toolkit
@@ -69,7 +70,11 @@ class Unjudged(Toolkit):
     name = "unjudged"
     suffixes: tuple[str, ...] = ()
     rules: tuple[str, ...] = ("recipelint.toolkits.unjudged.rules",)
+    offers: tuple[str, ...] = ("show",)  # what it found is shown; a diagnosis has no launch of it to read
     preload: tuple[str, ...] = ("recipelint.toolkits.unjudged.frontend",)
+    packages: Mapping[str, tuple[str, ...]] = {
+        "unjudged": ()
+    }  # a trainer recipelint does not judge (RL013): no verdict depends on a release
 
     def claim(self, command: Command, offer: Offer) -> Claim | None:
         found = started(command)

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
-from recipelint.toolkits import Claim, Offer, Target, Toolkit
+from recipelint.subjects import Subject
+from recipelint.toolkits import Claim, Offer, RunFacts, Target, Toolkit
 
 if TYPE_CHECKING:
-    from recipelint.model import Recipe
+    from recipelint.context import Context
+    from recipelint.model import Consumer, Note, Recipe
     from recipelint.parse.files import FileCache
     from recipelint.parse.shell import Command, ShellScript
+    from recipelint.parse.tree import Document
 
 
 # WeNet's evidence in a YAML, at its top: `dataset_conf` (WeNet's data pipeline; every train
@@ -44,13 +48,13 @@ def is_train_config(keys: set[str]) -> bool:
     return model and bool(TRAINER_KEYS & keys)
 
 
-def named_train_config(document: Any) -> bool:
+def named_train_config(document: Document) -> bool:
     """Whether a YAML a launch passes as `--config` is a train config: a mapping with one key of
     a WeNet train YAML (or none at all). `train_config=/etc/shadow` in the tree is not: none of
     its lines may reach a report."""
-    root = getattr(document, "root", None)
-    if root is None or root.kind != "map":
-        return root is not None and root.kind == "scalar" and root.value is None  # an empty YAML
+    root = document.root
+    if root.kind != "map":
+        return root.kind == "scalar" and root.value is None  # an empty YAML
     keys = set(root.entries)
     return not keys or bool(keys & (ASR_MODEL_KEYS | TRAINER_KEYS | WENET_ONLY | {"dataset_conf"}))
 
@@ -64,12 +68,22 @@ def has_evidence(target: Target) -> bool:
     return start is not None and is_train_config({key.decode() for key in _TOP_KEY.findall(start)})
 
 
+def _has_config(ctx: Context) -> bool:
+    from recipelint.toolkits.wenet.rules.config._wenet import wenet_config
+
+    return wenet_config(ctx) is not None
+
+
 class WeNet(Toolkit):
     name = "wenet"
     suffixes: tuple[str, ...] = ()
     rules: tuple[str, ...] = ("recipelint.toolkits.wenet.rules",)
     preload: tuple[str, ...] = ("recipelint.toolkits.wenet.frontend",)
-    offers: tuple[str, ...] = ("tune",)  # the loader plan of its recipes (recipelint.tune)
+    offers: tuple[str, ...] = ("show", "diagnose", "tune")  # tune: the loader plan of its recipes (recipelint.tune)
+    subjects: tuple[Subject, ...] = (
+        Subject("wenet-config", "a WeNet train YAML (named by a launch, or alone and looking like one)", _has_config),
+    )
+    packages: Mapping[str, tuple[str, ...]] = {"wenet": ("wenet", "deepspeed", "torch")}
 
     def claims(self, target: Target, script: ShellScript | None) -> float:
         return 1.0 if target.kind == "yaml" and has_evidence(target) else 0.0
@@ -78,13 +92,14 @@ class WeNet(Toolkit):
         from recipelint.model import Recipe
         from recipelint.parse.checkout import find_checkout
         from recipelint.parse.yamlfile import parse_yaml
+        from recipelint.toolkits.wenet.checkout import WENET_CODE
 
         document = parse_yaml(files.read(target.path))
         if document.root.kind != "map" or not is_train_config(set(document.root.entries)):
             return []  # the peek saw the keys somewhere the parse does not put at the top
         recipe = Recipe(root=target.root, toolkit=self.name, explicit=target.explicit, config=document)
         # A train config no launch names is still read by the WeNet code of its repository.
-        recipe.checkout = find_checkout("wenet", target.path.parent, None, files)
+        recipe.checkout = find_checkout(WENET_CODE, target.path.parent, None, files)
         from recipelint.toolkits.wenet.frontend import folder_entry
 
         folder_entry(recipe, target.path, files)
@@ -116,6 +131,42 @@ class WeNet(Toolkit):
 
         found = launch_evidence(command, offer)
         return names_config(command, found[0]) if found is not None else []
+
+    def describe(self, ctx: Context) -> list[Note]:
+        from recipelint.toolkits.checkouts import code_notes
+        from recipelint.toolkits.wenet.checkout import code_rows, package_entry
+        from recipelint.toolkits.wenet.part import data_notes
+
+        return data_notes(ctx) + code_notes(ctx.recipe, "WeNet", lambda checkout, script: code_rows(checkout, package_entry(script)))
+
+    def run_facts(self, ctx: Context) -> RunFacts:
+        """WeNet's --train_engine (its default torch_ddp when not given), --timeout (train.py's
+        default 30) and its train data lists."""
+        from recipelint.toolkits.wenet.loader import loader
+        from recipelint.toolkits.wenet.part import shard_kinds
+
+        engine = join_timeout = None
+        if ctx.recipe.launch is not None:
+            value = ctx.recipe.arg("train_engine").value
+            engine = str(value) if value is not None else "torch_ddp"
+            setting = ctx.recipe.arg("timeout")
+            join_timeout = setting.as_int() if setting.given else 30
+        remote, compressed = shard_kinds(ctx.recipe)
+        return RunFacts(engine, join_timeout, loader(ctx).shards, remote, compressed)
+
+    def plan(self, ctx: Context) -> list[str]:
+        from recipelint.toolkits.wenet.loader import plan_lines
+
+        return plan_lines(ctx)
+
+    def json_consumer(self, seen: str = "") -> Consumer | None:
+        """WeNet's wenet/utils/train_utils.py init_optimizer_and_scheduler passes optimizer=None and
+        lr_scheduler=None to deepspeed.initialize when the JSON has those blocks (DeepSpeed builds
+        them), and nothing fills "auto" before DeepSpeed reads the JSON."""
+        from recipelint.model import Consumer
+
+        where = "wenet/utils/train_utils.py: deepspeed.initialize gets optimizer=None, lr_scheduler=None when the JSON has those blocks"
+        return Consumer(self.name, False, False, [seen, where] if seen else [where], named="WeNet", filler="none")
 
 
 WENET = WeNet()

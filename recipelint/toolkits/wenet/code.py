@@ -6,6 +6,7 @@ that makes a value fatal (`prefetch_factor` left out of its DataLoader: 0 worker
 from __future__ import annotations
 
 from recipelint.context import Context
+from recipelint.toolkits.wenet.checkout import WENET_CODE
 from recipelint.toolkits.wenet.frontend import entry_of
 
 
@@ -18,7 +19,7 @@ def flag_unread(ctx: Context, dest: str) -> str | None:
     script or the package modules it imports reads `args.<dest>` (or the config key it is
     copied to); None when it is read, or when there is no code to tell."""
     checkout = ctx.recipe.checkout
-    if checkout is None or not checkout.wenet:
+    if checkout is None or checkout.kind is not WENET_CODE:
         return None
     entry = _script(ctx)
     if checkout.value_read(dest, entry) is not False:
@@ -31,7 +32,7 @@ def loader_lacks(ctx: Context, keywords: tuple[str, ...]) -> str | None:
     (in the training script and the modules it imports) pass none of them; None when one is
     passed, or when no DataLoader call is found there."""
     checkout = ctx.recipe.checkout
-    if checkout is None or not checkout.wenet:
+    if checkout is None or checkout.kind is not WENET_CODE:
         return None
     passed, where = checkout.loader_keywords(_script(ctx))
     if where is None or passed & set(keywords):

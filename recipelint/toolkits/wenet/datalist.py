@@ -22,8 +22,9 @@ import re
 from pathlib import Path
 from typing import IO
 
-from recipelint.model import DataList, Setting
+from recipelint.model import Setting
 from recipelint.parse.files import SourceError, open_regular
+from recipelint.toolkits.wenet.part import DataList
 
 _MAGIC = {b"\x1f\x8b": "gzip", b"BZh": "bz2", b"\xfd7zXZ\x00": "xz", b"\x28\xb5\x2f\xfd": "zstd"}
 _SUFFIX = {".gz": "gzip", ".tgz": "gzip", ".bz2": "bz2", ".tbz2": "bz2", ".xz": "xz", ".txz": "xz", ".zst": "zstd"}

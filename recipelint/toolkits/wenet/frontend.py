@@ -13,8 +13,8 @@ import re
 from pathlib import Path
 
 from recipelint.deps import Memo
-from recipelint.model import Launch, Link, Recipe, Setting, toolkit_consumer
-from recipelint.parse.checkout import TRAIN_ENTRY, find_checkout, package_entry
+from recipelint.model import Launch, Link, Recipe, Setting
+from recipelint.parse.checkout import find_checkout
 from recipelint.parse.files import FileCache, SourceError
 from recipelint.parse.flags import Flag
 from recipelint.parse.jsonfile import parse_json
@@ -25,8 +25,11 @@ from recipelint.records import replace
 from recipelint.toolkits import Offer
 from recipelint.toolkits.deepspeed.knowledge import named_deepspeed
 from recipelint.toolkits.launchers import parse_torchrun, set_places, setting_from_word, to_value
-from recipelint.toolkits.wenet import named_train_config
+from recipelint.toolkits.wenet import WENET, named_train_config
+from recipelint.toolkits.wenet.checkout import TRAIN_ENTRY, WENET_CODE, flags_source, package_entry
+from recipelint.toolkits.wenet.checkout import train_flags as checkout_flags
 from recipelint.toolkits.wenet.datalist import read_data_list
+from recipelint.toolkits.wenet.part import WenetPart, lone_entry
 
 BAKED_IN = "recipelint's table of train.py at WeNet HEAD 015469960d"
 
@@ -98,9 +101,9 @@ TRAIN_SCRIPT = re.compile(r"(^|/)wenet/bin/(train|train_deprecated)\.py$")
 
 def entry_of(recipe: Recipe) -> str:
     """The training script the recipe runs, relative to the wenet package: the launch's, else the
-    one a lone config's folder starts (Recipe.entry); `bin/train.py` when nothing says."""
+    one a lone config's folder starts (WenetPart.entry); `bin/train.py` when nothing says."""
     launch = recipe.launch
-    value = launch.script.value if launch is not None else recipe.entry
+    value = launch.script.value if launch is not None else lone_entry(recipe)
     return package_entry(value if isinstance(value, str) else None)
 
 
@@ -189,7 +192,7 @@ def folder_entry(recipe: Recipe, config: Path, files: FileCache) -> None:
             continue
         found = _FOLDER_LAUNCH.get(run, functools.partial(_launch_of, run, files))
         if found is not None:
-            recipe.entry = found[0]
+            recipe.own(WenetPart).entry = found[0]
             where = f"{shown(run).as_posix()}:{found[1]} starts it; this config is one the run script's --config may name"
             recipe.note("run", "read by", f"wenet/{entry_of(recipe)}", where)
         return
@@ -215,9 +218,9 @@ def train_flags(recipe: Recipe) -> tuple[dict[str, Flag] | None, str]:
     checkout = recipe.checkout
     entry = entry_of(recipe)
     if checkout is not None and checkout.toolkit == "wenet":
-        flags = checkout.train_flags(entry)
+        flags = checkout_flags(checkout, entry)
         if flags is not None:
-            return flags, checkout.flags_source(entry)
+            return flags, flags_source(checkout, entry)
         if entry != TRAIN_ENTRY:
             return None, f"{checkout.label()} has no readable wenet/{entry}"
         return TRAIN_FLAGS, f"{BAKED_IN} ({checkout.label()} has no readable wenet/bin/train.py)"
@@ -360,13 +363,13 @@ def load_recipe(script_path: Path, files: FileCache, script: ShellScript | None 
     root = script_path.parent
     script = script or parse_shell(files.read(script_path), files.read)
     recipe = Recipe(
-        root=root, toolkit="wenet", script=script, ds_filler="none", consumer=toolkit_consumer("wenet")
+        root=root, toolkit="wenet", script=script, ds_filler="none", consumer=WENET.json_consumer()
     )  # WeNet passes the JSON as is
     found = found or find_launch(script)
     if found is None:
         return recipe
     command, index = found
-    recipe.checkout = find_checkout("wenet", root, script, files)
+    recipe.checkout = find_checkout(WENET_CODE, root, script, files)
     recipe.launch = parse_torchrun(script, command, index)
     set_places(recipe, script, command)
     _nodes_for_python(script, recipe.launch)
@@ -386,7 +389,9 @@ def load_recipe(script_path: Path, files: FileCache, script: ShellScript | None 
         path, tried = recipe.locate(data.value)
         # an earlier stage of the recipe writes the list: a missing one is not an error here
         recipe.links.append(Link("train data", data, path, tried, report_missing=False))
-        recipe.train_data.append(read_data_list(path or root / data.value, data, path.parent if path else root, recipe.errors))
+        recipe.own(WenetPart).train_data.append(
+            read_data_list(path or root / data.value, data, path.parent if path else root, recipe.errors)
+        )
     elif data is not None:
         recipe.links.append(Link("train data", data, None, [], report_missing=False))
     return recipe

@@ -2,23 +2,42 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from recipelint.subjects import Subject
 from recipelint.toolkits import Claim, Offer, Toolkit
 
 if TYPE_CHECKING:
-    from recipelint.model import Recipe
+    from recipelint.context import Context
+    from recipelint.model import Consumer, Note, Recipe
     from recipelint.parse.files import FileCache
     from recipelint.parse.shell import Command, ShellScript
     from recipelint.toolkits import Target
+
+
+def _has_launch(ctx: Context) -> bool:
+    from recipelint.toolkits.xtuner.rules._x import xtuner_launch
+
+    return xtuner_launch(ctx) is not None
+
+
+def _has_config(ctx: Context) -> bool:
+    return ctx.recipe.pyconfig is not None
 
 
 class XTuner(Toolkit):
     name = "xtuner"
     suffixes: tuple[str, ...] = ()
     rules: tuple[str, ...] = ("recipelint.toolkits.xtuner.rules", "recipelint.toolkits.xtuner.v1_launch")
+    offers: tuple[str, ...] = ("show", "diagnose")  # its launches and configs described; a diagnosis reads their launch
     preload: tuple[str, ...] = ("recipelint.toolkits.xtuner.frontend",)
     kinds: tuple[str, ...] = ("xtuner-v1",)  # XTuner v1's launches: no mmengine config, the 0.x rules do not apply
+    subjects: tuple[Subject, ...] = (
+        Subject("xtuner-launch", "an XTuner 0.x launch (`xtuner train`, or its train.py under a launcher)", _has_launch),
+        Subject("xtuner-config", "an XTuner/mmengine Python config", _has_config),
+    )
+    packages: Mapping[str, tuple[str, ...]] = {"xtuner": ("xtuner", "deepspeed", "torch", "transformers")}
 
     def claims(self, target: Target, script: ShellScript | None) -> float:
         return 1.0 if target.kind == "python" else 0.0
@@ -42,6 +61,29 @@ class XTuner(Toolkit):
         from recipelint.toolkits.xtuner.frontend import load_xtuner
 
         return load_xtuner(offer.script, offer.files, offer.target.root, [command])
+
+    def describe(self, ctx: Context) -> list[Note]:
+        """The XTuner code a 0.x launch runs (a v1 launch's code is not read)."""
+        from recipelint.toolkits.checkouts import code_notes
+
+        return code_notes(ctx.recipe, "XTuner") if ctx.recipe.toolkit == self.name else []
+
+    def json_consumer(self, seen: str = "") -> Consumer | None:
+        """mmengine's DeepSpeedStrategy._wrap_model (mmengine/_strategy/deepspeed.py) always passes
+        `optimizer=self.optim_wrapper.optimizer` and no scheduler (its param_scheduler runs beside);
+        XTuner's DeepSpeedStrategy.__init__ (xtuner/engine/_strategy/deepspeed.py) builds
+        transformers' HfDeepSpeedConfig from the JSON, so Hugging Face's reading of it decides
+        zero.Init; XTuner fills "auto" itself."""
+        from recipelint.model import Consumer
+
+        where = (
+            "mmengine/_strategy/deepspeed.py: deepspeed.initialize(model=model, optimizer=self.optim_wrapper.optimizer, config=self.config)"
+        )
+        hf_config = "xtuner/engine/_strategy/deepspeed.py: HfDeepSpeedConfig(self.config)"
+        evidence = [seen, where] if seen else [where]
+        return Consumer(
+            self.name, True, False, evidence, hf_config=hf_config, named="XTuner (mmengine's DeepSpeedStrategy)", filler="xtuner"
+        )
 
 
 XTUNER = XTuner()

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from recipelint.model import Launch, Recipe, Setting, toolkit_consumer
+from recipelint.model import Launch, Recipe, Setting
 from recipelint.parse.checkout import find_checkout
 from recipelint.parse.files import FileCache
 from recipelint.parse.jsonfile import parse_json
@@ -31,6 +31,8 @@ from recipelint.toolkits.launchers import (
     to_int,
     word_text,
 )
+from recipelint.toolkits.xtuner import XTUNER
+from recipelint.toolkits.xtuner.checkout import XTUNER_CODE
 
 TRAIN_PY = re.compile(r"(^|/)xtuner/tools/train\.py$")
 TRAIN_V1 = re.compile(r"(^|/)xtuner/v1/train/cli/\w+\.py$")  # XTuner v1: no --launcher, no mmengine config
@@ -138,11 +140,9 @@ def launches(script: ShellScript, commands: list[Command] | None = None) -> list
 def load_xtuner(script: ShellScript, files: FileCache, root: Path, commands: list[Command] | None = None) -> list[Recipe]:
     recipes = []
     found = launches(script, commands)
-    checkout = find_checkout("xtuner", root, script, files) if found else None
+    checkout = find_checkout(XTUNER_CODE, root, script, files) if found else None
     for command, index, form in found:
-        recipe = Recipe(
-            root=root, toolkit="xtuner", script=script, ds_filler="xtuner", checkout=checkout, consumer=toolkit_consumer("xtuner")
-        )
+        recipe = Recipe(root=root, toolkit="xtuner", script=script, ds_filler="xtuner", checkout=checkout, consumer=XTUNER.json_consumer())
         if script.source.path.name != "<command>":
             set_places(recipe, script, command)
         if form == "v1":  # no CLI, no --launcher, no mmengine config: the 0.x rules do not apply

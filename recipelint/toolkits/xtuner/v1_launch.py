@@ -34,6 +34,7 @@ from recipelint.diagnostics import Diagnostic, Severity
 CODE = "RL811"
 NAME = "xtuner-v1-not-judged"
 SEVERITY = Severity.INFO
+VISITS = ("launch",)
 FIXABLE = False
 SOURCE = "InternLM/xtuner@v1.0.1:xtuner/v1/train/cli/sft.py (cyclopts arguments or a trainer config; no mmengine config)"
 TOOLKITS = ("xtuner-v1",)

@@ -59,6 +59,7 @@ from recipelint.toolkits.accelerate import config_of, launch_options, uses_file
 CODE = "RL424"
 NAME = "accelerate-deepspeed-rejected"
 SEVERITY = Severity.ERROR
+VISITS = ("recipe",)
 FIXABLE = False
 SOURCE = "huggingface/accelerate@16cb6eb8:src/accelerate/utils/dataclasses.py (DeepSpeedPlugin), commands/launch.py"
 

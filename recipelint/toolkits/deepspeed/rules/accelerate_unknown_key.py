@@ -47,6 +47,7 @@ from recipelint.toolkits.accelerate import CONFIG_KEYS, RETIRED_KEYS, SAGEMAKER,
 CODE = "RL425"
 NAME = "accelerate-config-unknown-key"
 SEVERITY = Severity.ERROR
+VISITS = ("recipe",)
 FIXABLE = False
 SOURCE = "huggingface/accelerate@16cb6eb8:src/accelerate/commands/config/config_args.py (ClusterConfig, load_config_from_file)"
 

@@ -46,6 +46,7 @@ from recipelint.toolkits.launchers import word_text
 CODE = "RL427"
 NAME = "accelerate-launch-unknown-option"
 SEVERITY = Severity.ERROR
+VISITS = ("launch",)
 FIXABLE = False
 SOURCE = "huggingface/accelerate@16cb6eb8:src/accelerate/commands/launch.py (launch_command_parser, allow_abbrev=False)"
 

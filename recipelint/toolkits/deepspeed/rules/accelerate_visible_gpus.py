@@ -45,6 +45,7 @@ from recipelint.toolkits.accelerate import uses_cpu, visible_devices
 CODE = "RL426"
 NAME = "accelerate-processes-not-visible-gpus"
 SEVERITY = Severity.ERROR
+VISITS = ("launch",)
 FIXABLE = False
 SOURCE = "huggingface/accelerate@16cb6eb8:src/accelerate/state.py (set_device), utils/launch.py (gpu_ids); NVIDIA/nccl src/init.cc"
 

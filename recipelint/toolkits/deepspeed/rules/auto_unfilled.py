@@ -71,6 +71,7 @@ from recipelint.toolkits.deepspeed.rules._ds import builds_block, ds_document
 CODE = "RL416"
 NAME = "deepspeed-auto-unfilled"
 SEVERITY = Severity.ERROR
+VISITS = ("deepspeed-config",)
 FIXABLE = True
 SOURCE = (
     'who resolves "auto": huggingface/transformers@00e12e7c:src/transformers/integrations/deepspeed.py, huggingface/accelerate@16cb6eb8:src/accelerate/utils/dataclasses.py (fill_match); '

@@ -64,6 +64,7 @@ from recipelint.toolkits.deepspeed.rules._ds import data_parallel_size, ds_docum
 CODE = "RL415"
 NAME = "deepspeed-batch-triple"
 SEVERITY = Severity.ERROR
+VISITS = ("deepspeed-config",)
 FIXABLE = True
 SOURCE = "deepspeedai/DeepSpeed@edaa7221:deepspeed/runtime/config.py: _set_batch_related_parameters / _batch_assertion (messages verified by running them)"
 KEYS = ("train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps")

@@ -44,6 +44,7 @@ from recipelint.toolkits.deepspeed.rules._ds import ds_document, since
 CODE = "RL411"
 NAME = "deepspeed-deprecated-key"
 SEVERITY = Severity.WARNING
+VISITS = ("deepspeed-config",)
 FIXABLE = True
 SOURCE = "deepspeedai/DeepSpeed@edaa7221:deepspeed/runtime/zero/config.py (deprecated ZeRO fields); deepspeedai/DeepSpeed@edaa7221:deepspeed/runtime/swap_tensor/aio_config.py (aio.thread_count renamed in 0.16.4)"
 RENAMES = {"stage3_gather_fp16_weights_on_model_save": "stage3_gather_16bit_weights_on_model_save", "thread_count": "intra_op_parallelism"}

@@ -37,6 +37,7 @@ from recipelint.toolkits.deepspeed.rules._ds import bf16_block, ds_document
 CODE = "RL418"
 NAME = "deepspeed-fp16-and-bf16"
 SEVERITY = Severity.ERROR
+VISITS = ("deepspeed-config",)
 FIXABLE = True
 SOURCE = (
     "deepspeedai/DeepSpeed@edaa7221:deepspeed/runtime/config.py: AssertionError 'bfloat16 and fp16 modes cannot be simultaneously enabled'"

@@ -71,6 +71,7 @@ from recipelint.toolkits.deepspeed.rules._ds import ds_document
 CODE = "RL413"
 NAME = "deepspeed-invalid-value"
 SEVERITY = Severity.ERROR
+VISITS = ("deepspeed-config",)
 FIXABLE = False
 SOURCE = "schemas/deepspeed/models/ (tools/build_deepspeed_models.py reads the pydantic models of each release, e.g. deepspeedai/DeepSpeed@v0.19.5:deepspeed/runtime/zero/config.py); schemas/deepspeed/ds_config.schema.json for the keys read with dict.get"
 BATCH = ("train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps")

@@ -44,6 +44,7 @@ from recipelint.toolkits.deepspeed.rules._ds import ds_document
 CODE = "RL422"
 NAME = "deepspeed-json-syntax"
 SEVERITY = Severity.ERROR
+VISITS = ("deepspeed-config",)
 FIXABLE = False
 SOURCE = "deepspeedai/DeepSpeed@edaa7221:deepspeed/runtime/config.py (hjson with dict_raise_error_on_duplicate_keys) vs strict json in huggingface/accelerate@16cb6eb8:src/accelerate/utils/deepspeed.py (HfDeepSpeedConfig)"
 

@@ -43,6 +43,7 @@ from recipelint.toolkits.deepspeed.rules._ds import ds_document, int_value
 CODE = "RL420"
 NAME = "deepspeed-offload-host-memory"
 SEVERITY = Severity.ERROR
+VISITS = ("deepspeed-config",)
 FIXABLE = False
 SOURCE = "deepspeedai/DeepSpeed@edaa7221:docs/code-docs/source/memory.rst (16 B/param optimizer offload, 18 B with parameter offload); the ZeRO estimators' 1.5 buffer factor (deepspeedai/DeepSpeed@edaa7221:deepspeed/runtime/zero/stage3.py)"
 FACTS = ("memory_gib",)

@@ -44,6 +44,7 @@ from recipelint.toolkits.deepspeed.rules._ds import ds_document
 CODE = "RL419"
 NAME = "deepspeed-offload-stage"
 SEVERITY = Severity.WARNING
+VISITS = ("deepspeed-config",)
 FIXABLE = False
 SOURCE = "deepspeedai/DeepSpeed@edaa7221:deepspeed/runtime/zero/offload_config.py, deepspeedai/DeepSpeed@edaa7221:deepspeed/runtime/zero/stage_1_and_2.py, deepspeedai/DeepSpeed@edaa7221:deepspeed/runtime/zero/stage3.py (messages verified by running them)"
 

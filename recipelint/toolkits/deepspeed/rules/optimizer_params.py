@@ -105,6 +105,7 @@ from recipelint.toolkits.deepspeed.rules._ds import builds_block, ds_document, z
 CODE = "RL421"
 NAME = "deepspeed-optimizer-params"
 SEVERITY = Severity.ERROR
+VISITS = ("deepspeed-config",)
 FIXABLE = False
 SOURCE = (
     "deepspeedai/DeepSpeed@edaa7221:deepspeed/runtime/engine.py (_do_sanity_check, _configure_basic_optimizer, "

@@ -48,6 +48,7 @@ from recipelint.toolkits.deepspeed.rules._ds import bf16_block, ds_document, ena
 CODE = "RL417"
 NAME = "deepspeed-precision-hardware"
 SEVERITY = Severity.ERROR
+VISITS = ("deepspeed-config",)
 FIXABLE = True
 SOURCE = "deepspeedai/DeepSpeed@v0.16.0:accelerator/cuda_accelerator.py and deepspeed/runtime/engine.py (_do_sanity_check: fp16 since v0.13.0, bf16 since v0.16.0); torch.cuda.is_bf16_supported in torch/cuda/__init__.py of the torch 2.2.2 and 2.3.0 wheels (PyPI)"
 BF16_CHECK_SINCE = "0.16.0"

@@ -42,6 +42,7 @@ from recipelint.toolkits.deepspeed.rules._ds import ds_document
 CODE = "RL429"
 NAME = "deepspeed-release-unjudged"
 SEVERITY = Severity.INFO
+VISITS = ("deepspeed-config",)
 FIXABLE = False
 SOURCE = "schemas/deepspeed/models/ and schemas/deepspeed/engine.json: the releases recipelint has tables for (tools/build_deepspeed_models.py, tools/build_deepspeed_engine_table.py)"
 

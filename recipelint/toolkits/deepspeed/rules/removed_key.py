@@ -44,6 +44,7 @@ from recipelint.toolkits.deepspeed.rules._ds import ds_document, since
 CODE = "RL412"
 NAME = "deepspeed-removed-key"
 SEVERITY = Severity.ERROR
+VISITS = ("deepspeed-config",)
 FIXABLE = False
 SOURCE = "_REMOVED_TOP_LEVEL_CONFIG_KEYS in deepspeed/runtime/config.py of the DeepSpeed 0.19.7 and 0.19.8 sdists (https://pypi.org/project/deepspeed/0.19.8/)"
 

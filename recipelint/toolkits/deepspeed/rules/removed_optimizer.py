@@ -52,6 +52,7 @@ from recipelint.toolkits.deepspeed.rules._ds import builds_block, ds_document, s
 CODE = "RL423"
 NAME = "deepspeed-removed-optimizer"
 SEVERITY = Severity.ERROR
+VISITS = ("deepspeed-config",)
 FIXABLE = False
 SOURCE = (
     "DEEPSPEED_OPTIMIZERS in deepspeedai/DeepSpeed@edaa7221:deepspeed/runtime/config.py (0.19.6) and in the same file"

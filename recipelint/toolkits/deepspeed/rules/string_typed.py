@@ -57,6 +57,7 @@ from recipelint.toolkits.deepspeed.rules._ds import ds_document
 CODE = "RL414"
 NAME = "deepspeed-string-typed"
 SEVERITY = Severity.ERROR
+VISITS = ("deepspeed-config",)
 FIXABLE = True
 SOURCE = "deepspeedai/DeepSpeed@edaa7221:deepspeed/runtime/config_utils.py (pydantic lax coercion) vs huggingface/transformers@00e12e7c:src/transformers/integrations/deepspeed.py (is_true(), is_zero3())"
 _BOOLS = {"true": "true", "yes": "true", "false": "false", "no": "false"}

@@ -40,6 +40,7 @@ from recipelint.parse.where import shown
 CODE = "RL439"
 NAME = "deepspeed-template-placeholders"
 SEVERITY = Severity.INFO
+VISITS = ("recipe",)
 FIXABLE = False
 SOURCE = "the sed substitutions of the repository's scripts, read by recipelint/parse/shelltemplate.py (never run); e.g. microsoft/Megatron-DeepSpeed@f4157bea:examples_deepspeed/rebase/ds_config_gpt_TEMPLATE.json"
 

@@ -58,6 +58,7 @@ from recipelint.toolkits.deepspeed.rules._ds import ds_document, since
 CODE = "RL410"
 NAME = "deepspeed-unknown-key"
 SEVERITY = Severity.WARNING
+VISITS = ("deepspeed-config",)
 FIXABLE = True
 SOURCE = "deepspeedai/DeepSpeed@edaa7221:deepspeed/runtime/config_utils.py (DeepSpeedConfigModel: pydantic blocks forbid extra keys); deepspeedai/DeepSpeed@edaa7221:deepspeed/runtime/config.py (dict.get blocks ignore them)"
 # Keys that are DeepSpeed's own but deliberately free-form.

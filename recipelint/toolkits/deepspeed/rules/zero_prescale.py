@@ -54,6 +54,7 @@ from recipelint.toolkits.deepspeed.rules._ds import ds_document, zero_stage
 CODE = "RL428"
 NAME = "deepspeed-zero-prescale"
 SEVERITY = Severity.ERROR
+VISITS = ("deepspeed-config",)
 FIXABLE = False
 SOURCE = "deepspeedai/DeepSpeed@v0.16.4:deepspeed/runtime/zero/stage_1_and_2.py (DeepSpeedZeroOptimizer.__init__: the reduce-scatter assertions; stage 1 too before v0.13.0, gradient_average since 0.19.6)"
 # The releases where the assertions' condition changes (git tags of deepspeedai/DeepSpeed; the

@@ -34,6 +34,7 @@ from recipelint.diagnostics import Diagnostic, Severity
 CODE = "RL555"
 NAME = "manifest-without-workload"
 SEVERITY = Severity.INFO
+VISITS = ("recipe",)
 FIXABLE = False
 SOURCE = "the workloads docs/toolkits/kube.md lists; YAML 1.2 streams of several documents (yaml.org/spec/1.2.2/#streams)"
 

@@ -30,6 +30,7 @@ from recipelint.rulekit.allocated import ranks_and_gpus
 CODE = "RL962"
 NAME = "pod-ranks-gpus"
 SEVERITY = Severity.ERROR
+VISITS = ("allocation", "launch")
 FIXABLE = False
 SOURCE = (
     "Kubernetes device plugins, nvidia.com/gpu: the GPUs a container sees "

@@ -39,6 +39,7 @@ from recipelint.model import Setting, setting_source
 CODE = "RL964"
 NAME = "pod-nodes-launch"
 SEVERITY = Severity.ERROR
+VISITS = ("allocation", "launch")
 FIXABLE = False
 SOURCE = (
     "torch.distributed.run --nnodes (https://docs.pytorch.org/docs/stable/elastic/run.html); "

@@ -42,6 +42,7 @@ from recipelint.rulekit.allocated import config_loader, worker_setting
 CODE = "RL961"
 NAME = "pod-default-shm"
 SEVERITY = Severity.ERROR
+VISITS = ("allocation", "launch")
 FIXABLE = False
 SOURCE = (
     "insufficient shared memory "

@@ -32,6 +32,7 @@ from recipelint.rulekit.allocated import workers_and_cpus
 CODE = "RL963"
 NAME = "pod-workers-cpus"
 SEVERITY = Severity.WARNING
+VISITS = ("allocation",)
 FIXABLE = True
 SOURCE = (
     "formula ranks_per_node x num_workers <= the container's CPU limit (recipelint/tuner.py "

@@ -36,6 +36,7 @@ from recipelint.model import setting_source
 CODE = "RL951"
 NAME = "srun-launcher-per-task"
 SEVERITY = Severity.ERROR
+VISITS = ("allocation", "launch")
 FIXABLE = False
 SOURCE = (
     "srun(1): one copy of the program per task (https://slurm.schedmd.com/srun.html); torchrun "

@@ -35,6 +35,7 @@ from recipelint.rulekit.allocated import ranks_and_gpus
 CODE = "RL952"
 NAME = "slurm-ranks-gpus"
 SEVERITY = Severity.ERROR
+VISITS = ("allocation", "launch")
 FIXABLE = False
 SOURCE = (
     "sbatch(1)/srun(1) --ntasks-per-node, --gres, --gpus-per-node, --gpus-per-task "

@@ -35,6 +35,7 @@ from recipelint.rulekit.allocated import workers_and_cpus
 CODE = "RL953"
 NAME = "slurm-workers-cpus"
 SEVERITY = Severity.WARNING
+VISITS = ("allocation",)
 FIXABLE = True
 SOURCE = (
     "formula ranks_per_node x num_workers <= the job's CPUs (recipelint/tuner.py loader_worker_cap); "

@@ -37,6 +37,7 @@ from recipelint.diagnostics import Diagnostic, Severity
 CODE = "RL556"
 NAME = "server-not-training"
 SEVERITY = Severity.INFO
+VISITS = ("recipe",)
 FIXABLE = False
 SOURCE = (
     "the servers recipelint/toolkits/launchers.py lists; "

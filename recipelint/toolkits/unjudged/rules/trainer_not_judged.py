@@ -35,6 +35,7 @@ from recipelint.diagnostics import Diagnostic, Severity
 CODE = "RL013"
 NAME = "trainer-not-judged"
 SEVERITY = Severity.INFO
+VISITS = ("recipe",)
 FIXABLE = False
 SOURCE = (
     "the trainers recipelint reads (docs/usage.md); hiyouga/LLaMA-Factory@ff6d4d12:examples/README.md (llamafactory-cli train launches)"

@@ -33,6 +33,7 @@ from recipelint.toolkits.xtuner.rules._x import xtuner_launch
 CODE = "RL808"
 NAME = "xtuner-config-consistency"
 SEVERITY = Severity.ERROR
+VISITS = ("xtuner-config",)
 FIXABLE = False
 SOURCE = "InternLM/xtuner@v0.2.0:xtuner/tools/train.py (check_cfg, setup_distributed); the _gpuN config names under InternLM/xtuner@v0.2.0:xtuner/configs"
 _GPUS = re.compile(r"_gpu(\d+)(?:_|$)|_(\d+)gpus(?:_|$)")

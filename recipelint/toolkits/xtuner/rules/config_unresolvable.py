@@ -35,6 +35,7 @@ from recipelint.toolkits.xtuner.rules._x import xtuner_launch
 CODE = "RL809"
 NAME = "xtuner-config-unresolvable"
 SEVERITY = Severity.INFO
+VISITS = ("xtuner-launch",)
 FIXABLE = False
 SOURCE = "InternLM/xtuner@v0.2.0:xtuner/tools/train.py: config and --deepspeed accept a path or a name resolved by cfgs_name_path (InternLM/xtuner@v0.2.0:xtuner/configs/__init__.py)"
 

@@ -35,6 +35,7 @@ from recipelint.toolkits.xtuner.rules._x import xtuner_launch
 CODE = "RL807"
 NAME = "xtuner-dataloader-workers"
 SEVERITY = Severity.WARNING
+VISITS = ("xtuner-config",)
 FIXABLE = True
 SOURCE = "the CPU formula in recipelint/tuner.py (loader_worker_cap, docs/tuner.md); InternLM/xtuner@v0.2.0:xtuner/configs (image datasets decode in workers; shipped value 4)"
 FACTS = ("cpus",)

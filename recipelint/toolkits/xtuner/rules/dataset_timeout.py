@@ -62,6 +62,7 @@ from recipelint.toolkits.xtuner.rules._x import multi_process, xtuner_launch
 CODE = "RL805"
 NAME = "xtuner-dataset-timeout"
 SEVERITY = Severity.WARNING
+VISITS = ("xtuner-launch",)
 FIXABLE = True
 SOURCE = "InternLM/xtuner@v0.2.0:xtuner/dataset/huggingface.py (process_hf_dataset: gloo monitored_barrier, then NCCL broadcast_object_list; no barrier before v0.1.14); the timeout defaults of pytorch/pytorch@v2.2.0:torch/distributed/constants.py and deepspeedai/DeepSpeed@edaa7221:deepspeed/constants.py"
 RANK0_DATASETS = {"process_hf_dataset", "LLaVADataset", "build_preference_dataset"}

@@ -34,6 +34,7 @@ from recipelint.toolkits.xtuner.rules._x import launcher_arg, xtuner_launch
 CODE = "RL801"
 NAME = "xtuner-launcher-missing"
 SEVERITY = Severity.ERROR
+VISITS = ("xtuner-launch",)
 FIXABLE = True
 SOURCE = "InternLM/xtuner@v0.2.0:xtuner/tools/train.py (--launcher default 'none'); InternLM/xtuner@v0.2.0:xtuner/entry_point.py (appends --launcher pytorch)"
 

@@ -32,6 +32,7 @@ from recipelint.toolkits.xtuner.rules._x import launcher_arg, multi_process, xtu
 CODE = "RL802"
 NAME = "xtuner-launcher-pytorch-single"
 SEVERITY = Severity.ERROR
+VISITS = ("xtuner-launch",)
 FIXABLE = True
 SOURCE = "InternLM/xtuner@v0.2.0:xtuner/entry_point.py (the single-process path runs python train.py); open-mmlab/mmengine@25434293:mmengine/dist/utils.py (reads os.environ['RANK'])"
 

@@ -33,6 +33,7 @@ from recipelint.toolkits.xtuner.rules._x import xtuner_launch
 CODE = "RL804"
 NAME = "xtuner-multinode-env"
 SEVERITY = Severity.ERROR
+VISITS = ("xtuner-launch",)
 FIXABLE = True
 SOURCE = "InternLM/xtuner@v0.2.0:xtuner/entry_point.py reads NODE_RANK (default 0), ADDR (127.0.0.1), PORT (random 20000-29999)"
 EFFECT = {

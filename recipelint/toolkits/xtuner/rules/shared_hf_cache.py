@@ -33,6 +33,7 @@ from recipelint.toolkits.xtuner.rules._x import xtuner_launch
 CODE = "RL806"
 NAME = "xtuner-shared-hf-cache"
 SEVERITY = Severity.WARNING
+VISITS = ("xtuner-launch",)
 FIXABLE = False
 SOURCE = "InternLM/xtuner@v0.2.0:xtuner/dataset/huggingface.py: the broadcast sends Arrow cache file paths (InternLM/xtuner#251)"
 

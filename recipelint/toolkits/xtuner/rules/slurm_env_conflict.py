@@ -45,6 +45,7 @@ from recipelint.toolkits.xtuner.rules._x import launcher_arg, xtuner_launch
 CODE = "RL810"
 NAME = "xtuner-slurm-env-conflict"
 SEVERITY = Severity.WARNING
+VISITS = ("xtuner-launch",)
 FIXABLE = True
 SOURCE = "InternLM/xtuner@v0.1.19:xtuner/entry_point.py and InternLM/xtuner@v0.1.20:xtuner/entry_point.py; the change bc834b418 (InternLM/xtuner#728), first tag v0.1.20"
 FIXED_IN = (0, 1, 20)

@@ -33,6 +33,7 @@ from recipelint.toolkits.xtuner.rules._x import launcher_arg, xtuner_launch
 CODE = "RL803"
 NAME = "xtuner-slurm-launcher"
 SEVERITY = Severity.ERROR
+VISITS = ("xtuner-launch",)
 FIXABLE = True
 SOURCE = (
     "InternLM/xtuner@v0.1.19:xtuner/entry_point.py detects only the token pair '--launcher slurm' (fixed in v0.1.20, InternLM/xtuner#728)"

@@ -48,6 +48,7 @@ from recipelint.toolkits.deepspeed.rules.trainer._values import arg
 CODE = "RL461"
 NAME = "trainer-accelerate-deepspeed-mismatch"
 SEVERITY = Severity.ERROR
+VISITS = ("recipe",)
 FIXABLE = True
 SOURCE = (
     "huggingface/accelerate@v1.10.1:src/accelerate/utils/dataclasses.py (DeepSpeedPlugin.__post_init__) and "

@@ -31,6 +31,7 @@ from recipelint.toolkits.deepspeed.rules.trainer._values import arg
 CODE = "RL471"
 NAME = "trainer-fsdp-with-deepspeed"
 SEVERITY = Severity.ERROR
+VISITS = ("recipe",)
 FIXABLE = False
 SOURCE = "huggingface/transformers@v4.46.3:src/transformers/trainer.py (Trainer.__init__: 'Using --fsdp xxx together with --deepspeed is not possible')"
 TOOLKITS = ("deepspeed",)

@@ -44,6 +44,7 @@ from recipelint.toolkits.deepspeed.rules.trainer._values import arg, trainer_rea
 CODE = "RL470"
 NAME = "trainer-flags-replaced-by-json"
 SEVERITY = Severity.WARNING
+VISITS = ("deepspeed-config",)
 FIXABLE = False
 SOURCE = "huggingface/transformers@v4.46.3:src/transformers/integrations/deepspeed.py (deepspeed_optim_sched: DummyOptim, DummyScheduler)"
 TOOLKITS = ("deepspeed",)

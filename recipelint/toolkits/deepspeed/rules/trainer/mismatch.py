@@ -59,6 +59,7 @@ from recipelint.toolkits.deepspeed.rules.trainer._values import HfValue, compare
 CODE = "RL460"
 NAME = "trainer-deepspeed-mismatch"
 SEVERITY = Severity.ERROR
+VISITS = ("deepspeed-config",)
 FIXABLE = True
 SOURCE = (
     "huggingface/transformers@v4.46.3:src/transformers/integrations/deepspeed.py (HfTrainerDeepSpeedConfig.fill_match, "

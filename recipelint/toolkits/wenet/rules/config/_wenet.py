@@ -11,7 +11,9 @@ from recipelint.parse.flags import Guard
 from recipelint.parse.tree import Document
 from recipelint.records import dataclass
 from recipelint.schemas import load_schema
+from recipelint.toolkits.wenet.checkout import dataset_keys, trainers
 from recipelint.toolkits.wenet.frontend import entry_of
+from recipelint.toolkits.wenet.part import lone_entry
 
 if TYPE_CHECKING:  # the Python reader is imported only where a checkout is read (start-up)
     from recipelint.parse.pycode import KeyReads
@@ -60,7 +62,7 @@ def known_keys(ctx: Context, path: list[str]) -> tuple[Collection[str] | None, s
         return schema, SCHEMA_SOURCE
     if path and path[0] == "dataset_conf" and len(path) <= 2:
         entries = _entries(ctx, checkout)
-        blocks = [_block(checkout.dataset_keys(entry), path) for entry in entries]
+        blocks = [_block(dataset_keys(checkout, entry), path) for entry in entries]
         if blocks and all(b is not False for b in blocks):
             if any(b is None or b.open for b in blocks if not isinstance(b, bool)):
                 return None, ""
@@ -75,7 +77,7 @@ def known_keys(ctx: Context, path: list[str]) -> tuple[Collection[str] | None, s
             return keys, f"the keys the Dataset of any of its trainers ({trainers}) reads in the {checkout.label()} (ast)"
     if not path and schema is not None:
         keys = {*schema, *checkout.config_keys(), *checkout.read_keys()}
-        if ctx.recipe.launch is None and ctx.recipe.entry is None:  # no launch says which code reads it
+        if ctx.recipe.launch is None and lone_entry(ctx.recipe) is None:  # no launch says which code reads it
             # The tree that holds the package (a fork's repository), never above it: a trainer of
             # the fork outside wenet/ (`local/me/bin/train.py`) may be the one that reads it.
             top = checkout.root
@@ -91,9 +93,9 @@ def _entries(ctx: Context, checkout: Checkout) -> list[str]:
     folder's run script) names; for a config no launch names, every trainer of the package
     (`wenet/bin/train_dys.py` beside train.py in a fork), since any of them may read it."""
     recipe = ctx.recipe
-    if recipe.launch is not None or recipe.entry is not None:
+    if recipe.launch is not None or lone_entry(recipe) is not None:
         return [entry_of(recipe)]
-    return checkout.trainers() or [entry_of(recipe)]
+    return trainers(checkout) or [entry_of(recipe)]
 
 
 def _block(reads: dict[str, KeyReads] | None, path: list[str]) -> KeyReads | None | bool:
@@ -125,7 +127,7 @@ def spread_block(ctx: Context, path: list[str], key: str) -> Spread | None:
     checkout = ctx.recipe.checkout
     if checkout is not None and checkout.toolkit == "wenet":
         entry = entry_of(ctx.recipe)
-        reads = checkout.dataset_keys(entry)
+        reads = dataset_keys(checkout, entry)
         block = reads.get("" if len(path) == 1 else path[1]) if reads is not None else None
         if block is None or block.function is None:
             return None

@@ -42,6 +42,7 @@ from recipelint.toolkits.wenet.rules.config._wenet import known_keys, wenet_conf
 CODE = "RL704"
 NAME = "filter-above-batch-budget"
 SEVERITY = Severity.WARNING
+VISITS = ("wenet-config",)
 FIXABLE = True
 SOURCE = "wenet-e2e/wenet@01546996:wenet/dataset/processor.py (a single utterance over the budget still forms a batch; filter max_length default 10240); the configs under wenet-e2e/wenet@01546996:examples"
 DEFAULT_MAX_FRAMES = 12000

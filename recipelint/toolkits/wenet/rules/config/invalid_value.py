@@ -45,11 +45,13 @@ from recipelint.diagnostics import Diagnostic, Severity
 from recipelint.parse.checkout import Checkout
 from recipelint.parse.span import Span
 from recipelint.schemas import load_schema, validate
+from recipelint.toolkits.wenet.checkout import WENET_CODE
 from recipelint.toolkits.wenet.rules.config._wenet import SCHEMA, wenet_config
 
 CODE = "RL702"
 NAME = "invalid-config-value"
 SEVERITY = Severity.ERROR
+VISITS = ("wenet-config",)
 FIXABLE = False
 SOURCE = "schemas/wenet/train.schema.json, from wenet-e2e/wenet@01546996:wenet/dataset/dataset.py and wenet-e2e/wenet@01546996:wenet/dataset/processor.py"
 
@@ -59,7 +61,7 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
     if config is None:
         return
     checkout = ctx.recipe.checkout
-    by_code = checkout is not None and checkout.wenet
+    by_code = checkout is not None and checkout.kind is WENET_CODE
     for problem in validate(SCHEMA, config.root.plain()):
         if "Additional properties" in problem.message:
             continue

@@ -40,11 +40,13 @@ from collections.abc import Iterator
 
 from recipelint.context import Context
 from recipelint.diagnostics import Diagnostic, Severity
+from recipelint.toolkits.wenet.checkout import required_keys
 from recipelint.toolkits.wenet.rules.config._wenet import table_releases, wenet_config
 
 CODE = "RL705"
 NAME = "missing-required-config-key"
 SEVERITY = Severity.ERROR
+VISITS = ("wenet-config",)
 FIXABLE = False
 SOURCE = "the checkout's wenet/utils/init_tokenizer.py (ast), else recipelint/toolkits/wenet/codetable.py (the same, from the tagged sources): the keys init_tokenizer() indexes on every path"
 
@@ -76,7 +78,7 @@ def _required(ctx: Context) -> tuple[str, str, list[str], list[tuple[str, str]]]
     checkout = ctx.recipe.checkout
     if checkout is not None and checkout.toolkit == "wenet":
         who = f"WeNet {checkout.version}" if checkout.version else "the WeNet this recipe runs"
-        found = checkout.required_keys()
+        found = required_keys(checkout)
         keys = [(key, f"{function}(), wenet/{span.path.parent.name}/{span.path.name}:{span.line}") for key, function, span in found]
         evidence = [f"{span} of the {checkout.label()} (read with ast)" for _, _, span in found]
         return who, "", evidence, keys

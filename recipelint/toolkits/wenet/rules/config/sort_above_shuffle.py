@@ -34,6 +34,7 @@ from recipelint.toolkits.wenet.rules.config._wenet import wenet_config
 CODE = "RL703"
 NAME = "sort-above-shuffle"
 SEVERITY = Severity.WARNING
+VISITS = ("wenet-config",)
 FIXABLE = False
 SOURCE = "wenet-e2e/wenet@01546996:examples/aishell/s0/conf/train_conformer.yaml: the documented rule 'sort_size should be less than shuffle_size'"
 

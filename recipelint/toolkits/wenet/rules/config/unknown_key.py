@@ -60,6 +60,7 @@ from recipelint.toolkits.wenet.rules.config._wenet import MOVED, SCHEMA_SOURCE, 
 CODE = "RL701"
 NAME = "unknown-config-key"
 SEVERITY = Severity.WARNING
+VISITS = ("wenet-config",)
 FIXABLE = True
 SOURCE = "the checkout's wenet/dataset/dataset.py and processor.py (ast); else schemas/wenet/train.schema.json, from wenet-e2e/wenet@01546996:wenet/dataset/dataset.py and wenet-e2e/wenet@01546996:wenet/dataset/processor.py"
 

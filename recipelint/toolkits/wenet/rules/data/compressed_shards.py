@@ -29,16 +29,18 @@ from collections.abc import Iterator
 
 from recipelint.context import Context
 from recipelint.diagnostics import Diagnostic, Severity
+from recipelint.toolkits.wenet.part import train_data
 
 CODE = "RL204"
 NAME = "compressed-shards"
 SEVERITY = Severity.WARNING
+VISITS = ("recipe",)
 FIXABLE = False
 SOURCE = "wenet-e2e/wenet@01546996:tools/make_shard_list.py writes plain tar; wenet-e2e/wenet#2338 (bz2 shards)"
 
 
 def check(ctx: Context) -> Iterator[Diagnostic | None]:
-    for data in ctx.recipe.train_data:
+    for data in train_data(ctx.recipe):
         if not data.compression:
             continue
         kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(data.compression.items()))

@@ -35,20 +35,21 @@ from recipelint import knownissues
 from recipelint.context import Context
 from recipelint.diagnostics import Diagnostic, Severity
 from recipelint.parse.checkout import issue_status
+from recipelint.toolkits.wenet.part import REMOTE, train_data
 
 CODE = "RL203"
 NAME = "http-shards"
 SEVERITY = Severity.ERROR
+VISITS = ("recipe",)
 FIXABLE = False
 SOURCE = "wenet-e2e/wenet@01546996:wenet/dataset/processor.py: tarfile mode r:* on a wget pipe -> Illegal seek (wenet-e2e/wenet@v3.0.0:wenet/dataset/processor.py to HEAD; wenet-e2e/wenet#2765)"
-REMOTE = ("http", "https", "ftp")
 
 
 def check(ctx: Context) -> Iterator[Diagnostic | None]:
     recipe = ctx.recipe
     if recipe.arg("data_type").value != "shard":
         return
-    lists = [(data, {scheme: n for scheme, n in data.schemes.items() if scheme in REMOTE}) for data in recipe.train_data]
+    lists = [(data, {scheme: n for scheme, n in data.schemes.items() if scheme in REMOTE}) for data in train_data(recipe)]
     lists = [(data, remote) for data, remote in lists if remote]
     if not lists:
         return

@@ -26,19 +26,22 @@ from collections.abc import Iterator
 
 from recipelint.context import Context
 from recipelint.diagnostics import Diagnostic, Severity
+from recipelint.toolkits.wenet.loader import loader
+from recipelint.toolkits.wenet.part import train_data
 
 CODE = "RL202"
 NAME = "shards-empty-ranks"
 SEVERITY = Severity.ERROR
+VISITS = ("recipe",)
 FIXABLE = False
 SOURCE = "wenet-e2e/wenet@01546996:wenet/dataset/datapipes.py (ShardDataPipe) and wenet-e2e/wenet@01546996:wenet/bin/train.py: a rank with no shard leaves the epoch; under deepspeed the collectives mismatch"
 
 
 def check(ctx: Context) -> Iterator[Diagnostic | None]:
-    shards, world = ctx.shards, ctx.world_size
+    shards, world = loader(ctx).shards, ctx.world_size
     if shards is None or world is None or shards >= world:
         return
-    data = next(item for item in ctx.recipe.train_data if item.exists)
+    data = next(item for item in train_data(ctx.recipe) if item.exists)
     engine = ctx.recipe.arg("train_engine").value
     outcome = "DDP's join hides it" if engine == "torch_ddp" else f"under {engine} the ranks' collectives mismatch and the job hangs"
     yield ctx.diagnostic(

@@ -27,10 +27,13 @@ from collections.abc import Iterator
 
 from recipelint.context import Context
 from recipelint.diagnostics import Diagnostic, Severity
+from recipelint.toolkits.wenet.loader import loader
+from recipelint.toolkits.wenet.part import train_data
 
 CODE = "RL201"
 NAME = "shards-idle-workers"
 SEVERITY = Severity.WARNING
+VISITS = ("recipe",)
 FIXABLE = True
 SOURCE = "wenet-e2e/wenet@01546996:wenet/dataset/datapipes.py (ShardDataPipe): lines are split over world_size x num_workers readers"
 
@@ -38,15 +41,15 @@ SOURCE = "wenet-e2e/wenet@01546996:wenet/dataset/datapipes.py (ShardDataPipe): l
 def check(ctx: Context) -> Iterator[Diagnostic | None]:
     recipe = ctx.recipe
     workers = recipe.arg("num_workers").as_int()
-    shards, world = ctx.shards, ctx.world_size
+    shards, world = loader(ctx).shards, ctx.world_size
     if shards is None or world is None or not workers or workers < 1:
         return
     readers = world * workers
     if shards >= readers or shards < world:  # fewer than world_size: RL202 says more
         return
-    plan = ctx.loader_plan
+    plan = loader(ctx).plan
     setting = recipe.arg("num_workers")
-    lists = ", ".join(str(item.path) for item in recipe.train_data if item.exists)
+    lists = ", ".join(str(item.path) for item in train_data(recipe) if item.exists)
     yield ctx.diagnostic(
         CODE,
         SEVERITY,
@@ -56,5 +59,5 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
         current=workers,
         suggested=plan.num_workers,
         evidence=[f"{lists}: {shards} lines", ctx.ranks_evidence, "formula: num_workers <= lines // world_size"],
-        fix=ctx.loader_fix(),
+        fix=loader(ctx).fix(),
     )

@@ -34,10 +34,13 @@ from collections.abc import Iterator
 
 from recipelint.context import Context
 from recipelint.diagnostics import Diagnostic, Severity
+from recipelint.toolkits.wenet.loader import loader
+from recipelint.toolkits.wenet.part import train_data
 
 CODE = "RL205"
 NAME = "shards-uneven-ranks"
 SEVERITY = Severity.WARNING
+VISITS = ("recipe",)
 FIXABLE = False
 SOURCE = "wenet-e2e/wenet@01546996:wenet/dataset/datapipes.py: line i goes to rank i % world_size; wenet-e2e/wenet@01546996:wenet/utils/train_utils.py: wenet_join skips only torch_ddp"
 # tools/make_shard_list.py: --num_utts_per_shard default 1000 (WeNet HEAD 01546996).
@@ -56,10 +59,10 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
     engine = recipe.arg("train_engine").value
     if engine not in ("deepspeed", "torch_fsdp") or recipe.arg("data_type").value != "shard":
         return
-    shards, world = ctx.shards, ctx.world_size
+    shards, world = loader(ctx).shards, ctx.world_size
     if shards is None or world is None or world < 2 or shards < world or shards % world == 0:
         return
-    data = next(item for item in recipe.train_data if item.exists)
+    data = next(item for item in train_data(recipe) if item.exists)
     more, fewer = shards % world, world - shards % world
     target = nearest_multiple(shards, world)
     per_shard = DEFAULT_UTTS_PER_SHARD * shards // target

@@ -34,6 +34,7 @@ TOOLKITS = ("wenet",)
 CODE = "RL401"
 NAME = "deepspeed-config-missing"
 SEVERITY = Severity.ERROR
+VISITS = ("launch",)
 FIXABLE = False
 SOURCE = "wenet-e2e/wenet@01546996:wenet/utils/train_utils.py (assert deepspeed_config is not None); ds_stage2.json deleted in wenet-e2e/wenet#2343"
 

@@ -35,6 +35,7 @@ TOOLKITS = ("wenet",)
 CODE = "RL402"
 NAME = "wenet-deepspeed-mismatch"
 SEVERITY = Severity.ERROR
+VISITS = ("launch",)
 FIXABLE = True
 SOURCE = "wenet-e2e/wenet@01546996:wenet/utils/train_utils.py: check_modify_and_save_config asserts"
 

@@ -38,6 +38,7 @@ from recipelint.toolkits.wenet.frontend import train_flags
 CODE = "RL603"
 NAME = "flag-variable-not-passed"
 SEVERITY = Severity.WARNING
+VISITS = ("launch", "script")
 FIXABLE = False
 SOURCE = "the checkout's train.py (ast), else wenet-e2e/wenet@01546996:wenet/bin/train.py; wenet-e2e/wenet@01546996:examples/hkust/s0/run.sh (num_workers=2 unused)"
 OWNED_ELSEWHERE = {"prefetch"}  # RL104 judges it with the node's memory

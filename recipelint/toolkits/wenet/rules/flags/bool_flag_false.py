@@ -33,6 +33,7 @@ from recipelint.toolkits.wenet.frontend import train_flags
 CODE = "RL602"
 NAME = "bool-flag-false"
 SEVERITY = Severity.ERROR
+VISITS = ("recipe",)
 FIXABLE = True
 SOURCE = "wenet-e2e/wenet@01546996:wenet/bin/train.py: argparse type=bool treats any non-empty string as True; the type from the checkout's train.py when there is one"
 FALSY = {"false", "0", "no", "off", "n"}

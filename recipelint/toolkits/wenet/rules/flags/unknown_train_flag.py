@@ -42,6 +42,7 @@ from recipelint.toolkits.wenet.frontend import REMOVED_FLAGS, TRAIN_FLAGS, entry
 CODE = "RL601"
 NAME = "unknown-train-flag"
 SEVERITY = Severity.ERROR
+VISITS = ("recipe",)
 FIXABLE = False
 SOURCE = "the checkout's train.py and train_utils.py (ast); else wenet-e2e/wenet@01546996:wenet/bin/train.py and wenet-e2e/wenet@01546996:wenet/utils/train_utils.py (the arguments at HEAD), and wenet-e2e/wenet@v2.2.1:wenet/bin/train.py (flags removed in the v3 refactor)"
 

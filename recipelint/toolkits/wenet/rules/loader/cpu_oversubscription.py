@@ -38,10 +38,12 @@ from recipelint.context import Context
 from recipelint.diagnostics import Diagnostic, Severity
 from recipelint.rulekit import oversubscribed
 from recipelint.rulekit.unknown_fact import hardware_unknown
+from recipelint.toolkits.wenet.loader import loader
 
 CODE = "RL102"
 NAME = "cpu-oversubscription"
 SEVERITY = Severity.WARNING
+VISITS = ("launch",)
 FIXABLE = True
 SOURCE = "formula ranks_per_node x num_workers <= usable CPUs, or the measured plateau (loader_worker_cap in recipelint/tuner.py, docs/tuner.md; bench/fidelity)"
 FACTS = ("cpus",)
@@ -56,7 +58,7 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
     if not cpus.known:
         yield hardware_unknown(ctx, CODE, "cpus", recipe.arg("num_workers"))
         return
-    ranks, cap = ctx.ranks_per_node, ctx.cpu_cap
+    ranks, cap = ctx.ranks_per_node, loader(ctx).cpu_cap
     if ranks is None or cap is None or workers <= cap[0]:
         return
     setting = recipe.arg("num_workers")
@@ -73,9 +75,9 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
         setting.span,
         setting="num_workers",
         current=workers,
-        suggested=ctx.loader_plan.num_workers,
+        suggested=loader(ctx).plan.num_workers,
         evidence=[_cpus_evidence(ctx), ctx.ranks_evidence, cap[1]],
-        fix=ctx.loader_fix(),
+        fix=loader(ctx).fix(),
     )
 
 

@@ -27,10 +27,12 @@ from collections.abc import Iterator
 
 from recipelint.context import Context
 from recipelint.diagnostics import Diagnostic, Severity
+from recipelint.toolkits.wenet.loader import loader
 
 CODE = "RL105"
 NAME = "ethernet-loader-pressure"
 SEVERITY = Severity.WARNING
+VISITS = ("launch",)
 FIXABLE = True
 SOURCE = (
     "the shipped case examples/wenet-4node-v100 (4 nodes x 4 V100, Ethernet, num_workers 4 -> 2, prefetch 250 -> 125; docs/diagnose.md)"
@@ -47,7 +49,7 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
         return
     workers = recipe.arg("num_workers").as_int()
     prefetch = recipe.arg("prefetch").as_int()
-    plan = ctx.loader_plan
+    plan = loader(ctx).plan
     if not workers or workers < 1 or (plan.num_workers == workers and plan.prefetch == prefetch):
         return
     setting = recipe.arg("num_workers")
@@ -60,5 +62,5 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
         current=workers,
         suggested=plan.num_workers,
         evidence=[network.cite("inter_node_network"), ctx.ranks_evidence] + [f"{k} bound: {v}" for k, v in plan.limits.items()],
-        fix=ctx.loader_fix(),
+        fix=loader(ctx).fix(),
     )

@@ -36,10 +36,12 @@ from collections.abc import Iterator
 from recipelint.context import Context
 from recipelint.diagnostics import Diagnostic, Severity
 from recipelint.toolkits.wenet.code import loader_lacks
+from recipelint.toolkits.wenet.loader import loader
 
 CODE = "RL101"
 NAME = "num-workers-zero"
 SEVERITY = Severity.ERROR
+VISITS = ("launch",)
 FIXABLE = True
 SOURCE = "pytorch/pytorch@v2.1.2:torch/utils/data/dataloader.py: the DataLoader rejects prefetch_factor and persistent_workers with 0 workers; wenet-e2e/wenet@01546996:wenet/utils/train_utils.py passes both"
 
@@ -51,7 +53,7 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
     setting = recipe.arg("num_workers")
     if setting.as_int() != 0:
         return
-    plan = ctx.loader_plan
+    plan = loader(ctx).plan
     where = "" if setting.given else " (not passed; train.py defaults to 0)"
     lacks = loader_lacks(ctx, ("prefetch_factor", "persistent_workers"))
     if lacks is not None:  # a fork that dropped them: the loader starts, in the training process
@@ -74,7 +76,7 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
         current=0,
         suggested=plan.num_workers,
         evidence=_limits(plan.limits),
-        fix=ctx.loader_fix(),
+        fix=loader(ctx).fix(),
     )
 
 

@@ -3,7 +3,7 @@ run.sh but never passed.
 
 ## What it does
 Flags a WeNet launch without `--prefetch` when the default matters: the queued batches of 100
-per worker exceed the node's memory budget (RL103's formula, `Context.loader_plan`,
+per worker exceed the node's memory budget (RL103's formula, `loader(ctx).plan`,
 `tuner.plan_loader`), so the plan for this node lowers it. A plan that only cuts `num_workers`
 (CPU or shard cap) leaves the default alone here: fewer workers queue fewer batches, and RL102
 or RL201 carry that fix. Also flags a script that assigns a `prefetch` variable the training
@@ -39,10 +39,12 @@ from collections.abc import Iterator
 
 from recipelint.context import Context
 from recipelint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
+from recipelint.toolkits.wenet.loader import loader
 
 CODE = "RL104"
 NAME = "prefetch-default"
 SEVERITY = Severity.WARNING
+VISITS = ("launch", "script")
 FIXABLE = True
 SOURCE = "wenet-e2e/wenet@01546996:wenet/bin/train.py (--prefetch default 100); wenet-e2e/wenet#2486 (recipes cut 500 to 10); wenet-e2e/wenet@01546996:examples/aishell/rnnt/run_npu.sh (prefetch=10 never passed)"
 FACTS = ("cpus", "memory_gib", "shm_gib")
@@ -56,7 +58,7 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
     if launch is None or script is None or setting.given:
         return
     default = setting.as_int() or DEFAULT
-    plan = ctx.loader_plan
+    plan = loader(ctx).plan
     lowered = plan.prefetch is not None and plan.prefetch < default
     variable = script.assignment("prefetch", before=launch.command.span.start)
     if variable is not None:
@@ -93,13 +95,12 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
 
 def _why(ctx: Context, default: int) -> list[str]:
     """What lowers the default in the plan: the memory cap, or workers cut by the CPU or shard cap."""
-    plan = ctx.loader_plan
+    facts = loader(ctx)
+    plan, budget, batch = facts.plan, facts.budget, facts.batch
     reasons = []
     memory = plan.limits.get("memory")
-    if memory is not None and memory < default and ctx.budget is not None and ctx.batch is not None:
-        reasons.append(
-            f"memory allows prefetch {memory}: {ctx.budget[1]}, one batch about {ctx.batch.bytes / 1e6:.1f} MB ({ctx.batch.how})"
-        )
+    if memory is not None and memory < default and budget is not None and batch is not None:
+        reasons.append(f"memory allows prefetch {memory}: {budget[1]}, one batch about {batch.bytes / 1e6:.1f} MB ({batch.how})")
     workers = ctx.recipe.arg("num_workers").as_int()
     if workers and plan.num_workers is not None and plan.num_workers < workers:
         caps = ", ".join(f"{name} cap {value}" for name, value in plan.limits.items() if name in ("cpu", "shards"))

@@ -59,10 +59,12 @@ from recipelint.context import Context
 from recipelint.diagnostics import Diagnostic, Severity
 from recipelint.rulekit import gib
 from recipelint.rulekit.unknown_fact import hardware_unknown
+from recipelint.toolkits.wenet.loader import loader
 
 CODE = "RL103"
 NAME = "prefetch-memory"
 SEVERITY = Severity.WARNING
+VISITS = ("launch",)
 FIXABLE = True
 SOURCE = "tuner.loader_memory: ranks x nw x (worker + prefetch x batch) <= RAM/2, and the batches in the result pipe <= /dev/shm without --pin_memory (recipelint/tuner.py, bench/fidelity, docs/tuner.md)"
 FACTS = ("memory_gib", "shm_gib")
@@ -74,8 +76,8 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
     prefetch = recipe.arg("prefetch").as_int()
     if recipe.launch is None or not workers or workers < 1 or prefetch is None:
         return
-    memory, ranks = ctx.memory_inputs, ctx.ranks_per_node
-    unmodelled = ctx.wenet_data.unmodelled
+    memory, ranks = loader(ctx).memory_inputs, ctx.ranks_per_node
+    unmodelled = loader(ctx).wenet_data.unmodelled
     if unmodelled:  # a fork's own batcher: say so rather than extrapolate upstream's
         setting = recipe.arg("prefetch")
         message = f"the loader memory of num_workers {workers} and prefetch {prefetch} is not estimated: {unmodelled}"
@@ -115,13 +117,13 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
         setting.span,
         setting="prefetch",
         current=prefetch,
-        suggested=ctx.loader_plan.prefetch,
+        suggested=loader(ctx).plan.prefetch,
         evidence=usage.how
         + [
             ctx.fact("memory_gib").cite("memory_gib"),
             ctx.fact("shm_gib").cite("shm_gib") + ("" if memory.pin else " (no --pin_memory: the queue waits in shared memory)"),
-            ctx.wenet_data.evidence,
+            loader(ctx).wenet_data.evidence,
             "formula: ranks x (num_workers x worker + num_workers x prefetch x batch) <= RAM x 0.5",
         ],
-        fix=ctx.loader_fix(),
+        fix=loader(ctx).fix(),
     )

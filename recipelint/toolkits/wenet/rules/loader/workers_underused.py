@@ -1,7 +1,7 @@
 """One DataLoader worker per rank on a node with cores to spare.
 
 ## What it does
-Flags `num_workers 1` when the loader plan (`Context.loader_plan`, `tuner.plan_loader`) allows
+Flags `num_workers 1` when the loader plan (`loader(ctx).plan`, `tuner.plan_loader`) allows
 more: its `headroom` is the worker count the CPU cap (`ranks_per_node x num_workers <= usable
 CPUs`, or the measured throughput plateau) and the shard cap (`lines // world_size`) allow, up
 to upstream's 8.
@@ -35,10 +35,12 @@ from collections.abc import Iterator
 from recipelint import tuner
 from recipelint.context import Context
 from recipelint.diagnostics import Diagnostic, Severity
+from recipelint.toolkits.wenet.loader import loader
 
 CODE = "RL106"
 NAME = "loader-workers-underused"
 SEVERITY = Severity.INFO
+VISITS = ("launch",)
 FIXABLE = False
 SOURCE = "plan_loader in recipelint/tuner.py (CPU and shard caps, upstream 8; docs/tuner.md); pytorch/pytorch@v2.1.2:torch/utils/data/_utils/worker.py (one thread per worker); wenet-e2e/wenet#988"
 FACTS = ("cpus",)
@@ -49,7 +51,7 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
     workers = recipe.arg("num_workers").as_int()
     if recipe.launch is None or workers != 1 or not ctx.fact("cpus").known:
         return  # an unknown CPU count is RL001's finding, said by RL102
-    plan = ctx.loader_plan
+    plan = loader(ctx).plan
     target, new_prefetch = plan.advised(workers)
     ranks = ctx.ranks_per_node
     if target is None or target <= workers or ranks is None:

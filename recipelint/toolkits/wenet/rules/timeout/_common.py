@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from recipelint.context import Context
-from recipelint.toolkits.wenet.rules.data.http_shards import REMOTE
+from recipelint.toolkits.wenet.part import REMOTE, train_data
 
 JOIN_ENGINES = ("deepspeed", "torch_fsdp")
 
@@ -11,7 +11,7 @@ JOIN_ENGINES = ("deepspeed", "torch_fsdp")
 def slow_sources(ctx: Context) -> list[str]:
     """Why a per-batch data stall can be long: remote or compressed shards, Ethernet between nodes."""
     reasons = []
-    for data in ctx.recipe.train_data:
+    for data in train_data(ctx.recipe):
         remote = sum(n for scheme, n in data.schemes.items() if scheme in REMOTE)
         if remote:
             reasons.append(f"{remote} remote shards in {data.path.name}")

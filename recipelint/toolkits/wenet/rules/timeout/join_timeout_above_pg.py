@@ -43,6 +43,7 @@ from recipelint.toolkits.wenet.rules.timeout._common import JOIN_ENGINES
 CODE = "RL303"
 NAME = "join-timeout-above-pg-timeout"
 SEVERITY = Severity.ERROR
+VISITS = ("launch",)
 FIXABLE = True
 SOURCE = "PyTorch NCCL default 10 min (pytorch/pytorch#110947); deepspeedai/DeepSpeed@edaa7221:deepspeed/constants.py default_pg_timeout (30 min to 0.19.5, 10 from 0.19.6)"
 

@@ -30,6 +30,7 @@ from recipelint.diagnostics import Diagnostic, Severity
 CODE = "RL302"
 NAME = "join-timeout-no-effect"
 SEVERITY = Severity.INFO
+VISITS = ("launch",)
 FIXABLE = False
 SOURCE = "wenet-e2e/wenet@01546996:wenet/utils/train_utils.py: wenet_join skips torch_ddp"
 

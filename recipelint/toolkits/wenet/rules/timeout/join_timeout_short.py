@@ -44,6 +44,7 @@ from recipelint.toolkits.wenet.rules.timeout._common import JOIN_ENGINES, slow_s
 CODE = "RL301"
 NAME = "join-timeout-short"
 SEVERITY = Severity.WARNING
+VISITS = ("launch",)
 FIXABLE = True
 SOURCE = "wenet-e2e/wenet@01546996:wenet/utils/train_utils.py: wenet_join monitored_barrier; upstream --timeout 1200 for WenetSpeech (wenet-e2e/wenet@01546996:examples/wenetspeech/s0/run.sh)"
 
