@@ -32,6 +32,8 @@ def ranks_and_gpus(ctx: Context, code: str, ranks: Setting | None, how: str, idl
     count = ranks.as_int() if ranks is not None else None
     if gpus is None or ranks is None or count is None or count <= 0 or count == gpus.value:
         return
+    if gpus.value == 0 and not idle:
+        return  # a plain script on a step that asks for no GPU (`--gres=gpu:0`): CPU work by choice
     evidence = [f"ranks per node: {setting_source(ranks)}", f"GPUs per node: {gpus.source()}"]
     if count > gpus.value:
         message = (
