@@ -23,7 +23,9 @@ def _has_launch(ctx: Context) -> bool:
 
 
 def _has_config(ctx: Context) -> bool:
-    return ctx.recipe.pyconfig is not None
+    from recipelint.toolkits.xtuner.part import mmengine_config
+
+    return mmengine_config(ctx.recipe) is not None
 
 
 class XTuner(Toolkit):
@@ -45,9 +47,10 @@ class XTuner(Toolkit):
     def load(self, target: Target, files: FileCache, script: ShellScript | None) -> list[Recipe]:
         from recipelint.model import Recipe
         from recipelint.parse.pyconfig import parse_pyconfig
+        from recipelint.toolkits.xtuner.part import keep_config
 
         recipe = Recipe(root=target.root, explicit=target.explicit, toolkit=self.name)
-        recipe.pyconfig = parse_pyconfig(files.read(target.path))
+        keep_config(recipe, parse_pyconfig(files.read(target.path)))
         return [recipe]
 
     def claim(self, command: Command, offer: Offer) -> Claim | None:
