@@ -19,7 +19,7 @@ from recipelint.toolkits import BUILTIN, REGISTRY
 
 PACKAGE = Path(__file__).resolve().parent.parent / "recipelint"
 # The core: the model, the context rules see, the engine and the runner, the reports, the
-# fixer, the rule kit, the format readers, discovery, the loader formulas, the node's hardware
+# fixer, the rule kit, the format readers, discovery, the loader formulas, the release tables, the node's hardware
 # (host.py still reads Slurm's allocation variables from the host's environment), and the
 # protocol itself.
 CORE = [
@@ -32,6 +32,7 @@ CORE = [
     "fix.py",
     "tune.py",
     "tuner.py",
+    "versions.py",
     "hardware/__init__.py",
     "hardware/granted.py",
     "hardware/machines.py",

@@ -40,6 +40,16 @@ class XTuner(Toolkit):
         Subject("xtuner-config", "an XTuner/mmengine Python config", _has_config),
     )
     packages: Mapping[str, tuple[str, ...]] = {"xtuner": ("xtuner", "deepspeed", "torch", "transformers")}
+    # XTuner's releases where behaviour recipelint judges changes (xtuner.md 1-2 and 6).
+    releases: Mapping[str, tuple[tuple[str, str], ...]] = {
+        "xtuner": (
+            ("0.1.10", "rank 0 preprocesses, the others wait in broadcast_object_list"),
+            ("0.1.14", "monitored_barrier under XTUNER_DATASET_TIMEOUT (30 min)"),
+            ("0.1.19", "XTUNER_DATASET_TIMEOUT default 60 min"),
+            ("0.1.20", "entry_point ignores NPROC_PER_NODE/NNODES under --launcher slurm (#728)"),
+            ("0.2.0", "the last 0.x release"),
+        ),
+    }
 
     def claims(self, target: Target, script: ShellScript | None) -> float:
         return 1.0 if target.kind == "python" else 0.0
