@@ -2,7 +2,7 @@
 `check .` on the same repository and beside yamllint and check-jsonschema on the same lists.
 
     pip install yamllint check-jsonschema   # the peers; one not installed is skipped
-    python bench/precommit.py [--sizes 100,1000,5000] [--trees field,upstream,corpus] [--reps 3] [--timeout 120]
+    python bench/precommit.py [--sizes 100,1000,5000] [--trees field,upstream,corpus] [--reps 3] [--timeout 120] [--base DIR]
 
 Repositories, each a git repository with one commit:
 - generated: N WeNet-like recipes (`examples/setNNNN/s0/`: run.sh, path.sh, conf/train.yaml,
@@ -20,7 +20,10 @@ user + system, so the shared machine's load mostly cancels out):
 (c) one changed `conf/train.yaml` (a comment appended before each run, as an edit would), with
     the cache an earlier run filled (what a commit meets) and with --no-cache;
 peers: `yamllint -d relaxed` on the YAML files of (a), `check-jsonschema` (a schema that every
-JSON and YAML document satisfies: it parses them) on the JSON files of (a).
+JSON and YAML document satisfies: it parses them) on the JSON files of (a); with `--base DIR`
+(another revision's source tree, e.g. `git archive main | tar -x -C DIR`), (c) is also run with
+that revision's recipelint (`python -m recipelint`, DIR first on PYTHONPATH, its own cache) in
+the same alternating rounds, so the machine's load weighs on both alike.
 Exit codes other than 0 and 1 are printed: pre-commit fails a commit on them. A command past
 `--timeout` seconds is stopped and shown as `> T s`. Nothing here asserts a time: it measures.
 """
@@ -167,6 +170,10 @@ def recipelint(*args: str) -> list[str]:
     return [str(BIN / "recipelint"), "check", "--format", "concise", *args]
 
 
+def base_recipelint(*args: str) -> list[str]:
+    return [sys.executable, "-m", "recipelint", "check", "--format", "concise", *args]
+
+
 def peers(root: Path, files: list[str], schema: Path) -> dict[str, Timed]:
     found: dict[str, Timed] = {}
     yamllint = shutil.which("yamllint", path=str(BIN)) or shutil.which("yamllint")
@@ -180,7 +187,7 @@ def peers(root: Path, files: list[str], schema: Path) -> dict[str, Timed]:
     return found
 
 
-def bench_repository(title: str, root: Path, reps: int, timeout: float, changed: str | None) -> None:
+def bench_repository(title: str, root: Path, reps: int, timeout: float, changed: str | None, base: Path | None = None) -> None:
     time.sleep(RACY_SECONDS)  # the files' times must age before the cache trusts them
     files = hook_files(root)
     schema = root.parent / f"{root.name}-schema.json"
@@ -209,6 +216,11 @@ def bench_repository(title: str, root: Path, reps: int, timeout: float, changed:
 
         warm[f"(c) check {changed} (edited), cache of earlier runs"] = Timed(recipelint(changed), root, edit, env)
         Timed(recipelint(changed), root, edit, env).run(timeout)  # the commit before this one
+        if base is not None:
+            base_env = {"RECIPELINT_CACHE_DIR": f"{cache}-base", "PYTHONPATH": str(base)}
+            Timed(base_recipelint(changed), root, edit, base_env).run(timeout)  # its cache filled (the index built)
+            Timed(base_recipelint(changed), root, edit, base_env).run(timeout)
+            warm["(c) the same with --base's recipelint"] = Timed(base_recipelint(changed), root, edit, base_env)
         warm[f"(c) check --no-cache {changed} (edited)"] = Timed(recipelint("--no-cache", changed), root, edit)
     results.update(measure(warm, reps, timeout))
     shown(title, len(git(root, "ls-files").splitlines()), len(files), results, timeout)
@@ -233,6 +245,7 @@ def main() -> None:
     parser.add_argument("--trees", default="field,upstream,corpus", help="tests/data/<tree> repositories (empty: none)")
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds before a command is stopped")
+    parser.add_argument("--base", type=Path, help="another revision's source tree: (c) is run with it too, interleaved")
     args = parser.parse_args()
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load {load:.2f}, {args.reps} alternating rounds, median CPU time\n")
@@ -244,7 +257,7 @@ def main() -> None:
             shutil.rmtree(root)
         for size in (int(s) for s in filter(None, args.sizes.split(","))):
             root = generate(work / f"gen-{size}", size)
-            bench_repository(f"generated, {size} recipes", root, args.reps, args.timeout, "examples/set0000/s0/conf/train.yaml")
+            bench_repository(f"generated, {size} recipes", root, args.reps, args.timeout, "examples/set0000/s0/conf/train.yaml", args.base)
             shutil.rmtree(root)
 
 

@@ -35,6 +35,16 @@ def bombs() -> dict[str, str]:
         "a=($a $a)": "a=xx\n" + "a=($a $a)\n" * many + LAUNCH,
         "b=$a; a=$b$b": "a=xx\n" + "b=$a; a=$b$b\n" * many + LAUNCH,
         "a=$((a*a))": "a=10\n" + "a=$((a*a))\n" * many + LAUNCH,
+        # branches as alternatives (#39): 64 ifs a launch uses (2**64 combinations, read once past 16),
+        # and 2,000 commands that each use a branched variable (read again 2,048 times in all)
+        "64 ifs, one launch": "".join(f'if [ -n "$C{i}" ]; then v{i}=1; else v{i}=2; fi\n' for i in range(many))
+        + "torchrun --nproc_per_node 8 train.py --x $a "
+        + " ".join(f"$v{i}" for i in range(many))
+        + "\n",
+        "2,000 branched uses": 'if [ -n "$C" ]; then a=1; else a=2; fi\n'
+        + "".join(f"b{i}=x\n" for i in range(100))
+        + "cat $a\n" * 2_000
+        + LAUNCH,
         "heredoc of $a": "a=xx\n" + 'a="$a$a"\n' * 20 + "cat <<EOF > ds.json\n" + '{"x": "$a$a$a$a"}\n' * 200 + "EOF\n" + LAUNCH,
     }
 

@@ -254,22 +254,36 @@ class ResultCache:
         return self._now[key]  # type: ignore[no-any-return]
 
     def read_side(self, name: str) -> Any:
-        """What `write_side` kept under `name` (None: nothing, or not readable JSON). Not an entry:
-        its user checks what it reads (recipelint.launchindex keys it on file identities)."""
+        """What `write_side` kept under `name` (None: nothing, not readable JSON, or not signed
+        by this user's key: a forged or edited file is refused, and its user builds it again).
+        Not an entry: its user checks what it reads (recipelint.launchindex keys it on file
+        identities)."""
+        import hmac
+
+        from recipelint.parse.files import SourceError, read_capped
+
+        try:  # a FIFO or /dev/zero in its place is refused, as a bucket is
+            data = read_capped(self.folder / f"{name}.json", BUCKET_BYTES, "a cache file")
+        except (OSError, SourceError, MemoryError):
+            return None
+        mac, _, body = data.partition(b"\n")
+        if not hmac.compare_digest(mac, _side_mac(name, body).encode()):
+            return None
         try:
-            with open(self.folder / f"{name}.json", "rb") as handle:
-                return json.loads(handle.read())
-        except (OSError, ValueError, RecursionError):
+            return json.loads(body)
+        except (ValueError, RecursionError, MemoryError):
             return None
 
     def write_side(self, name: str, data: Any) -> None:
-        """Keep `data` as JSON under `name`, written whole and renamed into place."""
+        """Keep `data` as JSON under `name`, signed (`_side_mac`), private to this user (0600 in
+        the 0700 folder), written whole and renamed into place."""
+        body = json.dumps(data, separators=(",", ":")).encode()
         temporary = self.folder / f"{name}.{os.getpid()}.{time.monotonic_ns()}.tmp"
         try:
             if not self.folder.is_dir():
                 self._create()
-            with open(temporary, "xb") as handle:
-                handle.write(json.dumps(data, separators=(",", ":")).encode())
+            with os.fdopen(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as handle:
+                handle.write(_side_mac(name, body).encode() + b"\n" + body)
             os.replace(temporary, self.folder / f"{name}.json")
         except OSError:  # as save(): the run is still right, only slower next time
             try:
@@ -408,6 +422,14 @@ class _Bucket:
             mac = _mac(name, entry["deps"], entry["outcome"])
             entries[name] = {"deps": [index(row) for row in entry["deps"]], "outcome": entry["outcome"], "mac": mac}
         return json.dumps({"format": FORMAT, "inputs": table, "entries": entries}, separators=(",", ":")).encode()
+
+
+def _side_mac(name: str, body: bytes) -> str:
+    """A side file's MAC under this user's key, over its name (a file renamed to another side's
+    name is refused) and its bytes."""
+    import hmac
+
+    return hmac.new(_secret(), name.encode() + b"\0" + body, hashlib.sha256).hexdigest()
 
 
 def _mac(name: str, rows: list[Any], outcome: Any) -> str:

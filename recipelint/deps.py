@@ -93,12 +93,28 @@ def signature(kind: str, path: str, st: os.stat_result | None = None) -> Any:
     return "d" if stat_module.S_ISDIR(mode) else "o"
 
 
-def _names(folder: str, patterns: tuple[str, ...]) -> list[str] | str:
-    from fnmatch import fnmatchcase
+_MATCHERS: dict[tuple[str, ...], Any] = {}
 
+
+def _matcher(patterns: tuple[str, ...]) -> Any:
+    """One regular expression for the patterns (fnmatchcase's meaning): a folder of 5,000 recipes
+    is one match per name, not one per name and pattern."""
+    match = _MATCHERS.get(patterns)
+    if match is None:
+        import re
+        from fnmatch import translate
+
+        match = _MATCHERS[patterns] = (
+            re.compile("|".join(f"(?:{translate(p)})" for p in patterns)).match if patterns else (lambda name: None)
+        )
+    return match
+
+
+def _names(folder: str, patterns: tuple[str, ...]) -> list[str] | str:
+    match = _matcher(patterns)
     try:
         with os.scandir(folder) as entries:
-            return sorted(e.name for e in entries if any(fnmatchcase(e.name, p) for p in patterns))
+            return sorted(e.name for e in entries if match(e.name))
     except (OSError, ValueError):
         return "m"
 

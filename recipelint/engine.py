@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from recipelint.diagnostics import Diagnostic
     from recipelint.hardware.profile import Hardware
     from recipelint.hardware.report import Judged
-    from recipelint.model import Recipe
+    from recipelint.model import Alternative, Recipe
     from recipelint.rules import Rule
     from recipelint.suppression import Suppression
 
@@ -142,6 +142,9 @@ class RecipeOutcome:
     judged: list[Judged] = field(default_factory=list)  # the machine it was judged against, and why
     recipe: Recipe | None = None  # only in a serial run that keeps recipes or observes them
     ctx: Context | None = None
+    # One alternative of a launch (Recipe.alternative): its own findings, for `show`; `found` holds
+    # the findings over every alternative on the first, none on the others.
+    alone: list[Diagnostic] | None = None
 
     @property
     def uses_hardware(self) -> bool:
@@ -211,10 +214,28 @@ def check_target(job: Job, target: Target, settings: Settings) -> Outcome:
     comments: dict[Path, list[Suppression]] = {}
     for recipe in recipes:
         outcome.recipes.append(_check_recipe(job, settings, recipe, said, comments))
+    _over_alternatives(outcome.recipes, recipes)
     # Memory stays flat in the number of files: a report that quotes a line reads it again.
     for path in {path for recipe in recipes for path in recipe.files}:
         job.files.forget(path)
     return outcome
+
+
+def _over_alternatives(items: list[RecipeOutcome], recipes: list[Recipe]) -> None:
+    """A launch read once per way bash can run it is judged once: its first alternative carries
+    the findings over all of them (diagnostics.over_alternatives), the others none, so no finding
+    is said twice; `show` still describes each."""
+    from recipelint.diagnostics import JudgedWay, over_alternatives
+
+    groups: dict[str, list[tuple[RecipeOutcome, Alternative]]] = {}
+    for item, recipe in zip(items, recipes, strict=True):
+        if recipe.alternative is not None:
+            groups.setdefault(recipe.alternative.group, []).append((item, recipe.alternative))
+    for members in groups.values():
+        count = members[0][1].count
+        merged = over_alternatives(count, [JudgedWay(way.ways, way.every, item.found, way.own, way.chosen) for item, way in members])
+        for index, (item, _) in enumerate(members):
+            item.alone, item.found = item.found, merged if index == 0 else []
 
 
 def _load(target: Target, files: FileCache) -> list[Recipe]:
@@ -477,7 +498,7 @@ def _gather(
             kept = apply(found, resolver, suppressions)
             result.diagnostics.extend(kept)
             if observe is not None and item.ctx is not None:
-                observe(item.ctx, kept)
+                observe(item.ctx, kept if item.alone is None else apply(item.alone, resolver, suppressions))
     derived = _skipped_rules(result.judged, rules)
     result.diagnostics.extend(apply(_not_the_node(result.judged, derived), resolver, suppressions))
     if inline_ignores:

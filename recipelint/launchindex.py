@@ -16,15 +16,29 @@ and inode, compared by the SHA-1 of its content only when those moved; a loaded 
 names also by the files its loading read (sourced scripts, what it calls), the configs it
 names excepted: a changed train.yaml leaves the index as it is, so a commit that changes one
 config in a repository of 5,000 recipes loads one launch, not 5,000.
+
+The kept index has two files, each signed with the user's cache key (ResultCache.write_side):
+the whole index (`launch-index`), read only when something changed, and its quick form
+(`launch-index-quick`, `Quick`): the folders each walk listed with their times, the launch
+files with their identities, which of them hold a name (by name), what each names (by the
+config's base name) and the inputs those names were made from, in a few long strings that
+decode at the speed of a copy. A run whose every folder and launch file is as the quick form
+says (one stat each, nothing decoded per file) answers from it; anything else (a folder or
+launch file that moved, one never loaded, an input that changed) falls back to the whole
+index, which is then written again with a new quick form. The answer is the same either way:
+the quick form holds nothing the whole index does not, and is used only when every stat the
+whole index would compare matches.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import stat
 import time
+from array import array
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -38,7 +52,8 @@ if TYPE_CHECKING:
 
 MAX_LAUNCH_FILES = 20_000  # shell and Markdown files read to find the launches of configs passed alone
 MAX_WALKED = 50_000  # files looked at in that search, whatever their kind
-FORMAT = 1
+FORMAT = 2
+QUICK_FORMAT = 1
 RACY_NS = 2_000_000_000  # a folder or file changed this close to the run is listed or read again next run
 
 # The words of a launch file that may be a file name: what lies between shell and Markdown
@@ -62,9 +77,11 @@ class Index:
 
     def __init__(self, store: Store | None = None) -> None:
         self.store = store
-        data = store.read() if store is not None else {}
-        self.folders: dict[str, list[Any]] = data.get("folders", {})  # folder -> [mtime_ns | None, files, subfolders, launch names]
-        self.entries: dict[str, dict[str, Any]] = data.get("entries", {})  # launch file -> its entry
+        self.quick = store.read_quick() if store is not None else None
+        self._whole = store is None  # the whole kept index is read only when the quick form does not answer
+        self.folders: dict[str, list[Any]] = {}  # folder -> [mtime_ns | None, files, subfolders, launch names]
+        self.entries: dict[str, dict[str, Any]] = {}  # launch file -> its entry
+        self._walks: dict[tuple[str, bool], tuple[str, str] | None] = {}  # each walk of this run: its folders and their times (Quick)
         self._valid: set[str] = set()  # entries checked against the disk in this run
         self._listed: dict[tuple[str, bool], list[tuple[str, str]]] = {}
         self._loaded: set[str] = set()  # launch files loaded in this run
@@ -81,12 +98,19 @@ class Index:
         at most MAX_LAUNCH_FILES of them, among the first MAX_WALKED files, in os.walk's order."""
         key = (str(top), recursive)
         if key not in self._listed:
+            quick = self.quick.walk(key) if self.quick is not None else None
+            if quick is not None:
+                self._listed[key], self._walks[key] = quick
+                return quick[0]
+            self.whole()
             found: list[tuple[str, str]] = []
             seen = 0
             todo = [str(top)]
+            walked: list[tuple[str, int]] = []
             while todo and seen < MAX_WALKED and len(found) < MAX_LAUNCH_FILES:
                 folder = todo.pop()
                 listing = self._listing(folder)
+                walked.append((folder, -2 if listing is None else -1 if listing[0] is None else listing[0]))
                 if listing is None:
                     continue
                 seen += listing[1]
@@ -94,6 +118,7 @@ class Index:
                 if recursive:
                     todo.extend(f"{folder}{os.sep}{name}" for name in reversed(listing[2]))
             self._listed[key] = found[:MAX_LAUNCH_FILES]
+            self._walks[key] = _walk_form(str(top), walked)
         return self._listed[key]
 
     def _listing(self, folder: str) -> list[Any] | None:
@@ -127,7 +152,7 @@ class Index:
             try:
                 data = files.read(Path(path)).data
             except SourceError:
-                return []
+                data = b""  # unreadable (too large, not text): no names, until its identity moves
             files.forget(Path(path))
             identity = _identity(path)
             if identity is None or self._now - identity[1] <= RACY_NS:
@@ -138,7 +163,7 @@ class Index:
             self.dirty = True
         return entry["t"]  # type: ignore[no-any-return]
 
-    def names(self, path: str, kind: str, files: FileCache, key: Any, wanted: set[str]) -> dict[str, tuple[int, ...]]:
+    def names(self, path: str, kind: str, files: FileCache, key: Any, wanted: set[str]) -> dict[str, list[int]]:
         """The paths (resolved by `key`) the launches in `path` name, each with the lines of those
         launches; loaded once per run, or kept from an earlier run while what it read holds (the
         launch file itself is checked by `tokens`; what it sources only when it names one of the
@@ -146,7 +171,7 @@ class Index:
         itself)."""
         entry = self.entries.get(path)
         if entry is not None and isinstance(entry.get("n"), dict) and self._inputs_hold(entry, wanted):
-            return {name: tuple(lines) for name, lines in entry["n"].items()}
+            return entry["n"]  # type: ignore[no-any-return]  # read only (a keystroke in the server asks each launch file)
         self._loaded.add(path)
         recipes, inputs = self._load(kind, Path(path), files)
         found: dict[str, list[int]] = {}
@@ -161,7 +186,7 @@ class Index:
         if entry is not None and (inputs is not None or self.store is None):
             entry["n"], entry["d"] = found, inputs or []  # kept by a store only when its inputs are known
             self.dirty = True
-        return {name: tuple(lines) for name, lines in found.items()}
+        return found
 
     def unused(self, path: str, kind: str, files: FileCache) -> None:
         """A launch file loaded for the index that names no config passed: its recipes and texts
@@ -236,9 +261,20 @@ class Index:
         with deps.paused():
             return all(self.store.holds(row) for row in entry["d"])
 
+    def whole(self) -> None:
+        """Read the whole kept index (once): the quick form did not answer."""
+        if self._whole:
+            return
+        self._whole = self.dirty = True  # written again, with a quick form that answers next time
+        data = self.store.read() if self.store is not None else {}
+        self.folders, self.entries = data.get("folders", {}), data.get("entries", {})
+
     def reset(self) -> None:
         """Forget what was stored (a kept index that does not read as one is rebuilt)."""
+        self._whole = True
+        self.quick = None
         self.folders, self.entries = {}, {}
+        self._walks.clear()
         self._listed.clear()
         self._valid.clear()
         self.dirty = True
@@ -271,6 +307,7 @@ class Index:
     def save(self) -> None:
         if self.store is not None and self.dirty:
             self.store.write({"format": FORMAT, "folders": self.folders, "entries": self.entries})
+            self.store.write_quick(Quick.encode(self.entries, self._walks, self._listed))
             self.dirty = False
 
 
@@ -284,18 +321,23 @@ def naming(index: Index, configs: list[tuple[Path, Path, list[tuple[str, str]]]]
         wanted.setdefault(config.name, []).append(identity)  # the name a launch writes is the one passed
         for kind, path in launch_files:
             candidates.setdefault(path, kind)
+    quick = index.quick.naming(candidates, wanted, index.store) if index.quick is not None and index.store is not None else None
+    if quick is not None:
+        return quick
+    index.whole()
     found: dict[Path, list[Launch]] = {identity: [] for _, identity, _ in configs}
+    shown_as = {identity: str(identity) for identities in wanted.values() for identity in identities}
     for path, kind in candidates.items():
         tokens = index.tokens(path, kind, files)
         held = [identity for name in wanted if name in tokens for identity in wanted[name]] if tokens else []
         if not held:
             continue
-        named = index.names(path, kind, files, key, {str(identity) for identity in held})
+        named = index.names(path, kind, files, key, {shown_as[identity] for identity in held})
         naming_any = False
         for identity in held:
-            lines = named.get(str(identity))
+            lines = named.get(shown_as[identity])
             if lines:
-                found[identity].append((kind, Path(path), lines))
+                found[identity].append((kind, Path(path), tuple(lines)))
                 naming_any = True
         if not naming_any:
             index.unused(path, kind, files)
@@ -371,6 +413,19 @@ class Store:
     def write(self, data: dict[str, Any]) -> None:
         self.cache.write_side("launch-index", data)
 
+    def read_quick(self) -> Quick | None:
+        data = self.cache.read_side("launch-index-quick")
+        if not isinstance(data, dict) or data.get("format") != QUICK_FORMAT:
+            return None
+        try:
+            return Quick(data)
+        except BROKEN:
+            return None
+
+    def write_quick(self, data: dict[str, Any] | None) -> None:
+        if data is not None:
+            self.cache.write_side("launch-index-quick", data)
+
     def inputs(self, events: dict[deps.Event, Any]) -> list[list[Any]] | None:
         return self.cache.inputs(events)  # type: ignore[no-any-return]
 
@@ -379,6 +434,177 @@ class Store:
             return bool(self.cache.holds(row))
         except (KeyError, TypeError, ValueError, IndexError, AttributeError):
             return False
+
+
+Walk = tuple[str, bool]  # (top, recursive): one listing of launch files
+_KIND_CODE = {"script": "s", "markdown": "m"}
+_CODE_KIND = {code: kind for kind, code in _KIND_CODE.items()}
+
+
+class Quick:
+    """The kept index's quick form (the module's docstring): read whole on every run, decoded
+    per file only where a name passed is held. Each column is one string: paths joined by
+    newlines, numbers as the hex of a machine array."""
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        files = data["files"]
+        self.paths: list[str] = files["p"].split("\n") if files["p"] else []
+        self.stats = _ints("q", files["s"])  # size, mtime, inode of each launch file
+        self.unloaded = frozenset(_ints("i", files["u"]))  # launch files whose launches were never loaded
+        self.inputs: list[str] = files["x"]  # per launch file: the inputs of what it names (JSON), or ""
+        self.tokens: dict[str, str] = data["tokens"]  # a name -> the launch files holding it
+        self.named: dict[str, str] = data["named"]  # a base name -> {config: [[launch file, lines]]} (JSON)
+        self.walks: dict[str, list[str]] = data["walks"]  # "top\tR" -> [folders, their times, launch files, kinds]
+        if len(self.stats) != 3 * len(self.paths) or not isinstance(self.inputs, list) or len(self.inputs) != len(self.paths):
+            raise ValueError("not a quick form")
+        if not all(isinstance(part, dict) for part in (self.tokens, self.named, self.walks)):
+            raise ValueError("not a quick form")
+        self._ids: dict[str, int] | None = None
+
+    def walk(self, key: Walk) -> tuple[list[tuple[str, str]], tuple[str, str]] | None:
+        """The launch files a walk lists, when each folder it listed has the time it had then."""
+        stored = self.walks.get(f"{key[0]}\t{int(key[1])}")
+        if not isinstance(stored, list) or len(stored) != 4 or not all(isinstance(part, str) for part in stored):
+            return None
+        folders, times, launches, kinds = stored
+        try:
+            held = _folders_hold(key[0], folders.split("\n"), _ints("q", times))
+            ids = _ints("i", launches)
+            if not held or len(ids) != len(kinds):
+                return None
+            return [(_CODE_KIND[code], self.paths[i]) for i, code in zip(ids, kinds, strict=True)], (folders, times)
+        except (*BROKEN, OSError):
+            return None
+
+    def naming(self, candidates: dict[str, str], wanted: dict[str, list[Path]], store: Store) -> dict[Path, list[Launch]] | None:
+        """What `naming` finds, when every candidate launch file is as kept (its stat), every one
+        holding a name passed was loaded, and the inputs of what it names hold; else None."""
+        try:
+            holders, hits = self._hits(wanted)
+            if self._ids is None:
+                self._ids = {path: i for i, path in enumerate(self.paths)}
+            found: dict[Path, list[Launch]] = {identity: [] for identities in wanted.values() for identity in identities}
+            stats, unloaded = self.stats, self.unloaded
+            for path, kind in candidates.items():
+                i = self._ids.get(path)
+                if i is None or (i in holders and i in unloaded):
+                    return None
+                st = _stat(path)  # one stat and three comparisons a launch file: this loop is the run's cost
+                if (
+                    st.st_mtime_ns != stats[3 * i + 1]
+                    or st.st_size != stats[3 * i]
+                    or st.st_ino != stats[3 * i + 2]
+                    or not stat.S_ISREG(st.st_mode)
+                ):
+                    return None
+                hit = hits.get(i)
+                if hit:
+                    if not self._inputs_hold(i, store):
+                        return None
+                    for identity, lines in hit:
+                        found[identity].append((kind, Path(path), tuple(lines)))
+            return found
+        except (*BROKEN, OSError):
+            return None
+
+    def _hits(self, wanted: dict[str, list[Path]]) -> tuple[set[int], dict[int, list[tuple[Path, list[int]]]]]:
+        """The launch files holding a name passed, and for each, the configs passed it names."""
+        holders: set[int] = set()
+        hits: dict[int, list[tuple[Path, list[int]]]] = {}
+        for name, identities in wanted.items():
+            held = set(_ints("i", self.tokens.get(name, "")))
+            holders |= held
+            named = json.loads(self.named[name]) if name in self.named else {}
+            for identity in identities:
+                for i, lines in named.get(str(identity), ()):
+                    if i in held and lines:
+                        hits.setdefault(i, []).append((identity, lines))
+        return holders, hits
+
+    def _inputs_hold(self, i: int, store: Store) -> bool:
+        with deps.paused():
+            return all(store.holds(row) for row in json.loads(self.inputs[i]))
+
+    @staticmethod
+    def encode(
+        entries: dict[str, dict[str, Any]], walks: dict[Walk, tuple[str, str] | None], listed: dict[Walk, list[tuple[str, str]]]
+    ) -> dict[str, Any] | None:
+        """The quick form of the whole index (None: it has none: a path holds a newline, or a
+        number does not fit the arrays)."""
+        paths = list(entries)
+        if any("\n" in path for path in paths):
+            return None
+        ids = {path: i for i, path in enumerate(paths)}
+        stats, unloaded, inputs = array("q"), array("i"), []
+        tokens: dict[str, array[int]] = {}
+        named: dict[str, dict[str, list[list[Any]]]] = {}
+        try:
+            for i, entry in enumerate(entries.values()):
+                stats.extend(entry["s"])
+                for token in entry["t"]:
+                    tokens.setdefault(token, array("i")).append(i)
+                if entry["n"] is None:
+                    unloaded.append(i)
+                inputs.append("" if entry["n"] is None else json.dumps(entry["d"], separators=(",", ":")))
+                for config, lines in (entry["n"] or {}).items():
+                    named.setdefault(os.path.basename(config), {}).setdefault(config, []).append([i, lines])
+        except (*BROKEN, OverflowError):
+            return None
+        kept = {}
+        for key, form in walks.items():
+            launches = listed.get(key)
+            if form is not None and launches is not None and all(path in ids for _, path in launches):
+                kept[f"{key[0]}\t{int(key[1])}"] = [
+                    *form,
+                    array("i", [ids[path] for _, path in launches]).tobytes().hex(),
+                    "".join(_KIND_CODE[kind] for kind, _ in launches),
+                ]
+        return {
+            "format": QUICK_FORMAT,
+            "files": {"p": "\n".join(paths), "s": stats.tobytes().hex(), "u": unloaded.tobytes().hex(), "x": inputs},
+            "tokens": {token: held.tobytes().hex() for token, held in tokens.items()},
+            "named": {name: json.dumps(configs, separators=(",", ":")) for name, configs in named.items()},
+            "walks": kept,
+        }
+
+
+def _ints(code: str, text: str) -> array[int]:
+    values = array(code)
+    values.frombytes(bytes.fromhex(text))
+    return values
+
+
+def _walk_form(top: str, walked: list[tuple[str, int]]) -> tuple[str, str] | None:
+    """A walk's folders (relative to its top) and their times (-1: too recent to tell, -2: not
+    listed), as Quick keeps them."""
+    names = ["." if folder == top else folder[len(top) + 1 :] for folder, _ in walked]
+    if any("\n" in name for name in names):
+        return None
+    try:
+        return "\n".join(names), array("q", [mtime for _, mtime in walked]).tobytes().hex()
+    except OverflowError:
+        return None
+
+
+def _folders_hold(top: str, names: list[str], times: array[int]) -> bool:
+    """Whether each folder under `top` has the time it had (one stat each, relative to the top's
+    descriptor where the platform allows: the path is not walked from the root each time)."""
+    if len(names) != len(times):
+        return False
+    relative = _stat in os.supports_dir_fd
+    fd = os.open(top, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)) if relative else None
+    try:
+        for name, mtime in zip(names, times, strict=True):
+            try:
+                now = _stat(name, dir_fd=fd).st_mtime_ns if fd is not None else _stat(os.path.join(top, name)).st_mtime_ns
+            except OSError:
+                now = -2
+            if now != mtime:
+                return False
+        return True
+    finally:
+        if fd is not None:
+            os.close(fd)
 
 
 def _entry_ok(entry: Any) -> bool:

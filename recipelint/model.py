@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 from recipelint.parse.files import FileCache, SourceError
 from recipelint.parse.shell import Command, ShellScript, Word
+from recipelint.parse.shellvariants import described
 from recipelint.parse.span import SourceText, Span
 from recipelint.parse.tree import Document
 from recipelint.parse.where import shown, shown_folder
@@ -238,6 +239,25 @@ def consumer_from_filler(filler: str) -> Consumer:
 
 
 @dataclass
+class Alternative:
+    """Which way of running a launch a recipe is: its conditions, and its place among the others.
+    The findings of a launch's alternatives are judged together (engine: a verdict that holds on
+    every one keeps its severity, on some is a warning naming them, on none is not said)."""
+
+    ways: tuple[tuple[str, ...], ...]  # the combinations of branches that run it, each its conditions
+    every: tuple[tuple[str, ...], ...]  # every combination the launch has
+    index: int
+    count: int
+    group: str  # the launch the alternatives are of: its path, offset, and place among its recipes
+    own: Path | None = None  # the config this way alone reads (one of the files an argument chooses)
+    chosen: str = ""  # said with each finding in that config: which launch it was judged with
+
+    @property
+    def label(self) -> str:
+        return described(list(self.ways), list(self.every))
+
+
+@dataclass
 class Recipe:
     """A training recipe: its launch script, the configs it names, and the data it reads.
 
@@ -280,6 +300,9 @@ class Recipe:
     # What the training script's Hugging Face HfArgumentParser receives and the TrainingArguments
     # it builds in code (recipelint.parse.hfparser); None: no script read, or none found.
     hf_args: Reading | None = None
+    # One of the ways a launch runs when its variables differ between branches (the command read
+    # once per combination); None: the launch runs one way, as far as the script tells.
+    alternative: Alternative | None = None
     # Each toolkit's own typed facts, by their class (WeNet's data lists: toolkits/wenet/part.py).
     # The core names none: a toolkit's front end keeps its part here, and its rules read it back
     # as that class (`part`, `own`); another toolkit's recipe has none.

@@ -129,3 +129,27 @@ def test_rl016_quiet_for_a_real_assignment_a_test_or_a_variable_the_launch_does_
         "torchrun --nproc_per_node 8 train.py\nNGPU = 8\n",
     ):
         assert _found(tmp_path, "RL016", text) == [], text
+
+
+def test_rl508_on_deepspeed_s_own_example_and_quiet_beside_it() -> None:
+    """deepspeedai/DeepSpeed@f6cfd682's examples/opsd: its README's vLLM smoke test and
+    scripts/train_opsd_vllm.sh pass --num_gpus with --include, which the runner of the same commit
+    refuses (launcher/runner.py:464); train_opsd_hybrid.sh and the README's other launch pass
+    --num_gpus alone."""
+    folder = Path(__file__).parent / "data" / "upstream" / "deepspeed-opsd" / "examples" / "opsd"
+    readme = [d for d in lint(folder / "README.md") if d.code == "RL508"]
+    assert [(d.span.line, d.severity) for d in readme] == [(107, Severity.ERROR)]
+    (script,) = [d for d in lint(folder / "scripts" / "train_opsd_vllm.sh") if d.code == "RL508"]
+    assert script.severity is Severity.ERROR and "--include localhost:0,1,2,3,4,5 with --num_gpus 6" in script.message
+    assert [d for d in lint(folder / "scripts" / "train_opsd_hybrid.sh") if d.code == "RL508"] == []
+
+
+def test_rl509_on_diffusers_distributed_inference_guide() -> None:
+    """huggingface/diffusers@58eb52c0's docs/source/en/training/distributed_inference.md tells users
+    to set the GPU count with `accelerate launch run_distributed.py --num_processes=2`: the script
+    gets the option and accelerate runs its default. The script is not in the guide, so its parser
+    is unknown: a warning. Its `torchrun --nproc_per_node=2 run_distributed.py` is quiet."""
+    guide = Path(__file__).parent / "data/upstream/diffusers-docs/docs/source/en/training/distributed_inference.md"
+    (finding,) = [d for d in lint(guide) if d.code == "RL509"]
+    assert (finding.span.line, finding.severity, finding.setting) == (56, Severity.WARNING, "num_processes")
+    assert "the script was not found to read" in finding.message

@@ -246,3 +246,83 @@ def test_a_new_launch_file_is_found_with_the_index_kept(tmp_path: Path, monkeypa
     (config.parent.parent / "train_again.sh").write_text(moved)
     again = run([config], tmp_path, ResultCache(cache_dir))
     assert any("judged with the launch at" in " ".join(d.evidence) for d in again.diagnostics)
+
+
+def _whole_reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many times a run read the whole kept index (the quick form did not answer)."""
+    from recipelint.launchindex import Store
+
+    reads: list[int] = []
+    real = Store.read
+
+    def read(self: Store) -> dict[str, object]:
+        reads.append(1)
+        return real(self)
+
+    monkeypatch.setattr(Store, "read", read)
+    return reads
+
+
+def _messages(result: engine.Result) -> list[tuple[str, str, str]]:
+    return [(d.code, d.message, " ".join(d.evidence)) for d in result.diagnostics]
+
+
+def test_the_quick_index_answers_a_changed_config_and_sees_a_launch_rewritten_in_place(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A changed config is answered from the quick form (no launch file read, the whole index not
+    read); a run.sh rewritten in place (its folder's time unchanged) that no longer names the
+    config is seen by its own stat: the config is then judged alone, as without a cache."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("recipelint.cache.RACY_SECONDS", 0.0)
+    monkeypatch.setattr("recipelint.launchindex.RACY_NS", 0)
+    configs = recipes(tmp_path, 3)
+    cache_dir = tmp_path / ".recipelint_cache"  # outside the walk, as the default folder is
+    cache_dir.mkdir()  # made by an earlier run: making it moves the top folder's time
+    run([configs[0]], tmp_path, ResultCache(cache_dir))
+    reads = _whole_reads(monkeypatch)
+    with open(configs[1], "a", encoding="utf-8") as handle:
+        handle.write("# edited\n")
+    quick = run([configs[1]], tmp_path, ResultCache(cache_dir))
+    assert reads == [] and any(code == "RL102" for code, _, _ in _messages(quick))  # the launch's 64 workers
+    assert _messages(quick) == _messages(run([configs[1]], tmp_path))
+    run_sh = configs[1].parent.parent / "run.sh"
+    folder_time = run_sh.parent.stat().st_mtime_ns
+    text = run_sh.read_text()
+    with open(run_sh, "r+", encoding="utf-8") as handle:  # in place: the folder's time does not move
+        handle.write(text.replace("conf/train.yaml", "conf/other.yaml"))
+        handle.truncate()
+    assert run_sh.parent.stat().st_mtime_ns == folder_time
+    rewritten = run([configs[1]], tmp_path, ResultCache(cache_dir))
+    assert reads == [1]
+    assert not any(code == "RL102" for code, _, _ in _messages(rewritten))
+    assert _messages(rewritten) == _messages(run([configs[1]], tmp_path))
+
+
+def test_a_tampered_kept_index_is_refused_and_built_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The kept index is private (0600 files in the 0700 folder) and signed with the user's cache
+    key: an edited one (here, one that says no launch names any config) is refused, the run is
+    what it is without a cache, and the index is written again, signed."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("recipelint.cache.RACY_SECONDS", 0.0)
+    monkeypatch.setattr("recipelint.launchindex.RACY_NS", 0)
+    (config,) = recipes(tmp_path, 1)
+    cache_dir = tmp_path / ".recipelint_cache"  # outside the walk, as the default folder is
+    run([config], tmp_path, ResultCache(cache_dir))
+    (folder,) = [p for p in cache_dir.iterdir() if p.is_dir()]
+    kept = [folder / "launch-index.json", folder / "launch-index-quick.json"]
+    assert folder.stat().st_mode & 0o777 == 0o700 and all(p.stat().st_mode & 0o777 == 0o600 for p in kept)
+    for path in kept:
+        mac, _, body = path.read_bytes().partition(b"\n")
+        data = json.loads(body)
+        if "named" in data:
+            data["named"] = {}
+        else:
+            data["entries"] = {name: {**entry, "n": {}} for name, entry in data["entries"].items()}
+        path.write_bytes(mac + b"\n" + json.dumps(data).encode())
+    with open(config, "a", encoding="utf-8") as handle:
+        handle.write("# edited\n")
+    again = run([config], tmp_path, ResultCache(cache_dir))
+    assert any(code == "RL102" for code, _, _ in _messages(again))  # judged with its launch
+    assert _messages(again) == _messages(run([config], tmp_path))
+    assert all(ResultCache(cache_dir).read_side(path.stem) is not None for path in kept)  # written again, signed

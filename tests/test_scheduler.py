@@ -366,22 +366,28 @@ def test_bash_c_launch_ranks_against_the_jobs_gpus(tmp_path: Path) -> None:
 def test_alignment_handbook_launch_slurm_is_read(tmp_path: Path) -> None:
     """alignment-handbook's recipes/launch.slurm: `srun $SRUN_ARGS bash -c "$LAUNCHER $CMD"` with an
     `accelerate launch --config_file recipes/accelerate_configs/$ACCELERATOR.yaml` whose name the
-    command line decides: the launch is read and nothing is judged wrong."""
+    command line decides (its option loop's "$2"): the launch is read once per file that name may
+    be (#39: it was one launch with the config unknown), and nothing is judged wrong."""
     script = clone("slurm/alignment-handbook", tmp_path) / "recipes" / "launch.slurm"
-    [described], result = _check(script)
-    launch = {item.label: item.value for section in described.sections if section.title == "launch" for item in section.items}
-    assert launch["launcher"] == "accelerate"
-    assert _judged(result) == []
-    # `--accelerator zero3` on sbatch's command line sets ACCELERATOR (its option loop's "$2"): the
-    # config's name is the run time's, not `accelerate_configs/.yaml` (a false RL010 otherwise)
-    configs = {item.label: item for section in described.sections if section.title == "configs" for item in section.items}
-    assert configs["Accelerate config"].value == "unknown"
-    assert "ACCELERATOR may be set from the command line" in configs["Accelerate config"].source
+    # its `srun ... trl vllm-serve` on the last node (line 128) is TRL's generation server: RL556
+    [server, *described], result = _check(script)
+    assert server.toolkit == "unjudged"
+    assert [d.code for d in result.diagnostics if d.code == "RL556"] == ["RL556"]
+    configs = [item for d in described for section in d.sections if section.title == "configs" for item in section.items]
+    assert [c.value for c in configs if c.label == "Accelerate config"] == [
+        f"recipes/accelerate_configs/{name}.yaml" for name in ("ddp", "fsdp", "zero3")
+    ]
+    launch = {item.label: item.value for section in described[2].sections if section.title == "launch" for item in section.items}
+    assert launch["launcher"] == "accelerate" and launch["distributed type"] == "DEEPSPEED"
+    assert launch["alternative"] == (
+        "3 of 3: when the config is recipes/accelerate_configs/zero3.yaml (one of the 3 files recipes/accelerate_configs/*.yaml matches)"
+    )
+    assert _judged(result) == ["RL556"]
     from recipelint.hardware.profile import load_profile
 
     node = load_profile(A100)
     judged = engine.check([script], hardware=lambda: node, files=FileCache(), resolver=Resolver(isolated=True))
-    assert [d.code for d in judged.diagnostics] == []
+    assert [d.code for d in judged.diagnostics] == ["RL556"]
 
 
 def test_megatron_175b_srun_sh_c_starts_every_rank(tmp_path: Path) -> None:
@@ -391,3 +397,23 @@ def test_megatron_175b_srun_sh_c_starts_every_rank(tmp_path: Path) -> None:
     launch = {item.label: item.value for section in described.sections if section.title == "launch" for item in section.items}
     assert (launch["launcher"], launch["nodes"], launch["ranks per node"], launch["world size"]) == ("srun", "128", "8", "1024")
     assert _judged(result) == []
+
+
+def test_srun_without_nodes_runs_on_the_allocation_s_nodes(tmp_path: Path) -> None:
+    """`srun --ntasks=32 python train.py` in a 4-node batch job: 8 tasks a node over the job's 4
+    nodes (was 32 a node on 1 node: 128 ranks); outside a job file srun's nodes are the run time's
+    (its allocation), never 1."""
+    from tests.helpers import item
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "train.py").write_text("import torch\n")
+    job = tmp_path / "job.sh"
+    job.write_text("#!/bin/bash\n#SBATCH --nodes=4\n#SBATCH --gres=gpu:8\nsrun --ntasks=32 python train.py --lr 1\n")
+    (recipe,), _ = _check(job)  # no profile: the job's allocation is the node (a profile's node count wins over it)
+    assert (item(recipe, "launch", "nodes").value, item(recipe, "launch", "ranks per node").value) == ("4", "8")
+    assert item(recipe, "launch", "ranks per node").source.startswith("--ntasks 32 over the 4 nodes of the allocation")
+    plain = tmp_path / "plain.sh"
+    plain.write_text("srun --ntasks-per-node=8 python train.py --lr 1\n")
+    (recipe,), _ = _check(plain)
+    nodes = item(recipe, "launch", "nodes")
+    assert nodes.value == "unknown" and "srun without --nodes runs on the nodes of the allocation" in nodes.source

@@ -38,6 +38,17 @@ def test_vllm_serve_under_sbatch_and_srun(tmp_path: Path) -> None:
     assert_snapshot("RL556", folder.diagnostics, tmp_path)
 
 
+def test_trl_vllm_serve_on_the_last_node_is_a_server() -> None:
+    """huggingface/open-r1@1416fa0c:slurm/train.slurm starts `srun --nodes=1 --ntasks=1
+    --nodelist=$VLLM_NODE trl vllm-serve ...` for GRPO's generation: one RL556 naming TRL's server
+    (it was a command no toolkit knew), the training launch beside it still read."""
+    path = Path(__file__).parent / "data/upstream/shell/open-r1/slurm/train.slurm"
+    found, result = _check(path)
+    (server,) = [d for d in result.diagnostics if d.code == "RL556"]
+    assert server.span.line == 133 and "TRL's vLLM server (`trl vllm-serve`)" in server.message
+    assert any(d.toolkit != "unjudged" and d.line == 174 for d in found)
+
+
 def test_an_sglang_server_is_no_torch_launch(tmp_path: Path) -> None:
     """`srun python -m sglang.launch_server --nnodes 2 --dist-init-addr ...` was a torch recipe
     with the rendezvous `(first host of SLURM_NODELIST):29500`."""

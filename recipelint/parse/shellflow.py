@@ -6,23 +6,28 @@ declarations, and each command recorded with the variables in force.
 
 from __future__ import annotations
 
+import fnmatch
 import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from recipelint.parse.shellnodes import (
     POSITIONAL,
+    argument_nodes,
     assigned_names,
     case_parts,
     clause_body,
     clause_condition,
     descendants,
+    plain_variable,
     substitution_nodes,
     unwrap,
     word_runs,
 )
 from recipelint.parse.shellrecords import (
     MAX_ITEMS,
+    MAX_VARIANT_COMMANDS,
+    MAX_VARIANTS,
     TOO_LARGE,
     Assignment,
     Binding,
@@ -30,12 +35,14 @@ from recipelint.parse.shellrecords import (
     Env,
     Failed,
     Override,
+    Variant,
     Word,
     merge_binding,
     short,
     too_large,
 )
 from recipelint.parse.shellsource import SourceReader
+from recipelint.parse.shellvariants import combinations, compared, outcome
 from recipelint.records import replace
 
 if TYPE_CHECKING:
@@ -43,6 +50,8 @@ if TYPE_CHECKING:
 
 # `${name` followed by what no parameter expansion allows (`${batch_size*2}`: arithmetic written
 # as an expansion): bash says "bad substitution" (tree-sitter-bash makes it an ERROR node).
+# The variables a command's text uses (`$X`, `${X}`, `${X:-d}`, `${X[@]}`), for its variants.
+_REFERENCE = re.compile(r"\$\{?#?([A-Za-z_][A-Za-z0-9_]*)")
 _BAD_SUBSTITUTION = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*[^A-Za-z0-9_:=?+#%/^,~@\[}-][^}]*\}")
 
 
@@ -68,29 +77,39 @@ class FlowReader(SourceReader):
         for child in nodes:
             self.walk(child)
 
-    def branch(self, nodes: list[Node], start: Env) -> Env:
+    def branch(self, nodes: list[Node], start: Env, told: dict[str, Binding] | None = None) -> Env:
         saved = self.env
         self.env = start.copy()
+        self.env.vars.update(told or {})
         self.walk_all(nodes)
         result, self.env = self.env, saved
+        for name, binding in (told or {}).items():  # what a test told holds inside the arm: not merged after it
+            if result.vars.get(name) is binding:
+                result.vars.pop(name)
         return result
 
-    def merge(self, envs: list[Env], where: str) -> Env:
-        live = [env for env in envs if not env.dead]
+    def merge(self, envs: list[Env], where: str, labels: list[str] | None = None) -> Env:
+        """The variables after a branching statement: each branch's `Env`, with its condition in
+        words (`labels`, in the same order) for the launches read once per branch."""
+        said = labels if labels is not None and len(labels) == len(envs) else [f"on branch {i + 1} of {where}" for i in range(len(envs))]
+        live = [(env, label) for env, label in zip(envs, said, strict=True) if not env.dead]
         if not live:
             dead = envs[0].copy()
             dead.dead = True
             return dead
         if len(live) == 1:
-            return live[0]
-        cwds = {env.cwd for env in live}
+            return live[0][0]
+        cwds = {env.cwd for env, _ in live}
         out = Env({}, cwds.pop() if len(cwds) == 1 else None)
-        for name in dict.fromkeys(n for env in live for n in env.vars):
-            items = [env.vars.get(name) for env in live]
-            out.vars[name] = merge_binding(name, items, where)
+        names = tuple(label for _, label in live)
+        for name in dict.fromkeys(n for env, _ in live for n in env.vars):
+            items = [env.vars.get(name) for env, _ in live]
+            out.vars[name] = merge_binding(name, items, where, names)
         return out
 
     def if_statement(self, node: Node) -> None:
+        """Each arm whose test the script's own values decide is taken or skipped as bash would;
+        the others are branches, merged with their conditions in words."""
         where = f"the if at line {self.line(node)}"
         condition: list[Node] = []
         body: list[Node] = []
@@ -103,34 +122,151 @@ class FlowReader(SourceReader):
                 clauses.append(child)
             elif child.is_named:
                 target.append(child)
+        arms = [(condition, body, self.line(node))]
+        arms.extend((clause_condition(c) if c.type == "elif_clause" else [], clause_body(c), self.line(c)) for c in clauses)
         first = next((c for c in condition if c.type != "comment"), None)
         if first is not None:
             where += f" ({short(self.text(first), 40)})"
-        self.walk_all(condition)
-        branches = [self.branch(body, self.env)]
-        has_else = False
-        for clause in clauses:
-            has_else = has_else or clause.type == "else_clause"
-            if clause.type == "elif_clause":
-                self.walk_all(clause_condition(clause))
-            branches.append(self.branch(clause_body(clause), self.env))
-        if not has_else:
-            branches.append(self.env)
-        self.env = self.merge(branches, where)
+        has_else = any(c.type == "else_clause" for c in clauses)
+        runs = any(_runs_commands(statements) for _, statements, _ in arms)
+        branches: list[Env] = []
+        labels: list[str] = []
+        failed: list[tuple[str, int]] = []  # the tests before this arm the run time decides
+        tried: list[Node | None] = []
+        for index, (checks, statements, line) in enumerate(arms):
+            test = next((c for c in checks if c.type != "comment"), None)
+            else_arm = has_else and index == len(arms) - 1
+            if not else_arm:
+                self.walk_all(checks)
+            decided = True if else_arm else self.decide(test, runs)
+            if decided is False:
+                continue
+            text = self.text(test) if test is not None else ""
+            labels.append(_none_held(failed) if else_arm or decided else outcome(text, True, line))
+            told = self.narrowed([(t, False) for t in tried] + ([] if else_arm else [(test, True)]))
+            branches.append(self.branch(statements, self.env, told))
+            if decided:
+                break
+            failed.append((text, line))
+            tried.append(test)
+        else:
+            told = self.narrowed([(t, False) for t in tried])
+            branches.append(self.env if not told else Env({**self.env.vars, **told}, self.env.cwd, self.env.dead))
+            labels.append(_none_held(failed))
+        self.env = self.merge(branches, where, labels)
+
+    def narrowed(self, tests: list[tuple[Node | None, bool]]) -> dict[str, Binding]:
+        """What an arm's tests tell of variables the script does not set: on the arm where `[ -n
+        "$X" ]` holds (or `[ -z "$X" ]` fails) X is set and not empty, where `[ "$X" == v ]` holds
+        it is v. (Where X is empty, unset says as much.)"""
+        out: dict[str, Binding] = {}
+        for test, holds in tests:
+            found = self.told(test, holds) if test is not None and test.type == "test_command" else None
+            known = found is not None and found[0] in self.env.vars and self.env.vars[found[0]].value is not None
+            if found is not None and not known and found[1].value != "":
+                out[found[0]] = found[1]
+        return out
+
+    def told(self, test: Node, holds: bool) -> tuple[str, Binding] | None:
+        """The variable a `[ ... ]` test speaks of and what it says of it on the arm (holds or not)."""
+        named = [c for c in test.named_children if c.type != "comment"]
+        parts = named[0].children if len(named) == 1 else []
+        texts = [self.text(p) for p in parts]
+        line = self.line(test)
+        if len(parts) == 2 and texts[0] in ("-n", "-z"):
+            name = plain_variable(texts[1].strip('"'))
+            empty = (texts[0] == "-z") == holds
+            said = f"{name} is set before the script runs and not empty (the test at line {line})"
+            return (name, Binding("", None) if empty else Binding(None, None, said)) if name else None
+        if len(parts) == 3 and ((texts[1] in ("=", "==")) == holds) and texts[1] in ("=", "==", "!="):
+            name = plain_variable(texts[0].strip('"'))
+            value = self.evaluate(parts[2])[0]
+            return (name, Binding(value, None)) if name and value is not None and not any(c in value for c in "*?[") else None
+        return None
+
+    def decide(self, node: Node | None, runs: bool) -> bool | None:
+        """Whether a condition holds with the script's own values (`$cmvn` being `true`, `[
+        "$engine" == "deepspeed" ]`); None: the run time decides. Decided only where the arms it
+        chooses between assign (`$cmvn && cmvn_opts=...`), as every value is read with the
+        script's defaults (the command line may set them: parse_options.sh, `X=$1`); where they
+        run commands (a stage guard, a launch per engine, a launch a toggle turns off) each arm
+        stays a branch, so no launch is lost to a default the user edits or the caller changes."""
+        if node is None or runs:
+            return None
+        return self.decided(node)
+
+    def decided(self, node: Node | None) -> bool | None:
+        kind = node.type if node is not None else ""
+        if node is None or kind not in ("negated_command", "list", "test_command", "command"):
+            return None
+        named = [c for c in node.named_children if c.type != "comment"]
+        if kind == "negated_command":
+            inner = self.decided(named[0]) if len(named) == 1 else None
+            return None if inner is None else not inner
+        if kind == "list":
+            operator = next((c.type for c in node.children if c.type in ("&&", "||")), None)
+            if len(named) != 2 or operator is None:
+                return None
+            return _combined(self.decided(named[0]), lambda: self.decided(named[1]), operator == "&&")
+        if kind == "test_command":
+            expression = named[0] if len(named) == 1 else None
+            if expression is None or expression.type not in ("unary_expression", "binary_expression"):
+                return None
+            operands = [self.text(p) if p.type == "test_operator" or not p.is_named else self.evaluate(p)[0] for p in expression.children]
+            return compared(operands)
+        words = [self.evaluate(part)[0] for part in argument_nodes(node)]
+        if words in (["true"], [":"], ["false"]):
+            return words != ["false"]
+        return compared(words[1:]) if words[:1] == ["test"] else None
 
     def case_statement(self, node: Node) -> None:
         where = f"the case at line {self.line(node)}"
+        value = node.child_by_field_name("value")
+        chosen = self.chosen_case(node, value)
+        if chosen is not None:  # the script's own value picks the arm, as bash would
+            self.walk_all(chosen)
+            return
+        written = self.text(value).strip("\"'") if value is not None else ""
+        subject = plain_variable(written) or short(written, 30) or "the value"
         branches = []
+        labels = []
         has_default = False
         for item in node.named_children:
             if item.type != "case_item":
                 continue
             statements, patterns = case_parts(item)
-            has_default = has_default or any(self.text(p) == "*" for p in patterns)
+            default = any(self.text(p) == "*" for p in patterns)
+            has_default = has_default or default
+            written = "|".join(self.text(p) for p in patterns)
+            labels.append(
+                f"when {subject} matches no other pattern (line {self.line(item)})"
+                if default
+                else f"when {subject} matches `{short(written, 40)}` (line {self.line(item)})"
+            )
             branches.append(self.branch(statements, self.env))
         if not has_default or not branches:
             branches.append(self.env)
-        self.env = self.merge(branches, where)
+            labels.append(f"when {subject} matches no pattern of the case at line {self.line(node)}")
+        self.env = self.merge(branches, where, labels)
+
+    def chosen_case(self, node: Node, value: Node | None) -> list[Node] | None:
+        """The statements of the arm a case runs when the script decides the value and every
+        pattern up to the match ([] when none matches); None: the run time decides."""
+        known = self.evaluate(value)[0] if value is not None else None
+        if known is None or value is None:
+            return None
+        arms = [case_parts(c)[0] for c in node.named_children if c.type == "case_item"]
+        if any(_runs_commands(a) for a in arms):
+            return None  # an arm that runs commands is always read (see decide)
+        for item in (c for c in node.named_children if c.type == "case_item"):
+            statements, patterns = case_parts(item)
+            for pattern in patterns:
+                written = self.text(pattern) if pattern.type == "extglob_pattern" else self.evaluate(pattern)[0]
+                if written is None:
+                    return None
+                if fnmatch.fnmatchcase(known, written):
+                    return statements
+        return []
 
     def loop(self, node: Node) -> None:
         """A loop body may run any number of times: what it assigns is unknown inside and after it."""
@@ -146,7 +282,14 @@ class FlowReader(SourceReader):
             else list(node.children)
         )
         ran = self.branch(body, start)
-        self.env = self.merge([before, ran], where)
+        line = self.line(node)
+        labels = [f"when the loop at line {line} does not run", f"when the loop at line {line} runs"]
+        if node.type == "for_statement" and re.search(r"\bin\s+\"?\$[@*]", self.text(node).split("\n", 1)[0]):
+            labels = [
+                f"when the script is given no arguments (the loop at line {line})",
+                f"when the script is given arguments (the loop at line {line})",
+            ]
+        self.env = self.merge([before, ran], where, labels)
 
     def isolated(self, node: Node) -> None:
         """A subshell or a pipeline: its commands run, its assignments and `cd` stay inside."""
@@ -170,8 +313,16 @@ class FlowReader(SourceReader):
             return
         left, right = named
         self.walk(left)
+        succeeds = not any(c.type == "||" for c in node.children)  # `a || b`: b runs when a fails
+        decided = self.decide(left, _runs_commands([right]))
+        if decided is not None:  # `$cmvn && cmvn_opts=...` with cmvn=true: b runs, or not, as bash decides
+            if decided == succeeds:
+                self.walk(right)
+            return
         taken = self.branch([right], self.env)
-        self.env = self.merge([self.env, taken], f"the {short(self.text(node), 40)!r} at line {self.line(node)}")
+        line = self.line(node)
+        labels = [outcome(self.text(left), not succeeds, line), outcome(self.text(left), succeeds, line)]
+        self.env = self.merge([self.env, taken], f"the {short(self.text(node), 40)!r} at line {line}", labels)
 
     def declaration(self, node: Node) -> None:
         text = self.text(node)
@@ -204,6 +355,8 @@ class FlowReader(SourceReader):
         if value_node is not None and self.refused(name, node, value_node):
             return
         appended = any(c.type == "+=" for c in node.children)
+        if appended and self.distributed(name, node, exported, tail):
+            return
         word = self.assigned_word(name, node, value_node, tail, appended and element is None)
         items = self.assigned_items(name, element, value_node, word, appended)
         # an element from an array already too large leaves this one's length unknown too (else it
@@ -230,6 +383,30 @@ class FlowReader(SourceReader):
         fields = self.fields(value_node) if plain and value_node is not None else None
         reason = _assignment_reason(name, word, self.line(node))
         self.env.vars[name] = Binding(word.value, assignment, reason, exported, fields, items=items)
+
+    def distributed(self, name: str, node: Node, exported: bool, tail: list[Node] | None) -> bool:
+        """`X+=(...)` (or `X+=v`) where X differs between branches: appended on each branch, so X
+        keeps its branches (FedML's `CMD+=(--hostfile ...)` in one if, `CMD+=(--num_gpus ...)` in
+        the next: each combination is the launch's words). False when X has no branches, or too
+        many ways to keep (then X is unknown after it, as before)."""
+        before = self.env.vars.get(name)
+        if before is None or before.branches is None or _leaves(before) > MAX_VARIANTS:
+            return False
+        results: list[Binding | None] = []
+        recording = self.recording
+        for index, branch in enumerate(before.branches):
+            if branch is None:
+                self.env.vars.pop(name, None)
+            else:
+                self.env.vars[name] = branch
+            self.recording = recording and index == 0  # the assignment is recorded once
+            try:
+                self.add_assignment(node, exported, tail)
+            finally:
+                self.recording = recording
+            results.append(self.env.vars.get(name))
+        self.env.vars[name] = merge_binding(name, results, before.where, before.labels)
+        return True
 
     def assigned_word(self, name: str, node: Node, value_node: Node | None, tail: list[Node] | None, appended: bool) -> Word:
         """The word an assignment gives its variable; `X+=v` appends to the value before."""
@@ -307,6 +484,61 @@ class FlowReader(SourceReader):
             for run in prefixes:
                 self.add_assignment(run[0], False, run[1:])
             return
+        words, env = self.command_words(prefixes, rest)
+        command = Command(words, self.span(node), env, dict(self.env.vars), self.env.cwd)
+        if self.recording:
+            self.variants(command, node, prefixes, rest)
+            self.commands.append(command)
+        for child in node.named_children:  # commands inside $(...) are not launches, but look anyway
+            if child.type in ("command_substitution", "process_substitution"):
+                self.isolated(child)
+        self.builtin(command, node)
+
+    def variants(self, command: Command, node: Node, prefixes: list[list[Node]], rest: list[list[Node]]) -> None:
+        """The command once per combination of the branches its variables come from (a launch
+        whose `$DISTRIBUTED_ARGS` an `if` sets two ways is two launches, each read whole), unless
+        every combination gives the same words. Past MAX_VARIANTS: none, and why."""
+        if command.name in _QUIET:  # `echo $X`, `mkdir -p $dir`: never a launch, never read again
+            return
+        names = list(dict.fromkeys(_REFERENCE.findall(self.text(node))))
+        if self.variants_left <= 0:  # spent: a branched variable leaves the command read once
+            if any(self.env.vars[n].branches is not None for n in names if n in self.env.vars):
+                command.undecided = f"unknown: too many alternatives (the script's commands read over {MAX_VARIANT_COMMANDS} ways in all)"
+            return
+        choices = combinations(self.env.vars, names)
+        if choices is None:
+            command.undecided = f"unknown: too many alternatives (over {MAX_VARIANTS} combinations of the branches its variables come from)"
+            return
+        if not choices:
+            return
+        if len(choices) > self.variants_left:
+            command.undecided = f"unknown: too many alternatives (the script's commands read over {MAX_VARIANT_COMMANDS} ways in all)"
+            return
+        self.variants_left -= len(choices)
+        saved, recording = self.env, self.recording
+        self.recording = False  # reading a variant again records nothing (no command, no assignment)
+        found: dict[tuple[object, ...], Variant] = {}
+        try:
+            for labels, chosen in choices:
+                self.env = saved.copy()
+                for name, binding in chosen.items():
+                    if binding is None:
+                        self.env.vars.pop(name, None)
+                    else:
+                        self.env.vars[name] = binding
+                words, env = self.command_words(prefixes, rest)
+                key = tuple((w.value, w.reason is None) for w in [*words, *env.values()])
+                if key in found:  # two combinations, one command
+                    found[key].ways += (labels,)
+                    continue
+                found[key] = Variant(Command(words, command.span, env, dict(self.env.vars), self.env.cwd), (labels,))
+        finally:
+            self.env, self.recording = saved, recording
+        if len(found) > 1:
+            command.variants = list(found.values())
+
+    def command_words(self, prefixes: list[list[Node]], rest: list[list[Node]]) -> tuple[list[Word], dict[str, Word]]:
+        """A command's words and its `VAR=x` prefixes, as the variables in force give them."""
         env: dict[str, Word] = {}
         for run in prefixes:
             name_node = run[0].child_by_field_name("name")
@@ -321,15 +553,46 @@ class FlowReader(SourceReader):
             word_node = unwrap(run[0])
             words.extend(self.expand_word(word_node))
         inline = self.inline_c(words, env)
-        if inline is not None:
-            words, env = inline
-        command = Command(words, self.span(node), env, dict(self.env.vars), self.env.cwd)
-        if self.recording:
-            self.commands.append(command)
-        for child in node.named_children:  # commands inside $(...) are not launches, but look anyway
-            if child.type in ("command_substitution", "process_substitution"):
-                self.isolated(child)
-        self.builtin(command, node)
+        return inline if inline is not None else (words, env)
+
+
+# What an arm may run beside assignments without changing what a launch gets.
+_QUIET = frozenset({"echo", "printf", ":", "true", "false", "export", "local", "declare", "readonly", "mkdir", "cp", "set", "shift"})
+
+
+def _runs_commands(statements: list[Node]) -> bool:
+    """Whether statements run a command other than an assignment, a message or a copy."""
+    for statement in statements:
+        for node in descendants(statement):
+            if node.type == "command":
+                name = node.child_by_field_name("name")
+                if name is None or name.text is None or name.text.decode("utf-8", "replace") not in _QUIET:
+                    return True
+    return False
+
+
+def _leaves(binding: Binding | None) -> int:
+    """The ways a binding's branches (and theirs) hold."""
+    if binding is None or binding.branches is None:
+        return 1
+    return sum(_leaves(branch) for branch in binding.branches)
+
+
+def _combined(left: bool | None, right: Callable[[], bool | None], both: bool) -> bool | None:
+    """`a && b` (both) or `a || b` from what each side is known to give (None: unknown)."""
+    if left is (not both):  # `false && b`, `true || b`: b is not looked at
+        return left
+    later = right()
+    if left is not None:
+        return later
+    return later if later is (not both) else None
+
+
+def _none_held(tests: list[tuple[str, int]]) -> str:
+    """The label of an `if`'s else (or of no branch taken): every test failed."""
+    if len(tests) == 1:
+        return outcome(tests[0][0], False, tests[0][1])
+    return "when " + " and ".join(outcome(text, False, line).removeprefix("when ") for text, line in tests)
 
 
 def _assignment_reason(name: str, word: Word, line: int) -> str | None:

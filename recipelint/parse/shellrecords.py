@@ -22,6 +22,13 @@ Reader = Callable[[Path], SourceText]
 MAX_VALUE = 65_536  # characters in one value
 MAX_ITEMS = 4_096  # elements of one array, words one value splits into
 MAX_SPENT = 16 * 1024 * 1024  # characters of all the values one script (with what it sources) builds
+# A launch whose variables differ between branches is read once per combination of their values;
+# past this many combinations it is read once, its facts "unknown: too many alternatives". Real
+# scripts branch a launch on one or two conditions (single or multi node, container or not): 4 to 8.
+MAX_VARIANTS = 16
+# Variant commands one script (with what it sources) builds in all: each is a command read again
+# with its scope, so 10,000 lines that use a branched variable cannot cost 16 times the script.
+MAX_VARIANT_COMMANDS = 2_048
 Value = tuple[str | None, str | None]  # (value, why it is unknown)
 
 
@@ -42,6 +49,9 @@ class Word:
     # The word is in the command only when this holds (a flag carried by one branch's value of a
     # variable, or by ${x:+--flag v}); None: always, as far as the script tells.
     condition: str | None = None
+    # A path only the run time completes, as a glob: `configs/${1}.yaml` is `configs/*.yaml` (each
+    # part the script does not decide a `*`), and an unquoted `conf/*.yaml` itself; None otherwise.
+    pattern: str | None = None
 
 
 @dataclass
@@ -68,6 +78,9 @@ class Binding:
     # branching statement, so a use can say which value comes from where.
     branches: tuple[Binding | None, ...] | None = None
     where: str = ""
+    # Each branch's condition in words, in the order of `branches` ("when CONTAINER_IMAGE is empty
+    # (line 12)"), so a launch read once per branch can name the one it was read on.
+    labels: tuple[str, ...] | None = None
     # An array's elements by index (`"0"`, `"1"`, ...) or key (`declare -A`), in order; `value` is
     # element 0, as `$X` gives. None: a plain variable.
     items: dict[str, Word] | None = None
@@ -80,6 +93,10 @@ class Command:
     env: dict[str, Word] = field(default_factory=dict)  # `VAR=x cmd` prefixes
     scope: dict[str, Binding] = field(default_factory=dict)  # the variables in force when it runs
     cwd: str | None = ""  # the folder it runs in, relative to the script's folder; None: unknown
+    # The command as bash runs it on each combination of the branches its variables come from, each
+    # with the conditions that choose it; empty when no variable it uses differs between branches.
+    variants: list[Variant] = field(default_factory=list)
+    undecided: str | None = None  # why it has no variants though it has branches (too many)
 
     @property
     def name(self) -> str:
@@ -87,6 +104,16 @@ class Command:
 
     def variable(self, name: str) -> Binding | None:
         return self.scope.get(name)
+
+
+@dataclass
+class Variant:
+    """One way a command runs: its words with each branched variable fixed to one branch's value."""
+
+    command: Command
+    # The combinations of branches that run it, each its conditions ("when CONTAINER_IMAGE is empty
+    # (line 12)", ...): several when they give the same words.
+    ways: tuple[tuple[str, ...], ...] = ()
 
 
 @dataclass
@@ -268,7 +295,7 @@ def describe_binding(binding: Binding | None) -> str:
     return "unknown"
 
 
-def merge_binding(name: str, items: list[Binding | None], where: str) -> Binding:
+def merge_binding(name: str, items: list[Binding | None], where: str, labels: tuple[str, ...] | None = None) -> Binding:
     first = items[0]
     exported = any(item is not None and item.exported for item in items)
     if all(item is first for item in items) and first is not None:
@@ -282,4 +309,4 @@ def merge_binding(name: str, items: list[Binding | None], where: str) -> Binding
         return Binding(first.value, origin, None, exported, first.fields if origin is not None else None, items=first.items)
     alternatives = list(dict.fromkeys(describe_binding(item) for item in items))
     reason = f"{name} differs between the branches of {where}: {' or '.join(alternatives)}"
-    return Binding(None, None, reason, exported, branches=tuple(items), where=where)
+    return Binding(None, None, reason, exported, branches=tuple(items), where=where, labels=labels)

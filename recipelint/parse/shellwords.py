@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from recipelint.parse.shellnodes import argument_nodes, flatten, plain_variable, unescape, unwrap_string
 from recipelint.parse.shellrecords import (
     MAX_ITEMS,
+    MAX_VARIANT_COMMANDS,
     Assignment,
     Binding,
     Broken,
@@ -39,6 +40,12 @@ if TYPE_CHECKING:
     from tree_sitter import Node
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_GLOB = re.compile(r"[*?\[]")
+# `$(dirname $0)`, `$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)`: the folder the script is in.
+_SCRIPT_DIR = re.compile(
+    r'\$\(\s*(?:cd\s+"?)?\$\(\s*dirname\s+"?\$\{?(?:0|BASH_SOURCE(?:\[0\])?)\}?"?\s*\)"?\s*(?:(?:&&|;)\s*pwd\s*)?\)|\$\(\s*dirname\s+"?\$\{?(?:0|BASH_SOURCE(?:\[0\])?)\}?"?\s*\)'
+)
+_QUOTED_ESCAPE = re.compile(r'\\([$`"\\\n])')
 # Variables bash itself gives a value (https://www.gnu.org/software/bash/manual/html_node/Bash-Variables.html):
 # never "not set in the script".
 _BASH_SETS = frozenset(
@@ -95,6 +102,7 @@ class WordReader:
         self.seen: set[Path] = {source.path}
         self.assigned = 0
         self.budget = Budget()
+        self.variants_left = MAX_VARIANT_COMMANDS  # variant commands this script may still build
         # functions the script defines (name: body statements), shared with what it sources
         self.functions: dict[str, list[Node]] = {}
         self.called: set[str] = set()
@@ -143,7 +151,33 @@ class WordReader:
         conditional = inner.type == "expansion" and ":+" in self.text(inner)[:64] and ref is None
         word = Word(self.text(node), self.span(node), value, ref, edit_span, conditional, reason=reason, binding=binding)
         word.option = self.option_of([node])
+        word.pattern = self.pattern(node, value)
+        if word.option is not None and word.option[1].value is None and word.option[1].pattern is None:
+            word.option[1].pattern = _tail_pattern(word.pattern, word.option[0])
         return word
+
+    def pattern(self, node: Node, value: str | None) -> str | None:
+        """The glob of a path only the run time completes (Word.pattern): None when the script
+        decides it (and it holds no unquoted glob) or nothing of it is known."""
+        if value is not None:
+            return value if node.type in ("word", "concatenation") and _GLOB.search(value) else None
+        found = self.glob_of(node, 0)
+        return found if found is not None and found.strip("*/") and "*" in found else None
+
+    def glob_of(self, node: Node, depth: int) -> str | None:
+        kind = node.type
+        if kind in ("string", "concatenation") and depth < 8:
+            pieces = [self.glob_of(c, depth + 1) for c in node.children if c.type != '"']
+            return None if None in pieces else "".join(p for p in pieces if p is not None)
+        value, _ = self.evaluate(node) if kind != "command_substitution" else (None, None)
+        if value is not None:
+            return _GLOB.sub(lambda m: "[" + m.group(0) + "]", value) if kind in ("simple_expansion", "expansion") else value
+        binding = self.plain_binding(node)
+        origin = binding.origin.value if binding is not None and binding.origin is not None else None
+        written = origin.text if origin is not None else self.text(node)
+        if _SCRIPT_DIR.fullmatch(written.strip('"')):
+            return "."  # the script's own folder, where the glob is looked up
+        return origin.pattern if origin is not None and origin.pattern is not None else "*"
 
     def expand_word(self, node: Node) -> list[Word]:
         """The words one argument becomes: an array's elements (`"${ARGS[@]}"`), an unquoted
@@ -243,7 +277,8 @@ class WordReader:
 
     def plain_binding(self, node: Node) -> Binding | None:
         """The binding of the variable an expansion node is exactly, if any."""
-        name = plain_variable(self.text(node)) if node.type in ("simple_expansion", "expansion") else None
+        text = self.text(node)
+        name = plain_variable(text[text.find("$") :]) if node.type in ("simple_expansion", "expansion") else None
         return self.env.vars.get(name) if name else None
 
     def split_use(self, node: Node) -> list[Word] | None:
@@ -272,13 +307,21 @@ class WordReader:
         groups: list[list[tuple[int, int, Node | str]]] = [[]]  # (start, end, a node or the literal text)
         position = start
         for atom in [*atoms, None]:
-            stop = atom.start_byte if atom is not None else end
+            stop = self.atom_start(atom) if atom is not None else end
             self.split_literal(position, stop, groups, node.type == "string")
             if atom is not None:
-                groups[-1].append((atom.start_byte, atom.end_byte, atom))
+                groups[-1].append((stop, atom.end_byte, atom))
                 position = atom.end_byte
         words = [word for group in groups if group for word in self.field_words(group)]
         return words if len(words) != 1 else None
+
+    def atom_start(self, atom: Node) -> int:
+        """Where an expansion inside a string starts: tree-sitter-bash gives `"$A \\\n    $B"`'s
+        second expansion the blanks and the backslash-newline before its `$` (Megatron-DeepSpeed's
+        ds_evalharness.sh), which are the string's text, not the expansion's."""
+        if atom.type != "simple_expansion":
+            return int(atom.start_byte)
+        return int(atom.start_byte) + max(self.data[atom.start_byte : atom.end_byte].find(b"$"), 0)
 
     def field_words(self, group: list[tuple[int, int, Node | str]]) -> list[Word]:
         """The words one blank-free stretch of a quoted value gives at an unquoted use: an
@@ -441,12 +484,13 @@ class WordReader:
             return self.text(node)[1:-1], None
         if kind in ("string", "concatenation"):
             return self.evaluate_parts([c for c in node.children if c.type != '"'])
-        if kind == "string_content":
-            return self.text(node), None
+        if kind == "string_content":  # inside double quotes a backslash escapes only $ ` " \ and a newline
+            return _QUOTED_ESCAPE.sub(lambda m: "" if m.group(1) == "\n" else m.group(1), self.text(node)), None
         if kind == "$":  # a `$` nothing follows is itself
             return "$", None
-        if kind == "simple_expansion":
-            return self.simple_expansion(self.text(node)[1:])
+        if kind == "simple_expansion":  # from its `$` (see atom_start)
+            text = self.text(node)
+            return self.simple_expansion(text[text.find("$") + 1 :])
         if kind == "expansion":
             return self.expansion(node)
         if kind == "command_substitution":
@@ -501,7 +545,7 @@ class WordReader:
         filled = Binding(value, None, why, binding.exported)
         assert binding.branches is not None
         items: list[Binding | None] = [b if b is not None and not (empty_too and b.value == "") else filled for b in binding.branches]
-        merged = merge_binding(name, items, binding.where)
+        merged = merge_binding(name, items, binding.where, binding.labels)
         self.env.vars[name] = merged
         return merged.value, merged.reason
 
@@ -523,6 +567,12 @@ class WordReader:
         if why is not None and stages and stages[0] and stages[0][0] == "echo":
             return None, why
         return None, f"`{text}` runs at run time (line {self.line(node)})"
+
+
+def _tail_pattern(pattern: str | None, option: str) -> str | None:
+    """The glob of `--name=VALUE`'s value from the whole word's glob."""
+    prefix = option + "="
+    return pattern[len(prefix) :] if pattern is not None and pattern.startswith(prefix) and pattern[len(prefix) :].strip("*/") else None
 
 
 def _joined(items: list[Word]) -> Value:

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from recipelint.model import Consumer, Note, Recipe
     from recipelint.parse.files import FileCache
     from recipelint.parse.shell import Command, ShellScript
+    from recipelint.parse.shellrecords import Variant
 
 # What discovery calls a target, by how it is read: a shell script (run.sh), a Markdown file whose
 # code blocks are shell, the `--command` line, a YAML, a JSON, a Python config, or "file": a suffix
@@ -256,18 +257,104 @@ def claimants(command: Command, offer: Offer) -> list[tuple[Claim, Toolkit]]:
 
 def launch_recipes(target: Target, files: FileCache, script: ShellScript) -> list[Recipe]:
     """A recipe for each claimed command of the script, built by its most confident claimant (the
-    next one when it finds nothing to build after all), with the claim in `show`'s launch section."""
+    next one when it finds nothing to build after all), with the claim in `show`'s launch section.
+    A command whose variables differ between branches is a recipe per way it runs, and one whose
+    config the script's arguments choose (`--config configs/${1}.yaml`) a recipe per file that
+    matches (Recipe.alternative): the engine judges them together."""
+    from recipelint.model import Alternative
+
     offer = Offer(target, script, files)
     recipes: list[Recipe] = []
     for command in script.commands:
-        for claim, toolkit in claimants(command, offer):
-            built = toolkit.build(command, offer)
+        choices = [(variant, None, "") for variant in command.variants] or _config_choices(command, offer)
+        if not choices:
+            built = _claimed(command, offer)
             for recipe in built:
-                recipe.note("launch", "claimed by", f"{toolkit.name} ({claim.confidence:g})", claim.evidence)
+                if command.undecided is not None:
+                    recipe.note("launch", "alternatives", command.undecided)
             recipes.extend(built)
-            if built:
-                break
+            continue
+        every = tuple(way for variant, _, _ in choices for way in variant.ways)
+        for index, (variant, own, chosen) in enumerate(choices):
+            for place, recipe in enumerate(_claimed(variant.command, offer)):
+                group = f"{command.span.path}:{command.span.start}:{place}"
+                recipe.alternative = Alternative(variant.ways, every, index, len(choices), group, own, chosen)
+                said = f"{index + 1} of {len(choices)}: {recipe.alternative.label}"
+                why = chosen or "the variables the launch uses differ between branches; each way is read"
+                recipe.note("launch", "alternative", said, why)
+                recipes.append(recipe)
     return recipes
+
+
+_CONFIG_SUFFIXES = (".json", ".yaml", ".yml")
+MAX_CHOICES = 16  # files an argument-chosen config may be; past it the config stays unknown
+
+
+def _config_choices(command: Command, offer: Offer) -> list[tuple[Variant, Path | None, str]]:
+    """A command whose config path the script's arguments (or a glob) complete, once per existing
+    file it may be (`--config configs/${1}.yaml`: each of configs/*.yaml), looked up from the
+    folder the command runs in, then the repository root; [] when no word is such a path, or none
+    or over MAX_CHOICES files match."""
+    from recipelint.parse.shellrecords import Variant
+    from recipelint.parse.where import repo_root
+    from recipelint.records import replace
+
+    here = offer.target.path.parent
+    folders = [here / command.cwd if command.cwd is not None else here, repo_root(here)]
+    for index, word in enumerate(command.words):
+        inner = word.option[1] if word.option is not None else word
+        pattern = _glob(inner.pattern)
+        if pattern is None:
+            continue
+        found = _matching(pattern, [folder for folder in dict.fromkeys(folders) if folder is not None])
+        if found is None:
+            continue
+        folder, matches = found
+        out: list[tuple[Variant, Path | None, str]] = []
+        where = f"{offer.target.path.name}:{command.span.line}"
+        for path in matches:
+            written = path.relative_to(folder).as_posix()
+            chosen = replace(inner, value=written, reason=None, edit_span=None, pattern=None)
+            if word.option is not None:
+                chosen = replace(word, value=f"{word.option[0]}={written}", option=(word.option[0], chosen))
+            words = [*command.words[:index], chosen, *command.words[index + 1 :]]
+            label = f"when the config is {written} (one of the {len(matches)} files {pattern} matches)"
+            said = f"judged with the launch at {where}, whose config is one of {len(matches)} files ({pattern} in {folder})"
+            out.append((Variant(replace(command, words=words, variants=[]), ((label,),)), path, said))
+        return out
+    return []
+
+
+def _glob(pattern: str | None) -> str | None:
+    """A relative config glob as Path.glob takes it (no `./`, no `**`), or None."""
+    if pattern is None or pattern.startswith("/") or not pattern.endswith(_CONFIG_SUFFIXES):
+        return None
+    while "**" in pattern:
+        pattern = pattern.replace("**", "*")
+    pattern = pattern.removeprefix("./")
+    return pattern if pattern and ".." not in pattern.split("/") else None
+
+
+def _matching(pattern: str, folders: list[Path]) -> tuple[Path, list[Path]] | None:
+    for folder in folders:
+        try:
+            matches = sorted(path for path in folder.glob(pattern) if path.is_file())
+        except (OSError, ValueError):
+            continue
+        if matches:
+            return (folder, matches) if len(matches) <= MAX_CHOICES else None
+    return None
+
+
+def _claimed(command: Command, offer: Offer) -> list[Recipe]:
+    """The recipes of one command, built by its most confident claimant that builds any."""
+    for claim, toolkit in claimants(command, offer):
+        built = toolkit.build(command, offer)
+        for recipe in built:
+            recipe.note("launch", "claimed by", f"{toolkit.name} ({claim.confidence:g})", claim.evidence)
+        if built:
+            return built
+    return []
 
 
 def configs_named(path: Path, files: FileCache) -> list[Path]:
@@ -286,9 +373,11 @@ def configs_named(path: Path, files: FileCache) -> list[Path]:
         return []
     offer = Offer(target, script, files)
     named: list[str] = []
-    for command in script.commands:
-        for _, toolkit in claimants(command, offer):
-            named.extend(toolkit.configs_named(command, offer))
+    for outer in script.commands:
+        ways = outer.variants or [variant for variant, _, _ in _config_choices(outer, offer)]
+        for command in [variant.command for variant in ways] or [outer]:
+            for _, toolkit in claimants(command, offer):
+                named.extend(toolkit.configs_named(command, offer))
     paths: list[Path] = []
     for value in dict.fromkeys(named):
         try:

@@ -21,6 +21,7 @@ _TORCHRUN_SWITCHES = frozenset({"standalone", "no_python", "module", "use_env"})
 SRUN_SHORT = frozenset({"-N", "-n", "-p", "-J", "-c", "-w", "-t", "-A", "-q"})
 MPIRUN_SHORT = frozenset({"-np", "-n", "-N", "-H", "-x", "-npernode"})
 _ROOT_SEARCH = 12
+SRUN_NODES = "unknown: srun without --nodes runs on the nodes of the allocation it is in (sbatch -N, salloc -N): the run time decides"
 _ABOVE = "a folder above the script"
 _NO_ROOT_LEVELS = 1  # folders above a script outside the current folder with no repository root, still searched
 _MODULE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
@@ -181,6 +182,9 @@ SERVER_COMMANDS = {
     ("sglang", "serve"): "the SGLang server",
     ("text-generation-launcher", ""): "the TGI server",
     ("tritonserver", ""): "the Triton server",
+    # TRL's generation server for GRPO/online DPO (huggingface/trl@865665e9:trl/scripts/vllm_serve.py,
+    # `trl vllm-serve` in trl/cli.py): vLLM workers the trainer's VLLMClient talks to, no training
+    ("trl", "vllm-serve"): "TRL's vLLM server",
 }
 
 
@@ -297,13 +301,19 @@ def parse_srun(script: ShellScript, command: Command, index: int, program: int |
     at = command.span.start
     nodes_word = options.get("nodes") or options.get("N")
     tasks_word = options.get("ntasks_per_node")
-    nodes = _count("--nodes", nodes_word, script, at, command)
+    # srun without --nodes runs on the nodes of the allocation it is in (sbatch -N, salloc -N), not
+    # on 1: the job file's #SBATCH lines say how many (slurm frontend), else the run time decides
+    nodes = (
+        _count("--nodes", nodes_word, script, at, command)
+        if nodes_word is not None
+        else Setting("--nodes", None, False, words[0].span, origin=SRUN_NODES)
+    )
     per_node = _count("--ntasks-per-node", tasks_word, script, at, command)
     total = options.get("ntasks") or options.get("n")
-    if tasks_word is None and total is not None:
-        count, node_count = to_int(total.value), to_int(nodes.value) or 1
+    if tasks_word is None and total is not None:  # --ntasks over the nodes (told later when they come from #SBATCH)
+        count, node_count = to_int(total.value), to_int(nodes.value)
         per_node = setting_from_word("--ntasks", total, script, at)
-        per_node.value = count // node_count if count is not None and nodes.value is not None else None
+        per_node.value = count // node_count if count is not None and node_count else None
     env = launch_env(script, command)
     return Launch("srun", command, words[index], nodes, per_node, _srun_rendezvous(command, env), env)
 

@@ -102,6 +102,14 @@ def _resolve(launch: Launch, job: Allocation, srun_ranks: bool) -> None:
             continue
         how = f"{variable or 'srun'} from {grant.said} at line {grant.span.line}"
         setattr(launch, name, replace(setting, value=grant.value, origin=how))
+    per_node, nodes = launch.nproc_per_node, launch.nnodes
+    if srun_ranks and per_node.name == "--ntasks" and per_node.value is None and isinstance(nodes.value, int) and nodes.value > 0:
+        # `srun --ntasks=32` in a 4-node allocation: 8 tasks a node (srun spreads them over its nodes)
+        total = per_node.word.value if per_node.word is not None else None
+        count = int(total) if total is not None and total.isdigit() else None
+        if count is not None:
+            how = f"--ntasks {count} over the {nodes.value} nodes of the allocation"
+            launch.nproc_per_node = replace(per_node, value=count // nodes.value, origin=how)
 
 
 def _slurm_variable(setting: Setting) -> str | None:

@@ -4,7 +4,8 @@
 Reports each start of an inference server or engine: SGLang (`python -m sglang.launch_server`,
 `sglang serve`, its offline engine's `python -m sglang.bench_offline_throughput` and
 `bench_one_batch`), vLLM (`vllm serve`, `python -m vllm.entrypoints.openai.api_server`),
-Hugging Face TGI (`text-generation-launcher`) and Triton (`tritonserver`), in a script, a Slurm batch script
+Hugging Face TGI (`text-generation-launcher`), Triton (`tritonserver`) and TRL's vLLM server for
+GRPO and online DPO (`trl vllm-serve`, huggingface/trl@865665e9:trl/scripts/vllm_serve.py), in a script, a Slurm batch script
 (also under `srun`), a README's shell blocks or a pod's command. One info per start; no launch,
 ranks or rendezvous are read from it.
 
