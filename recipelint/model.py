@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 from recipelint.parse.files import FileCache, SourceError
 from recipelint.parse.shell import Command, ShellScript, Word
@@ -18,7 +18,6 @@ if TYPE_CHECKING:
     from recipelint.allocation import Allocation
     from recipelint.parse.checkout import Checkout
     from recipelint.parse.hfparser import Reading
-    from recipelint.parse.pyconfig import PyConfig
 
 
 class Payload(Protocol):
@@ -26,6 +25,18 @@ class Payload(Protocol):
 
     @property
     def source(self) -> SourceText: ...
+
+
+@runtime_checkable
+class ReadPart(Protocol):
+    """A toolkit part that is a file the toolkit read (its own config format): the recipe lists it
+    among its files, and a recipe without a launch is judged by it."""
+
+    @property
+    def source(self) -> SourceText: ...
+
+    @property
+    def kind(self) -> str: ...  # what the file is, in words: "an XTuner config"
 
 
 P = TypeVar("P")
@@ -276,7 +287,6 @@ class Recipe:
     ds_filler: str = "unknown"
     # Which code reads the DeepSpeed JSON (set by the front ends; `reader` derives one otherwise).
     consumer: Consumer | None = None
-    pyconfig: PyConfig | None = None  # an XTuner/mmengine Python config, read with ast
     payload: Payload | None = None  # what a toolkit without a field here read (its rules know its type)
     # The WeNet/XTuner code the launch runs, with how it was found and its version (checkout.facts()).
     checkout: Checkout | None = None
@@ -317,6 +327,10 @@ class Recipe:
             found = kind()
             self.parts[kind] = found
         return found
+
+    def read_parts(self) -> list[ReadPart]:
+        """The toolkit parts that are files the toolkit read, in the order they were kept."""
+        return [part for part in self.parts.values() if isinstance(part, ReadPart)]
 
     @property
     def reader(self) -> Consumer:
@@ -427,9 +441,9 @@ class Recipe:
         for doc in (self.config, self.ds_config, launcher_config):
             if doc is not None:
                 paths.append(doc.path)
-        for read in (self.pyconfig, self.payload):
-            if read is not None:
-                paths.append(read.source.path)
+        paths.extend(part.source.path for part in self.read_parts())
+        if self.payload is not None:
+            paths.append(self.payload.source.path)
         return paths
 
 

@@ -30,6 +30,7 @@ from recipelint import tuner
 from recipelint.context import Context
 from recipelint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
 from recipelint.rulekit import oversubscribed
+from recipelint.toolkits.xtuner.part import mmengine_config
 from recipelint.toolkits.xtuner.rules._x import xtuner_launch
 
 CODE = "RL807"
@@ -44,7 +45,7 @@ SHIPPED_IMAGE_WORKERS = 4
 
 
 def check(ctx: Context) -> Iterator[Diagnostic | None]:
-    config = ctx.recipe.pyconfig
+    config = mmengine_config(ctx.recipe)
     if config is None:
         return
     value = config.get("train_dataloader.num_workers") or config.get("dataloader_num_workers")
