@@ -2,6 +2,7 @@
 
     python bench/diagnose_speed.py                 # 256 MiB dense log
     python bench/diagnose_speed.py --size-mib 64
+    python bench/diagnose_speed.py --mix real      # every line of the thread excerpts the tests carry
 
 A dense log is one where a large share of the lines hold something the reader must look at: an
 NCCL_DEBUG=INFO run of Hugging Face's Trainer with DeepSpeed, warnings that say "error",
@@ -10,6 +11,11 @@ NCCL watchdog timeout at the end. Each command runs in a child process and the c
 (user + system) is what counts: `recipelint diagnose`, `grep -c rror` (a C scan, the floor),
 and a plain Python loop over the lines (`for line in f: n += b"rror" in line`, the price of
 touching every line from Python). The peak RSS of the diagnose child is printed too.
+
+`--mix real` builds the log from the lines of the real thread excerpts in tests/data/logs
+(every `.log` there and in its folders, the held-out ones included): hundreds of different
+lines from NCCL, torch, DeepSpeed, the shell and the launchers, most of which match a
+signature, so the cost per matched line is what it measures (issue 44).
 """
 
 from __future__ import annotations
@@ -44,9 +50,26 @@ DIAGNOSE = (
 )
 
 
-def write_log(path: Path, size: int) -> None:
+EXCERPTS = Path(__file__).resolve().parent.parent / "tests" / "data" / "logs"
+
+
+def real_lines() -> list[bytes]:
+    """Every line of the thread excerpts the tests carry, as the threads printed them."""
+    lines = []
+    for path in sorted(EXCERPTS.rglob("*.log")):
+        lines.extend(line.rstrip(b"\r\n") + b"\n" for line in path.read_bytes().splitlines() if line.strip())
+    return lines
+
+
+def write_log(path: Path, size: int, mix: str = "synthetic") -> None:
     rng = random.Random(30)
-    block = "".join(rng.choice(LINES).format(r=rng.randrange(8), m=rng.randrange(60), s=rng.randrange(60)) for _ in range(20000)).encode()
+    if mix == "real":
+        lines = real_lines()
+        block = b"".join(rng.choice(lines) for _ in range(20000))
+    else:
+        block = "".join(
+            rng.choice(LINES).format(r=rng.randrange(8), m=rng.randrange(60), s=rng.randrange(60)) for _ in range(20000)
+        ).encode()
     with open(path, "wb") as handle:
         written = 0
         while written < size:
@@ -67,10 +90,11 @@ def child_cpu(command: list[str]) -> tuple[float, float]:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--size-mib", type=int, default=256)
+    parser.add_argument("--mix", choices=("synthetic", "real"), default="synthetic")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         log = Path(folder) / "dense.log"
-        write_log(log, args.size_mib << 20)
+        write_log(log, args.size_mib << 20, args.mix)
         mib = log.stat().st_size / (1 << 20)
         print(f"{'command':<40} {'CPU s':>7} {'MiB per CPU s':>14}")
         for name, command in (
@@ -83,7 +107,10 @@ def main() -> None:
                 f"{name:<40} {cpu:>7.2f} {mib / cpu:>14.1f}"
                 + (f"   peak RSS of the children so far {peak:.0f} MiB" if "diagnose" in name else "")
             )
-        print(f"log: {mib:.0f} MiB")
+        if args.mix == "real":
+            print(f"log: {mib:.0f} MiB of {len(real_lines())} real lines ({len(set(real_lines()))} different)")
+        else:
+            print(f"log: {mib:.0f} MiB")
 
 
 if __name__ == "__main__":

@@ -17,11 +17,13 @@ from recipelint.records import dataclass, field
 
 # The allocation's facts that stand for the node's hardware facts (recipelint.hardware.profile),
 # in the order `show` prints them; the others (tasks, CPUs per task, time) are the job's own.
-NODE_FACTS = ("nodes", "gpus", "cpus", "memory_gib", "shm_gib")
+NODE_FACTS = ("nodes", "gpus", "cpus", "memory_gib", "shm_gib", "gpu_model", "gpu_compute_capability")
 LABELS = {
     "nodes": "job nodes",
     "tasks_per_node": "job tasks per node",
     "gpus": "job GPUs per node",
+    "gpu_model": "job GPU model",
+    "gpu_compute_capability": "job GPU compute capability",
     "cpus_per_task": "job CPUs per task",
     "cpus": "job CPUs per node",
     "memory_gib": "job memory per node (GiB)",

@@ -33,6 +33,7 @@ app = typer.Typer(
 
 def version_text() -> str:
     """The release and the upstream knowledge it carries (the newest releases its tables know)."""
+    import recipelint.toolkits  # noqa: F401  (the toolkits register their own packages' releases)
     from recipelint import __version__
     from recipelint.versions import KNOWN, NEWEST
 

@@ -49,16 +49,18 @@ class Value:
 def script_path(recipe: Recipe) -> Path | None:
     launch = recipe.launch
     text = launch.script.value if launch is not None else None
-    if not isinstance(text, str) or not text.endswith(".py"):
+    if isinstance(text, str) and recipe.workdir is not None and recipe.workdir.path is None and not Path(text).is_absolute():
+        # the script is in none of the folders the launch may run from: a file of that name in
+        # another folder (a README's second fence after the first's `cd pretrain`) is not its script
         return None
-    return recipe.locate(text)[0]
+    return recipe.launched_file()[0]
 
 
 def reading(recipe: Recipe, files: FileCache) -> Reading | None:
     from recipelint.parse import hfparser
 
-    path = script_path(recipe)
-    return hfparser.read(path, files) if path is not None else None
+    path, top = recipe.launched_file()
+    return hfparser.read(path, files, top) if path is not None else None
 
 
 def launch_flags(recipe: Recipe) -> list[Flag] | None:
@@ -118,13 +120,13 @@ def parser_fields(parser: Parser, version: versions.Version) -> tuple[dict[str, 
     for cls in parser.classes:
         if cls.extends_trainer:
             out.update(trainingargs.fields(version, seq2seq=cls.base == "transformers-seq2seq"))
-        trl = trainingargs.trl_fields(cls.name) if cls.base == "trl" else None
+        trl = trainingargs.trl_fields(cls.name) if cls.base in ("trl", "trl-other") else None
         for name, defaults in (trl or {}).items():
             base = out.get(name)
             # trl's own default wins over TrainingArguments'; one that moved between trl releases is not known
             value = defaults[0] if len(set(map(repr, defaults))) == 1 else None
             out[name] = trainingargs.Field(name, base.type if base else "", value, len(set(map(repr, defaults))) == 1, None, "")
-        if cls.base == "unknown" or (cls.base == "trl" and trl is None):
+        if cls.base == "unknown" or (cls.base in ("trl", "trl-other") and trl is None):
             known = False
         for name, default in cls.own.items():
             base = out.get(name)
@@ -294,8 +296,7 @@ def shown_rows(recipe: Recipe, rng: versions.Range) -> list[tuple[str, str, str]
     parser = trainer_parser(read)
     if read is None or (parser is None and not read.calls):
         return []
-    admitted = [versions.parse(v) for v in trainingargs.boundaries() if rng.admits(versions.parse(v))]
-    version = trainingargs.clamp(admitted[-1] if admitted else versions.parse(trainingargs.releases()[-1]))
+    version = trainingargs.clamp(trainingargs.points(rng)[-1])
     if parser is not None:
         rows = [("parsed by", parser.where.split(": ", 1)[-1][:80], parser.where.split(": ", 1)[0])]
     else:

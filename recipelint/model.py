@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 from recipelint.parse.files import FileCache, SourceError
 from recipelint.parse.shell import Command, ShellScript, Word
@@ -18,7 +18,6 @@ if TYPE_CHECKING:
     from recipelint.allocation import Allocation
     from recipelint.parse.checkout import Checkout
     from recipelint.parse.hfparser import Reading
-    from recipelint.parse.pyconfig import PyConfig
 
 
 class Payload(Protocol):
@@ -26,6 +25,18 @@ class Payload(Protocol):
 
     @property
     def source(self) -> SourceText: ...
+
+
+@runtime_checkable
+class ReadPart(Protocol):
+    """A toolkit part that is a file the toolkit read (its own config format): the recipe lists it
+    among its files, and a recipe without a launch is judged by it."""
+
+    @property
+    def source(self) -> SourceText: ...
+
+    @property
+    def kind(self) -> str: ...  # what the file is, in words: "an XTuner config"
 
 
 P = TypeVar("P")
@@ -152,6 +163,13 @@ class Launch:
     # (WeNet's --device cpu/npu/xpu); None: CUDA, or a script without one.
     device: str | None = None
 
+    @property
+    def module(self) -> bool:
+        """The script word is a module (`torchrun -m pkg.cli`), not a file."""
+        words = self.command.words
+        index = next((i for i, w in enumerate(words) if w is self.script), 0)
+        return index > 0 and words[index - 1].text in ("-m", "--module")
+
     def flag_point(self, after_script: bool = False) -> Span:
         """Where a flag added to the launch goes: just past the command's last word, or just past
         the training script (`train.py --new_flag 4 ...`: ahead of the line continuations a long
@@ -269,7 +287,6 @@ class Recipe:
     ds_filler: str = "unknown"
     # Which code reads the DeepSpeed JSON (set by the front ends; `reader` derives one otherwise).
     consumer: Consumer | None = None
-    pyconfig: PyConfig | None = None  # an XTuner/mmengine Python config, read with ast
     payload: Payload | None = None  # what a toolkit without a field here read (its rules know its type)
     # The WeNet/XTuner code the launch runs, with how it was found and its version (checkout.facts()).
     checkout: Checkout | None = None
@@ -311,6 +328,10 @@ class Recipe:
             self.parts[kind] = found
         return found
 
+    def read_parts(self) -> list[ReadPart]:
+        """The toolkit parts that are files the toolkit read, in the order they were kept."""
+        return [part for part in self.parts.values() if isinstance(part, ReadPart)]
+
     @property
     def reader(self) -> Consumer:
         """The consumer of the DeepSpeed JSON: the front end's, or the one `ds_filler` stands for."""
@@ -333,6 +354,32 @@ class Recipe:
             if _a_file(folder / candidate):
                 return shown(folder / candidate), tried
         return None, tried
+
+    def locate_script(self, text: str, module: bool) -> tuple[Path | None, Path | None]:
+        """The file a launch runs and the folder its absolute imports start from (Python's
+        `sys.path[0]`): for `train.py`, its folder; for `-m pkg.cli`, the module's file in one of
+        the recipe's folders (`pkg/cli.py`, or `pkg/cli/__main__.py`) and the folder that holds
+        `pkg` (the working directory `-m` puts first on the path)."""
+        if not module:
+            path = self.locate(text)[0]
+            return path, path.parent if path is not None else None
+        parts = text.split(".")
+        relative = "/".join(parts)
+        for candidate, depth in ((f"{relative}.py", len(parts)), (f"{relative}/__main__.py", len(parts) + 1)):
+            path = self.locate(candidate)[0]
+            if path is not None:
+                return path, path.parents[depth - 1]
+        return None, None
+
+    def launched_file(self) -> tuple[Path | None, Path | None]:
+        """The training script the launch runs, a `.py` or a `-m` module found in the recipe's
+        folders, and the folder its absolute imports start from (locate_script); (None, None)
+        when there is no launch or the script is not found here."""
+        launch = self.launch
+        text = launch.script.value if launch is not None else None
+        if launch is None or not isinstance(text, str) or not (launch.module or text.endswith(".py")):
+            return None, None
+        return self.locate_script(text, launch.module)
 
     def read_config(
         self,
@@ -394,9 +441,9 @@ class Recipe:
         for doc in (self.config, self.ds_config, launcher_config):
             if doc is not None:
                 paths.append(doc.path)
-        for read in (self.pyconfig, self.payload):
-            if read is not None:
-                paths.append(read.source.path)
+        paths.extend(part.source.path for part in self.read_parts())
+        if self.payload is not None:
+            paths.append(self.payload.source.path)
         return paths
 
 

@@ -67,6 +67,13 @@ def boundaries() -> tuple[str, ...]:
     return tuple(".".join(r.split(".")[:2]) + ".0" for r in releases())
 
 
+def points(rng: versions.Range) -> list[versions.Version]:
+    """The releases of the table to judge a range at, oldest first: the minor boundaries it admits,
+    else its own points (an exact pin, `==4.46.3`, admits no boundary) clamped to the table."""
+    admitted = [versions.parse(v) for v in boundaries() if rng.admits(versions.parse(v))]
+    return admitted or [clamp(p) for p in rng.points(boundaries())] or [versions.parse(releases()[-1])]
+
+
 def _entry(entries: list[dict[str, Any]], version: versions.Version) -> dict[str, Any] | None:
     return next((entry for entry in entries if _in(entry, version)), None)
 
@@ -164,7 +171,8 @@ def trl_fields(name: str) -> dict[str, tuple[object, ...]] | None:
     trl_configs.json, tools/build_trl_configs.py), each with the literal defaults it has had (an
     empty tuple: a default that is not a literal); None when the table has no such class."""
     table = _trl_table()
-    entry = table["classes"].get(name)
+    # a config that extends TrainingArguments, or one of trl's other dataclasses (ModelConfig)
+    entry = table["classes"].get(name) or table.get("others", {}).get(name)
     if entry is None:
         return None
     read = [r["release"] for r in table["releases"]]

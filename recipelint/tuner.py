@@ -129,8 +129,9 @@ def scale_prefetch(prefetch: int, old_workers: int, new_workers: int) -> int:
 
 
 @dataclass(frozen=True)
-class WenetData:
-    """What the user's WeNet version keeps in memory; the default is upstream HEAD's behaviour.
+class Pipeline:
+    """What the training code's data pipeline keeps in memory (its toolkit reads it from the
+    code: toolkits/wenet/loader.py); the default is upstream WeNet HEAD's behaviour.
 
     `pcm`: samples and batches keep the waveform next to the features (#2268, 2024-01-02; v3.0.0
     on). Before it a sample and a batch hold the features only. `source_prefetch`: utterances of
@@ -138,25 +139,10 @@ class WenetData:
 
     pcm: bool = True
     source_prefetch: int = SOURCE_PREFETCH
-    evidence: str = "WeNet HEAD's pipeline assumed (waveform kept in every batch since #2268, source prefetch 500)"
+    evidence: str = "the modelled pipeline assumed (waveform kept in every batch, source prefetch 500)"
     # Why the code's batcher is not the one modelled (a fork's batch() with its own caps): the
     # memory is then not estimated at all, rather than extrapolated from upstream's batcher.
     unmodelled: str = ""
-
-
-def wenet_data_of(pcm: bool | None, new_io: bool | None, where: Any) -> WenetData:
-    """WenetData for a checkout: `pcm` from its padding() (or its date against #2268), the
-    source prefetch from its date against the new IO (#2316, 2024-01-31); unknown answers keep
-    HEAD's behaviour, the larger estimate."""
-    keeps_pcm = pcm is not False
-    prefetch = 0 if new_io is False else SOURCE_PREFETCH
-    guess = " (HEAD assumed: the code does not tell)"
-    said = [
-        ("batches keep the waveform" if keeps_pcm else "batches hold features only (before #2268)") + (guess if pcm is None else ""),
-        f"source prefetch {prefetch}" + (" (before #2316)" if new_io is False else guess if new_io is None else ""),
-    ]
-    evidence = f"WeNet checkout {where}: " + ", ".join(said)
-    return WenetData(keeps_pcm, prefetch, evidence)
 
 
 @dataclass
@@ -203,7 +189,7 @@ class LoaderModel:
     shuffle_size: int
     sort_size: int
     utterance: Utterance
-    wenet: WenetData = field(default_factory=WenetData)
+    pipeline: Pipeline = field(default_factory=Pipeline)
     sort: bool = True  # the sort stage is on (static batches pad less when sorted)
     raw: bool = False  # --data_type raw: the source reads text lines ahead, not audio
     list_lines: int = 0  # lines of the train data.list, held by every worker's list shuffle
@@ -216,7 +202,7 @@ class LoaderModel:
     @property
     def bytes_per_frame(self) -> int:
         """fbank float32, plus the float32 waveform when the version keeps it: 960 B at 80 mels, 16 kHz."""
-        return int(FLOAT32 * (self.mels + (self.frame_samples if self.wenet.pcm else 0)))
+        return int(FLOAT32 * (self.mels + (self.frame_samples if self.pipeline.pcm else 0)))
 
     def batch(self) -> BatchEstimate | None:
         u = self.utterance.frames
@@ -248,7 +234,7 @@ class LoaderModel:
     def pinned_dynamic(self) -> int:
         """The mean pinned size of a dynamic batch over the measured spread of fills, each
         tensor rounded up to a power of two."""
-        per_frame = [FLOAT32 * self.mels] + ([FLOAT32 * self.frame_samples] if self.wenet.pcm else [])
+        per_frame = [FLOAT32 * self.mels] + ([FLOAT32 * self.frame_samples] if self.pipeline.pcm else [])
         fills = [min(1.0, max(0.0, 1 - d * self.utterance.frames / self.max_frames)) for d in BATCH_DEFICITS]
         return int(sum(pinned_bytes(tuple(int(f * self.max_frames * b) for b in per_frame)) for f in fills) / len(fills))
 
@@ -258,11 +244,11 @@ class LoaderModel:
         buffered = (self.shuffle_size + self.sort_size) * u * self.buffered_frame_bytes
         listed = self.list_lines * (LIST_LINE_FIXED + LIST_LINE_PER_BYTE * self.list_line_bytes)
         if self.raw:
-            source = self.wenet.source_prefetch * SOURCE_PREFETCH_MEAN * (LIST_LINE_FIXED + LIST_LINE_PER_BYTE * self.list_line_bytes)
-            ahead = f"{self.wenet.source_prefetch * SOURCE_PREFETCH_MEAN:g} text lines read ahead"
+            source = self.pipeline.source_prefetch * SOURCE_PREFETCH_MEAN * (LIST_LINE_FIXED + LIST_LINE_PER_BYTE * self.list_line_bytes)
+            ahead = f"{self.pipeline.source_prefetch * SOURCE_PREFETCH_MEAN:g} text lines read ahead"
         else:
-            source = self.wenet.source_prefetch * SOURCE_PREFETCH_MEAN * u * PCM16 * self.frame_samples
-            ahead = f"{self.wenet.source_prefetch * SOURCE_PREFETCH_MEAN:g} raw utterances read ahead"
+            source = self.pipeline.source_prefetch * SOURCE_PREFETCH_MEAN * u * PCM16 * self.frame_samples
+            ahead = f"{self.pipeline.source_prefetch * SOURCE_PREFETCH_MEAN:g} raw utterances read ahead"
         total = WORKER_BASE_BYTES + buffered + source + listed
         how = (
             f"one worker about {total / 1e9:.2f} GB: (shuffle {self.shuffle_size} + sort {self.sort_size}) samples x {u:g} frames"
@@ -276,7 +262,7 @@ class LoaderModel:
     def buffered_frame_bytes(self) -> int:
         """A buffered sample's bytes per frame: the batch's tensors plus what a sample keeps
         besides them (measured, bench/fidelity calibration-2)."""
-        return self.bytes_per_frame + (BUFFERED_EXTRA_PER_FRAME if self.wenet.pcm else 0)
+        return self.bytes_per_frame + (BUFFERED_EXTRA_PER_FRAME if self.pipeline.pcm else 0)
 
     def burst(self) -> int:
         """Batches a worker yields at once after its sort buffer fills: sort_size / utterances per batch.
@@ -295,13 +281,13 @@ MODELLED_BATCH_KEYS = frozenset({"batch_type", "batch_size", "max_frames_in_batc
 MODELLED_BATCH_TYPES = frozenset({"static", "dynamic", "bucket"})
 
 
-def loader_model(config: Any, utterance: Utterance | None = None, wenet: WenetData | None = None) -> LoaderModel | None:
+def loader_model(config: Any, utterance: Utterance | None = None, pipeline: Pipeline | None = None) -> LoaderModel | None:
     """The memory model of a WeNet train loader from its YAML root (None when there is no
-    dataset_conf, or when the code's batcher is not the one modelled: `wenet.unmodelled`)."""
+    dataset_conf, or when the code's batcher is not the one modelled: `pipeline.unmodelled`)."""
     if config is None:
         return None
     conf = config.get("dataset_conf")
-    if conf is None or (wenet is not None and wenet.unmodelled):
+    if conf is None or (pipeline is not None and pipeline.unmodelled):
         return None
     mels = _num(conf.scalar("fbank_conf.num_mel_bins")) or _num(conf.scalar("log_mel_spectrogram_conf.num_mel_bins")) or 80
     batch_type = str(conf.scalar("batch_conf.batch_type") or "static")
@@ -321,7 +307,7 @@ def loader_model(config: Any, utterance: Utterance | None = None, wenet: WenetDa
         sort_size=_stage(conf, "sort"),
         sort=conf.scalar("sort") is not False,
         utterance=utterance or utterance_estimate(conf),
-        wenet=wenet or WenetData(),
+        pipeline=pipeline or Pipeline(),
     )
 
 

@@ -25,7 +25,7 @@ Version = tuple[int, ...]
 # The releases where behaviour recipelint encodes changes, oldest first; the last is the newest
 # known (what a run is judged against when nothing says which release it imports). Sources:
 # deepspeed.md 6 and 8 (DeepSpeed's changelog as read in its sdists), the schema's
-# x-removed-in / x-strict-since, wenet.md 5, xtuner.md 1-2 and 6.
+# x-removed-in / x-strict-since; a toolkit's own package is its `Toolkit.releases`.
 KNOWN: dict[str, tuple[tuple[str, str], ...]] = {
     "deepspeed": (
         ("0.7.0", "ZeRO config pydantic, extra keys rejected"),
@@ -47,23 +47,19 @@ KNOWN: dict[str, tuple[tuple[str, str], ...]] = {
         ("2.2.0", "ProcessGroupNCCL default timeout 30 -> 10 min (pytorch#110947)"),
         ("2.3.0", "torch.cuda.is_bf16_supported() true below compute capability 8.0 where a bf16 tensor can be made (emulation)"),
     ),
-    "wenet": (
-        ("v2.2.1", "tag 2023-05-25"),
-        ("v3.0.0", "tag"),
-        ("v3.0.1", "tag 2024-03-08; requirements.txt pins deepspeed<0.13.0"),
-        ("v3.1.0", "tag 2024-05-17; requirements.txt allows deepspeed>=0.14.0"),
-    ),
-    "xtuner": (
-        ("0.1.10", "rank 0 preprocesses, the others wait in broadcast_object_list"),
-        ("0.1.14", "monitored_barrier under XTUNER_DATASET_TIMEOUT (30 min)"),
-        ("0.1.19", "XTUNER_DATASET_TIMEOUT default 60 min"),
-        ("0.1.20", "entry_point ignores NPROC_PER_NODE/NNODES under --launcher slurm (#728)"),
-        ("0.2.0", "the last 0.x release"),
-    ),
     "transformers": (),
     "accelerate": (),
 }
-NEWEST = {"deepspeed": "0.19.8", "xtuner": "0.2.0", "wenet": "v3.1.0"}
+NEWEST = {"deepspeed": "0.19.8"}
+
+
+def register(package: str, changes: tuple[tuple[str, str], ...]) -> None:
+    """A toolkit's own package and its releases (`Toolkit.releases`), registered when the toolkit
+    registry loads: the core's tables hold only the packages every launch shares."""
+    KNOWN[package] = changes
+    NEWEST[package] = changes[-1][0]
+
+
 # The oldest release recipelint judges, per package: DeepSpeed's model and engine tables start at
 # 0.8.0 (schemas/deepspeed/models/0.8.0.json, schemas/deepspeed/engine.json; a test checks they
 # agree). `Range.points` leaves older releases out: nothing is judged against a table that is not

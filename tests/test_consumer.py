@@ -251,10 +251,28 @@ def test_a_module_launch(tmp_path: Path) -> None:
     (tmp_path / "run.sh").write_text("torchrun --nproc_per_node 8 -m pkg.train --deepspeed ds.json\n")
     descriptions, _ = describe([tmp_path / "run.sh"])
     row = item(descriptions[0], "run", "DeepSpeed JSON read by")
-    assert (row.value, row.source.split(";")[0]) == ("the Hugging Face Trainer", "train.py:24: from transformers import Trainer")
+    assert (row.value, row.source.split(";")[0]) == ("the Hugging Face Trainer", "pkg/train.py:24: from transformers import Trainer")
     (tmp_path / "pkg/train.py").unlink()
     descriptions, _ = describe([tmp_path / "run.sh"])
     assert item(descriptions[0], "run", "DeepSpeed JSON read by").source.startswith("the training script pkg.train is not found here")
+
+
+def test_a_module_launch_through_a_wrapper(tmp_path: Path) -> None:
+    """`torchrun -m org.team.project.cli`, a wrapper whose only code is `from
+    org.team.project.train import train; train()`: the import is found from the folder that holds
+    `org` (what `-m` puts on the path), however deep the module; stanford_alpaca's train.py
+    (unmodified) then shows the Trainer."""
+    alpaca = UPSTREAM / "deepspeed/stanford_alpaca"
+    package = tmp_path / "org/team/project"
+    package.mkdir(parents=True)
+    shutil.copy(alpaca / "train.py", package / "train.py")
+    (package / "cli.py").write_text("from org.team.project.train import train\n\nif __name__ == '__main__':\n    train()\n")
+    shutil.copy(alpaca / "configs/default_offload_opt_param.json", tmp_path / "ds.json")
+    (tmp_path / "run.sh").write_text("torchrun --nproc_per_node 8 -m org.team.project.cli --deepspeed ds.json\n")
+    descriptions, _ = describe([tmp_path / "run.sh"])
+    row = item(descriptions[0], "run", "DeepSpeed JSON read by")
+    assert row.value == "the Hugging Face Trainer"
+    assert row.source.startswith("org/team/project/train.py:24: from transformers import Trainer; org/team/project/cli.py:1: imports")
 
 
 def test_keys_the_code_writes_and_a_trainer_under_accelerate_fill_auto(tmp_path: Path) -> None:

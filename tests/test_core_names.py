@@ -19,7 +19,9 @@ from recipelint.toolkits import BUILTIN, REGISTRY
 
 PACKAGE = Path(__file__).resolve().parent.parent / "recipelint"
 # The core: the model, the context rules see, the engine and the runner, the reports, the
-# fixer, the rule kit, the format readers, discovery, and the protocol itself.
+# fixer, the rule kit, the format readers, discovery, the loader formulas, the release tables, the node's hardware
+# (host.py still reads Slurm's allocation variables from the host's environment), and the
+# protocol itself.
 CORE = [
     "model.py",
     "context.py",
@@ -29,6 +31,15 @@ CORE = [
     "discovery.py",
     "fix.py",
     "tune.py",
+    "tuner.py",
+    "versions.py",
+    "hardware/__init__.py",
+    "hardware/granted.py",
+    "hardware/machines.py",
+    "hardware/merge.py",
+    "hardware/probe.py",
+    "hardware/profile.py",
+    "hardware/report.py",
     "report",
     "rulekit",
     "parse",

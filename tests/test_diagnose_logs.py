@@ -9,7 +9,7 @@ import pytest
 from recipelint.diagnose import Report, diagnose
 from recipelint.diagnose.signatures import all_signatures
 from tests.helpers import REPO
-from tests.test_diagnose_threads import ENVIRONMENT, THREADS
+from tests.test_diagnose_threads import ENVIRONMENT, SECOND, THREADS
 
 LOGS = REPO / "tests" / "data" / "logs"
 
@@ -238,8 +238,8 @@ def test_the_excerpts_come_from_at_least_twelve_threads_and_cover_every_signatur
     threads = {row.split("|")[2].strip() for row in rows}
     assert files == {p.name for p in LOGS.glob("*.log")} and len(files) >= 20
     assert len(threads) >= 12 and all(t.startswith("https://github.com/") for t in threads)
-    assert {case[0] for case in CASES} | set(THREADS) | set(ENVIRONMENT) == files
-    covered = {case[1] for case in CASES} | {code for code, _, _ in [*THREADS.values(), *ENVIRONMENT.values()]}
+    assert {case[0] for case in CASES} | set(THREADS) | set(ENVIRONMENT) | set(SECOND) == files
+    covered = {case[1] for case in CASES} | {code for code, _, _ in [*THREADS.values(), *ENVIRONMENT.values(), *SECOND.values()]}
     # LOG017-LOG019 are shown by the field reports and by written logs in test_diagnose.py.
     assert set(all_signatures()) - covered == {"LOG017", "LOG018", "LOG019"}
 

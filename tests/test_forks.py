@@ -39,17 +39,54 @@ def fork(name: str, tmp_path: Path) -> Path:
 
 # -- MSDM: a trainer variant with its own Dataset and model builder ---------------------------
 
+# The repository has no licence: only its files with WeNet's header are kept (SOURCE.md). The
+# run script's train YAML and path.sh are written here, with the keys of the fork's own config
+# (examples/MSDM/conf/train_resnet_10.yaml at f7107635) that upstream's schema does not know.
+MSDM_YAML = """\
+encoder: conformer
+encoder_conf:
+    output_size: 128
+    num_blocks: 3
+resnet_conf:
+    depth: 10
+decoder: null
+dys: true
+output_dim: 4
+dataset_conf:
+    modarity: 'video'
+    filter_conf:
+        max_length: 40960
+    fbank_conf:
+        num_mel_bins: 80
+    batch_conf:
+        batch_type: 'static'
+        batch_size: 8
+accum_grad: 1
+max_epoch: 50
+optim: adam
+scheduler: warmuplr
+"""
 
-def test_msdm_config_is_quiet_by_its_own_code() -> None:
+
+def msdm(tmp_path: Path) -> Path:
+    root = fork("msdm", tmp_path)
+    (root / "examples/MSDM/conf").mkdir()
+    (root / "examples/MSDM/conf/train_resnet_10.yaml").write_text(MSDM_YAML)
+    (root / "examples/MSDM/path.sh").write_text("export PYTHONPATH=../../../:$PYTHONPATH\n")
+    return root
+
+
+def test_msdm_config_is_quiet_by_its_own_code(tmp_path: Path) -> None:
     """resnet_conf and dys are read by wenet/utils/init_model_dys.py, `decoder: null` is a branch
     of it (`elif decoder_type is None`), modarity is read by wenet/dataset/dataset_dys.py, which
     the fork's train_dys.py imports: upstream's schema called them 4 ignored keys and an error."""
-    found = check(FORKS / "msdm")
+    found = check(msdm(tmp_path))
     assert [d for d in found if d.code in ("RL701", "RL702")] == []
+    assert [d.code for d in lint(msdm(tmp_path / "node"), NODE) if d.code in ("RL701", "RL702")] == []  # the node plays no part
 
 
 def test_msdm_key_no_code_reads_still_warns(tmp_path: Path) -> None:
-    root = fork("msdm", tmp_path)
+    root = msdm(tmp_path)
     config = root / "examples/MSDM/conf/train_resnet_10.yaml"
     config.write_text(config.read_text().replace("\ndys: true", "\ndyss: true").replace("modarity:", "modality:"))
     found = {d.setting: d for d in codes(check(root), "RL701")}
@@ -105,6 +142,19 @@ def test_a_value_no_code_compares_is_an_info(tmp_path: Path) -> None:
     assert "not judged: no code of the WeNet checkout" in only.message
 
 
+def test_a_key_the_fork_reads_only_nested_is_not_read_at_the_top(tmp_path: Path) -> None:
+    """The fork's wenet/utils/common.py reads `config["encoder_conf"]["input_layer"]`: a top-level
+    `input_layer` (the fork's own conf/train_e_branchformer_moe.yaml has one) reaches no code;
+    under encoder_conf it is read."""
+    root = fork("dialectmoe", tmp_path)
+    (root / "conf").mkdir()
+    (root / "conf/top.yaml").write_text("input_layer: conv2d\n" + DIALECT_YAML.format(feats="fbank"))
+    nested = DIALECT_YAML.format(feats="fbank").replace("    output_size: 256", "    output_size: 256\n    input_layer: conv2d")
+    (root / "conf/nested.yaml").write_text(nested)
+    found = [(d.span.path.name, d.setting, d.severity) for d in codes(lint(root / "conf"), "RL701")]
+    assert found == [("top.yaml", "input_layer", Severity.WARNING)]
+
+
 # -- deep-sparse-conformer: prefetch_factor and the join dropped ---------------------------------
 
 
@@ -138,9 +188,8 @@ torchrun --nnodes=1 --nproc_per_node=8 wenet/bin/train.py --config conf/train.ya
 
 
 def test_timeout_reaches_nothing_without_the_join(tmp_path: Path) -> None:
-    """No fork found keeps --timeout and drops its reading (the forks seen that dropped the join
-    are CosyVoice's, not WeNet's): a small train.py, once with the join's reading and once with it
-    commented out, the only difference."""
+    """The firing side of the OSUM-EChat case below: a small train.py, once with the join's
+    reading and once with it commented out, the only difference."""
     verdicts = {}
     for name, join in (
         ("joined", "group = dist.new_group(backend='gloo', timeout=datetime.timedelta(seconds=args.timeout))"),
@@ -215,6 +264,50 @@ def test_conf_handed_to_a_helper_and_a_block_to_a_datapipe(tmp_path: Path) -> No
     assert reads["other_conf"].open and reads["other_conf"].unfollowed == "unknown_helper() at line 8"
 
 
+def test_a_dict_read_by_computed_keys_is_not_followed(tmp_path: Path) -> None:
+    dataset = parse(
+        tmp_path,
+        "dataset.py",
+        "def Dataset(data_type, data_list_file, tokenizer, conf):\n"
+        "    shuffle = conf.get('shuffle', True)\n"
+        "    for name in ('a', 'b'):\n"
+        "        x = conf[name]\n"
+        "    fbank_conf = conf.get('fbank_conf', {})\n"
+        "    feats = {k: v for k, v in fbank_conf.items()}\n"
+        "    return feats\n",
+    )
+    reads = pycode.dataset_keys(dataset, None, [])
+    assert reads is not None
+    assert reads[""].open and reads[""].unfollowed == "conf[name] at line 4" and "shuffle" in reads[""].keys
+    assert reads["fbank_conf"].open and reads["fbank_conf"].unfollowed == "fbank_conf.items() at line 6"
+    spread = parse(tmp_path, "spread.py", "def Dataset(a, b, c, conf):\n    return build(**conf)\n")
+    only = pycode.dataset_keys(spread, None, [])
+    assert only is not None and only[""].unfollowed == "**conf into build() at line 2"
+
+
+def test_keys_of_a_block_not_followed_are_an_info(tmp_path: Path) -> None:
+    """A key under a block the code reads by computed keys is not called unread: RL701 says it
+    was not judged, naming where the reading went; a key the code reads is quiet."""
+    root = tmp_path / "fork"
+    (root / "wenet/dataset").mkdir(parents=True)
+    (root / "wenet/__init__.py").write_text("")
+    (root / "wenet/dataset/dataset.py").write_text(
+        "def Dataset(data_type, data_list_file, symbol_table, conf, partition=True):\n"
+        "    shuffle = conf.get('shuffle', True)\n"
+        "    for name in conf.get('steps', []):\n"
+        "        step = conf[name + '_conf']\n"
+        "    return shuffle\n"
+    )
+    (root / "conf").mkdir()
+    (root / "conf/train.yaml").write_text(DIALECT_YAML.format(feats="fbank").replace("dataset_conf:", "dataset_conf:\n    shuffle: true"))
+    (info,) = codes(lint(root / "conf"), "RL701")
+    assert info.severity == Severity.INFO and info.setting == "dataset_conf"
+    assert info.message.startswith(
+        "'dataset_conf': 3 key(s) not judged (feats_type, fbank_conf, batch_conf): no code seen reads them, "
+        "and dataset_conf was not followed: conf[name + '_conf'] at line 4 of the WeNet checkout"
+    )
+
+
 def test_compared_values_of_an_if_chain_that_raises(tmp_path: Path) -> None:
     utils = parse(
         tmp_path,
@@ -234,14 +327,56 @@ def test_compared_values_of_an_if_chain_that_raises(tmp_path: Path) -> None:
     assert pycode.compared_values([utils], "feats_type") is None
 
 
+def test_choices_from_a_dict_lookup_and_a_literal(tmp_path: Path) -> None:
+    """`SCHEDULERS[configs['scheduler']]` takes the dict's keys and fails (KeyError) for another;
+    `.get()` takes them without failing; a table imported from another module counts; a
+    `Literal` annotation declares the values without checking them."""
+    tables = parse(
+        tmp_path,
+        "scheduler.py",
+        "SCHEDULERS = {'warmuplr': WarmupLR, 'noamhold': NoamHoldAnnealing}\nOPTIMS = {'adam': Adam, 'sgd': SGD}\n",
+    )
+    utils = parse(
+        tmp_path,
+        "train_utils.py",
+        "from wenet.utils.scheduler import SCHEDULERS, OPTIMS\n"
+        "def init_scheduler(configs, optimizer):\n"
+        "    return SCHEDULERS[configs['scheduler']](optimizer, **configs['scheduler_conf'])\n"
+        "def init_optim(configs, model):\n"
+        "    optim = configs.get('optim', 'adam')\n"
+        "    cls = OPTIMS.get(optim)\n"
+        "    return cls(model.parameters())\n"
+        "def dataset(feats_type: Literal['fbank', 'mfcc'] = 'fbank', batch_type: str = 'static'):\n"
+        "    return feats_type\n",
+    )
+    scheduler = pycode.compared_values([tables, utils], "scheduler")
+    assert scheduler is not None and scheduler.values == {"warmuplr", "noamhold"}
+    assert scheduler.rejects is not None and scheduler.rejects.line == 3
+    optim = pycode.compared_values([tables, utils], "optim")
+    assert optim is not None and optim.values == {"adam", "sgd"} and optim.rejects is None
+    feats = pycode.compared_values([utils], "feats_type")
+    assert feats is not None and feats.values == {"fbank", "mfcc"} and feats.rejects is None
+    assert pycode.compared_values([utils], "batch_type") is None
+    assert pycode.compared_values([utils], "scheduler") is None  # the table's module not read: not followed
+
+
+def test_a_scheduler_outside_the_forks_table_is_an_error(tmp_path: Path) -> None:
+    root = fork("dialectmoe", tmp_path)
+    (root / "wenet/utils/scheduler_table.py").write_text(
+        "SCHEDULERS = {'warmuplr': 1, 'steadylr': 2}\ndef init_scheduler(configs):\n    return SCHEDULERS[configs['scheduler']]\n"
+    )
+    (root / "conf").mkdir()
+    for name, scheduler in (("bad", "noamhold"), ("good", "steadylr")):
+        (root / f"conf/{name}.yaml").write_text(DIALECT_YAML.format(feats="fbank") + f"scheduler: {scheduler}\n")
+    found = codes(lint(root / "conf"), "RL702")
+    assert [(d.span.path.name, d.severity) for d in found] == [("bad.yaml", Severity.ERROR)]
+    assert "'noamhold' is rejected by the code this recipe runs (" in found[0].message
+    assert "scheduler_table.py:3; it handles 'steadylr', 'warmuplr')" in found[0].message
+
+
 def test_self_configs_counts_as_the_config(tmp_path: Path) -> None:
     trainer = parse(tmp_path, "asr.py", "class T:\n    def run(self):\n        return self.configs.get('patience', 10)\n")
     assert pycode.config_keys([trainer]) == {"patience"}
-
-
-def test_node_profile_is_not_needed_for_code_verdicts() -> None:
-    # The code verdicts do not depend on the node: the default test node gives the same RL702s.
-    assert [d.code for d in lint(FORKS / "msdm", NODE) if d.code in ("RL701", "RL702")] == []
 
 
 # -- PLaST: XTuner's repository vendored in xtuner/ ----------------------------------------------
@@ -266,12 +401,54 @@ def test_a_vendored_xtuner_repository_is_the_code_every_rule_reads(tmp_path: Pat
     assert codes(check(staged), "RL809") == []
 
 
+# -- OSUM-EChat: the join commented out, a batcher with its own cap -----------------------------
+
+OSUM = FORKS / "osum-echat"
+
+
+def test_osum_timeout_reaches_nothing_and_its_batcher_is_not_extrapolated(tmp_path: Path) -> None:
+    """The fork's train.py comments out the join group and train.sh still passes --timeout 1200:
+    RL303 is an info. Its batch() closes a batch at max_seq_in_batch (3700) besides
+    max_frames_in_batch (28,000,000): the memory model says it cannot model it (was 18,560 GiB
+    per node extrapolated from the frames alone); without the cap in the YAML the frames alone
+    bound the batch and the estimate stands."""
+    found = check(OSUM / "train.sh")
+    (timeout,) = codes(found, "RL303")
+    assert (timeout.severity, timeout.message) == (Severity.INFO, "--timeout 1200 has no effect: the code this recipe runs never reads it")
+    (memory,) = codes(found, "RL103")
+    assert memory.severity == Severity.INFO
+    assert "not estimated: batch_conf.max_seq_in_batch, which batch() of the WeNet checkout" in memory.message
+    root = fork("osum-echat", tmp_path)
+    config = root / "conf/ct_config.yaml"
+    config.write_text(config.read_text().replace("    max_seq_in_batch: 3700", "    # max_seq_in_batch: 3700"))
+    (estimate,) = codes(check(root / "train.sh"), "RL103")
+    assert estimate.severity == Severity.WARNING and "GiB per node" in estimate.message
+
+
+def test_osum_dataset_conf_by_its_own_pipeline() -> None:
+    """other_tokenze_conf reaches tokenize() through Processor(..., other_tokenze_conf=...) and
+    BigDataset writes into only_info and use_s2s_convert_s2t of its copies: those keys are the
+    code's. The keys no code of the fork reads are warnings a maintainer would agree with
+    (other_filter_conf is read under filter_conf, not beside it)."""
+    found = [d for d in codes(check(OSUM / "train.sh"), "RL701") if (d.setting or "").startswith("dataset_conf.")]
+    assert {d.setting: d.severity for d in found} == {
+        "dataset_conf.language_conf": Severity.WARNING,
+        "dataset_conf.other_tokenze_conf.use_s2s_streaming_random": Severity.WARNING,
+        "dataset_conf.other_tokenze_conf.natural_language_convert": Severity.WARNING,
+        "dataset_conf.other_tokenze_conf.use_think_mode": Severity.WARNING,
+        "dataset_conf.other_filter_conf": Severity.WARNING,
+    }
+    checkout = identify(Checkout(WENET_CODE, OSUM, "test"))
+    reads = dataset_keys(checkout)
+    assert reads is not None and {"only_info", "use_s2s_convert_s2t", "use_streaming_tts"} <= reads["other_tokenze_conf"].keys
+    assert "max_seq_in_batch" in reads["batch_conf"].keys and reads["batch_conf"].function == "batch"
+
+
 # -- the memory model and a fork's own batcher ----------------------------------------------------
 
 
 def test_a_batcher_with_its_own_cap_is_not_extrapolated(tmp_path: Path) -> None:
-    """No fork found carries its own batch cap (the issue's had max_seq_in_batch): WeNet v2.2.1's
-    processor.batch() with one more parameter stands for it. The YAML that sets the cap gets an
+    """WeNet v2.2.1's processor.batch() with one more parameter (a real fork's: OSUM-EChat above). The YAML that sets the cap gets an
     info instead of upstream's memory estimate; without it, the estimate is the same as upstream's."""
     repo = copy_upstream("wenet-v2.2.1", tmp_path / "fork")
     processor = repo / "wenet/dataset/processor.py"

@@ -10,7 +10,7 @@ from recipelint import engine
 from recipelint.parse.files import FileCache
 from recipelint.report import show
 from recipelint.settings import Resolver
-from tests.helpers import assert_snapshot, clone
+from tests.helpers import UPSTREAM, assert_snapshot, clone
 
 AWSOME = "kube/awsome-distributed-training"
 
@@ -184,12 +184,62 @@ spec:
 """
 
 
+def test_upstream_trainjobs_with_the_runtime_of_their_repository(tmp_path: Path) -> None:
+    """kubeflow/trainer v2.3.0's examples/yaml TrainJobs name the ClusterTrainingRuntime
+    `torch-distributed` of manifests/base/runtimes/ (found in the repository, not beside the
+    job); its trainer Job is `node`, marked by the ancestor label. 01: `torchrun --no-python
+    python3 -c CODE` (was RL555, 'no training launch') on 3 nodes, no resources: "auto" with no
+    GPU or CPU is 1 rank a node; 02: requests.cpu "2", no GPU: "auto" is 2 ranks a node
+    (torch.go getNumCPUPerNode)."""
+    root = clone("kube/trainer", tmp_path)
+    [one], result = _check([root / "examples/yaml/01-multi-node.yaml"])
+    launch = _rows(one, "launch")
+    assert (launch["nodes"][0], launch["ranks per node"][0]) == ("3", "1")
+    assert "PET_NNODES=3: TrainJob trainer.numNodes 3" in launch["nodes"][1] and "torch_distributed.yaml" in launch["ranks per node"][1]
+    assert launch["rendezvous"][0] == "multi-node-example-node-0-0.multi-node-example:29500"
+    assert _judged(result) == [] and not result.errors
+    [two], result = _check([root / "examples/yaml/02-runtime-patches.yaml"])
+    launch, run = _rows(two, "launch"), _rows(two, "run")
+    assert (launch["nodes"][0], launch["ranks per node"][0], run["job CPUs per node"][0]) == ("2", "2", "4")
+    assert "no GPU: the CPUs, spec.trainer.resourcesPerNode.requests.cpu: 2" in launch["ranks per node"][1]
+    assert _judged(result) == [] and not result.errors
+
+
+def test_a_trainjob_whose_runtime_is_not_read_is_not_one_node(tmp_path: Path) -> None:
+    """01-multi-node.yaml alone: the runtime is on the cluster only; its mlPolicy sets the PET_*
+    torchrun takes, so the nodes, ranks and rendezvous are unknown, said so (was torchrun's
+    one-node default and RL964 against the 3 pods)."""
+    source = UPSTREAM / "kube/trainer/examples/yaml/01-multi-node.yaml"
+    (tmp_path / ".git").mkdir()
+    path = tmp_path / "job.yaml"
+    path.write_bytes(source.read_bytes())
+    [described], result = _check([path])
+    launch = _rows(described, "launch")
+    assert launch["nodes"][0] == "unknown" and "the runtime torch-distributed is not in the files read" in launch["nodes"][1]
+    assert launch["rendezvous"][0] == "unknown" and _judged(result) == []
+
+
+def test_upstream_jobsets(tmp_path: Path) -> None:
+    """kubernetes-sigs/jobset's pytorch examples: 4 pods (parallelism 4) running `bash -xc
+    "torchrun ..."` (-xc was not read as a script: RL555), MASTER_ADDR/PORT from the container
+    env. mnist.yaml's `--nnodes=4` is quiet; resnet.yaml's torchrun has no --nnodes: each pod a
+    training of its own (RL964)."""
+    root = clone("kube/jobset", tmp_path) / "site/static/examples/pytorch"
+    [mnist], result = _check([root / "cnn-mnist/mnist.yaml"])
+    launch = _rows(mnist, "launch")
+    assert (launch["nodes"][0], launch["rendezvous"][0]) == ("4", "pytorch-workers-0-0.pytorch:3389")
+    assert _judged(result) == [] and not result.errors
+    _, result = _check([root / "resnet-cifar10/resnet.yaml"])
+    [finding] = [d for d in result.diagnostics if d.code != "RL004"]
+    assert finding.code == "RL964" and finding.message.endswith("each pod runs a training of its own")
+
+
 def test_a_trainjob_merged_with_its_runtime(tmp_path: Path) -> None:
-    """Trainer v2 (kubeflow/trainer@a55f03a8 builder.go, torch.go): the TrainJob's command and
+    """Trainer v2 (kubeflow/trainer builder.go, torch.go): the TrainJob's command and
     resourcesPerNode replace the runtime's trainer container's; numNodes and numProcPerNode
     reach torchrun as PET_NNODES and PET_NPROC_PER_NODE, the first trainer node as
-    PET_MASTER_ADDR. The runtime is found in a file beside the job. Written here: no
-    third-party TrainJob with its runtime and a license was found."""
+    PET_MASTER_ADDR. The runtime is found in a file beside the job; written with the alpha's
+    names (`trainer-node` Job, `trainer` container, before v2.0.0), still read."""
     (tmp_path / "runtime.yaml").write_text(RUNTIME)
     (tmp_path / "job.yaml").write_text(TRAINJOB)
     [described], result = _check([tmp_path / "job.yaml"])
@@ -293,3 +343,99 @@ def test_world_size_the_operator_sets_is_known(tmp_path: Path) -> None:
     path.write_text(PYTORCHJOB.replace("spec:\n  pytorchReplicaSpecs", 'spec:\n  nprocPerNode: "8"\n  pytorchReplicaSpecs'))
     _, result = _check([path])
     assert [d.code for d in result.diagnostics if d.code == "RL964"] == ["RL964"]  # WORLD_SIZE is 32 ranks, not 4 nodes
+
+
+DS_JOB = """apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata:
+  name: ds
+spec:
+  pytorchReplicaSpecs:
+    Worker:
+      replicas: 1
+      template:
+        spec:
+          {selector}
+          containers:
+            - name: pytorch
+              image: x
+              command: ["deepspeed", "--num_gpus", "4", "train.py", "--deepspeed", "ds.json"]
+              resources:
+                limits:
+                  nvidia.com/gpu: 4
+"""
+DS_TRAIN = 'import argparse\nimport deepspeed\np = argparse.ArgumentParser()\np.add_argument("--deepspeed")\nargs = p.parse_args()\ndeepspeed.initialize(model=None, config=args.deepspeed)\n'
+
+
+def test_the_gpu_model_a_node_selector_names(tmp_path: Path) -> None:
+    """gpulabels.py: a nodeSelector or required node affinity naming the GPU model (GKE's
+    accelerator label, GPU Feature Discovery's product, an AWS instance type) is the node's GPU:
+    bf16 on GKE's nvidia-tesla-t4 nodes (7.5) is RL417; on nvidia-l4 (8.9) quiet; an affinity
+    allowing a T4 or an A100 leaves the capability open (said, RL417 not judged)."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "ds.json").write_text('{"train_micro_batch_size_per_gpu": 1, "bf16": {"enabled": true}}\n')
+    (tmp_path / "train.py").write_text(DS_TRAIN)
+    path = tmp_path / "job.yaml"
+    path.write_text(DS_JOB.format(selector="nodeSelector:\n            cloud.google.com/gke-accelerator: nvidia-tesla-t4"))
+    [described], result = _check([path])
+    [finding] = [d for d in result.diagnostics if d.code == "RL417"]
+    assert (
+        "bf16 on T4 (compute capability 7.5)" in finding.message and "nodeSelector cloud.google.com/gke-accelerator" in finding.evidence[0]
+    )
+    assert _rows(described, "run")["job GPU model"][0] == "T4"
+    path.write_text(DS_JOB.format(selector="nodeSelector:\n            cloud.google.com/gke-accelerator: nvidia-l4"))
+    _, result = _check([path])
+    assert "RL417" not in _judged(result)
+    affinity = (
+        "affinity:\n            nodeAffinity:\n              requiredDuringSchedulingIgnoredDuringExecution:\n"
+        "                nodeSelectorTerms:\n                  - matchExpressions:\n"
+        "                      - {key: nvidia.com/gpu.product, operator: In, values: [Tesla-T4, NVIDIA-A100-SXM4-80GB]}"
+    )
+    path.write_text(DS_JOB.format(selector=affinity))
+    [described], result = _check([path])
+    run = _rows(described, "run")
+    assert run["job GPU model"][0] == "A100 or T4" and "RL417" not in _judged(result)
+    assert run["job GPU compute capability"] == (
+        "not stated",
+        "required node affinity nvidia.com/gpu.product In [Tesla-T4, NVIDIA-A100-SXM4-80GB]: A100 or T4: models of different compute capabilities",
+    )
+
+
+def test_an_instance_type_names_the_gpu(tmp_path: Path) -> None:
+    """awsome-distributed-training's team-a job selects `node.kubernetes.io/instance-type:
+    ml.g5.8xlarge` (SageMaker HyperPod's g5: an A10G, 8.6)."""
+    path = clone(AWSOME, tmp_path) / "1.architectures/7.sagemaker-hyperpod-eks/task-governance/1-imagenet-gpu-team-a.yaml"
+    [described], _ = _check([path])
+    run = _rows(described, "run")
+    assert run["job GPU model"][0] == "A10G" and run["job GPU compute capability"][0] == "8.6"
+    assert "nodeSelector node.kubernetes.io/instance-type: ml.g5.8xlarge" in run["job GPU model"][1]
+
+
+def test_gpu_label_values() -> None:
+    from recipelint.toolkits.kube.gpulabels import model_of
+
+    assert model_of("gpu.nvidia.com/class", "A100_NVLINK_80GB") == "A100"  # CoreWeave
+    assert model_of("gpu.nvidia.com/class", "{{workflow.parameters.trainer_gpu}}") is None  # an Argo template's
+    assert model_of("nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3") == "H100"
+    assert model_of("node.kubernetes.io/instance-type", "p4d.24xlarge") == "A100"
+    assert model_of("node.kubernetes.io/instance-type", "m5.large") is None and model_of("node-type", "a100") is None
+
+
+def test_a_plain_python_in_a_batch_job_has_no_operator(tmp_path: Path) -> None:
+    """`python train.py` in a batch/v1 Job (coreweave/kubernetes-cloud's download Jobs): no
+    operator sets MASTER_ADDR there, said so (was "(set by the training operator)"); in a
+    PyTorchJob the operator does."""
+    path = tmp_path / "job.yaml"
+    job = "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: j\nspec:\n  template:\n    spec:\n      containers:\n        - name: c\n          image: x\n          command: [python3, train.py]\n"
+    path.write_text(job)
+    [described], result = _check([path])
+    assert _rows(described, "launch")["rendezvous"] == (
+        "unknown",
+        "a Job: no operator sets MASTER_ADDR; a pod's process meets others only as its script says",
+    )
+    assert _judged(result) == []
+    path.write_text(
+        PYTORCHJOB.replace('"torchrun", "--nnodes=$(WORLD_SIZE)", "--node_rank=$(RANK)", "--nproc_per_node=8", ', '"python3", ')
+    )
+    [described], _ = _check([path])
+    assert _rows(described, "launch")["rendezvous"][0] == "(set by the operator)"

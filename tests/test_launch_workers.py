@@ -6,7 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from recipelint.diagnostics import Severity
-from tests.helpers import NODE, assert_snapshot, clone, lint
+from tests.helpers import NODE, assert_snapshot, cli, clone, lint
+
+PROFILE = Path(__file__).parent / "data" / "profiles" / "a100-8x-96cpu-ib.yaml"
 
 EIGHT_GPUS = {**NODE, "gpus": 8}
 
@@ -57,3 +59,23 @@ def test_a_wrapper_is_judged_by_the_module_it_runs(tmp_path: Path) -> None:
     (root / "llava/train/train.py").unlink()  # the wrapper alone: the code that parses the flag is not here
     (unsure,) = workers(script, 24)
     assert unsure.severity is Severity.INFO and "if the training script hands --dataloader_num_workers" in unsure.message
+
+
+def test_a_module_launch_is_followed_to_the_module_it_runs(tmp_path: Path) -> None:
+    """The same ViP-LLaVA launch run as a module (`deepspeed --module llava.train.train_mem`, as
+    `python -m` runs it: the repository's top on the path): the module resolves to
+    llava/train/train_mem.py of the checkout, which is followed to llava/train/train.py's
+    HfArgumentParser for RL506, and to its Trainer for the DeepSpeed JSON's consumer."""
+    root = clone("deepspeed/ViP-LLaVA", tmp_path)
+    script = root / "scripts/finetune_stage2.sh"
+    script.write_text(script.read_text().replace("llava/train/train_mem.py", "--module llava.train.train_mem"))
+    (finding,) = workers(script, 24)
+    assert finding.severity is Severity.WARNING and (finding.current, finding.suggested) == (4, 3)
+    shown = cli("show", str(script), "--hardware", str(PROFILE)).stdout
+    # the evidence names files from the folder the module's imports start from
+    assert (
+        "DeepSpeed JSON read by the Hugging Face Trainer" in shown and "<- llava/train/train.py:979: transformers.HfArgumentParser" in shown
+    )
+    (root / "llava/train/train.py").unlink()
+    (unsure,) = workers(script, 24)
+    assert unsure.severity is Severity.INFO

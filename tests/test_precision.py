@@ -249,6 +249,10 @@ DEEPSPEED_A100: dict[Key, tuple[str, str]] = {
         "--warmup_ratio is no option of the HfArgumentParser of fine-tune.py:109",
         "TrainingArguments dropped warmup_ratio in 5.15 (a warmup_steps below 1 is the ratio); transformers is not pinned: 5.15 and later stop at start-up",
     ),
+    ("mPLUG-Owl/mPLUG-Owl/pipeline/train.py", 193, "RL531", "warning"): (
+        "TrainingArguments(evaluation_strategy=...): TrainingArguments has no field evaluation_strategy with transformers >= 4.51.0",
+        "TrainingArguments(evaluation_strategy='steps') is a TypeError from 4.51 (gone; eval_strategy since 4.41); the slice carries no pin",
+    ),
     ("LMFlow/contrib/text2image/finetune_t2i.sh", 53, "RL427", "error"): (
         "accelerate launch has no --main_port",
         "accelerate's option is --main_process_port: argparse stops on this one",

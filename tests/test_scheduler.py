@@ -90,6 +90,16 @@ def test_internvl_workers_fit_the_jobs_cpus(tmp_path: Path) -> None:
     assert _codes(result) == []
 
 
+def test_a_plain_script_on_a_step_without_gpus_is_no_rank_without_a_gpu(tmp_path: Path) -> None:
+    """InternVL's correctness_build_data.sh: `srun --gres=gpu:0 python -u ...postprocess.py`, a
+    CPU step by choice: RL952 quiet (it said 'ranks 0..0 of each node have no GPU'). A launcher
+    that starts ranks on no GPU is still an error (test_rules' RL952 case)."""
+    path = clone("slurm/InternVL", tmp_path) / "internvl_chat/shell/internvl3.0/mpo_data_construction/correctness_build_data.sh"
+    [described], result = _check(path)
+    assert _run_rows(described)["job GPUs per node"][0] == "0"
+    assert "RL952" not in _codes(result)
+
+
 def test_accelerate_launch_in_a_batch_script_is_quiet(tmp_path: Path) -> None:
     """accelerate's examples/slurm/submit_multigpu.sh: `accelerate launch --num_processes 4` with
     --gres=gpu:4 and one task: the launch is not run by srun, its 4 ranks match the 4 GPUs."""

@@ -14,6 +14,7 @@ from recipelint.parse.files import FileCache
 from recipelint.parse.shell import parse_shell
 from recipelint.parse.span import SourceText, Span
 from recipelint.parse.tree import Node
+from recipelint.toolkits.xtuner.part import mmengine_config
 from tests.helpers import NODE, UPSTREAM, assert_snapshot, clone, describe, item
 
 MEGATRON = "deepspeed/Megatron-DeepSpeed"
@@ -175,8 +176,8 @@ def test_xtuner_config_name_is_read_from_the_checkout() -> None:
     assert names == []  # was: "cannot be read offline" on lines 219, 221, 222
     configs = [item(d, "configs", "mmengine config") for d in described if any(s.title == "configs" for s in d.sections)]
     assert len(configs) == 3 and all(c.source.endswith("internlm2_5_chat_7b/internlm2_5_chat_7b_qlora_oasst1_e3.py") for c in configs)
-    (recipe, *_) = [r for r in run(readme).recipes if r.pyconfig is not None]
-    assert recipe.pyconfig is not None and recipe.pyconfig.source.path.name == "internlm2_5_chat_7b_qlora_oasst1_e3.py"
+    (config, *_) = [c for c in map(mmengine_config, run(readme).recipes) if c is not None]
+    assert config.source.path.name == "internlm2_5_chat_7b_qlora_oasst1_e3.py"
 
 
 def test_xtuner_config_name_not_in_the_checkout_still_says_so(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from recipelint.diagnostics import Diagnostic, Severity
+from recipelint.diagnostics import Applicability, Diagnostic, Severity
 from tests.helpers import NODE, UPSTREAM, assert_snapshot, clone, lint
 
 EIGHT_GPUS = {**NODE, "gpus": 8}
@@ -317,7 +317,9 @@ def test_trl_config_fields_by_release() -> None:
     assert sft is not None and sft["learning_rate"] == () and "dataset_text_field" in sft
     dpo = trainingargs.trl_fields("DPOConfig")
     assert dpo is not None and dpo["beta"] == (0.1,)
-    assert trainingargs.trl_fields("ModelConfig") is None  # not a TrainingArguments
+    model = trainingargs.trl_fields("ModelConfig")  # not a TrainingArguments: its own fields, for TrlParser
+    assert model is not None and "model_name_or_path" in model and "learning_rate" not in model
+    assert trainingargs.trl_fields("AutoModelForCausalLMWithValueHead") is None
 
 
 def test_a_trl_default_is_not_taken_for_transformers(tmp_path: Path) -> None:
@@ -361,3 +363,200 @@ def test_values_built_in_code_are_read_as_the_code_computes_them(tmp_path: Path)
     items = {item.label: (item.value, item.source) for item in section.items}
     assert items["bf16"][0] == "True" and items["bf16"][1].startswith("flag --bf16 (train_it.sh:66) via TrainingArguments(bf16=args.bf16)")
     assert items["fp16"] == ("decided at run time", "TrainingArguments(fp16=...) computed in code (train.py:199)")
+
+
+def _steps_case(tmp_path: Path, flags: str) -> Path:
+    """bigscience-metadata's deepspeed_configs/v2.json (unmodified: WarmupDecayLR, total_num_steps
+    100000, warmup_num_steps 6000) handed by a launch with `flags` to the hand-written Trainer
+    script of the field cases."""
+    import shutil
+
+    root = tmp_path / "steps"
+    root.mkdir(parents=True)
+    shutil.copy(UPSTREAM / "deepspeed-pins/bigscience-metadata/bsmetadata/deepspeed_configs/v2.json", root / "v2.json")
+    shutil.copy(FIELD / "trainer-clipping/bad/train.py", root / "train.py")
+    (root / "run.sh").write_text(f"torchrun --nproc_per_node 8 train.py --output_dir out {flags} --deepspeed v2.json\n")
+    return root / "run.sh"
+
+
+@pytest.mark.parametrize(
+    ("flags", "release", "lines"),
+    [
+        (
+            "--max_steps 2000 --warmup_ratio 0.03 --learning_rate 5e-5",
+            "4.46.3",
+            [
+                "- ds scheduler.params.total_num_steps=100000 vs hf num_training_steps (calculated)=2000",
+                "- ds scheduler.params.warmup_num_steps=6000 vs hf warmup_steps=60",
+            ],
+        ),
+        # from 5.0 a warmup_steps below 1 is a ratio of the step count: ceil(2000 x 0.05) = 100
+        (
+            "--max_steps 2000 --warmup_steps 0.05",
+            "5.20.2",
+            [
+                "- ds scheduler.params.total_num_steps=100000 vs hf num_training_steps (calculated)=2000",
+                "- ds scheduler.params.warmup_num_steps=6000 vs hf warmup_steps=100",
+            ],
+        ),
+    ],
+)
+def test_total_and_warmup_steps_from_max_steps(tmp_path: Path, flags: str, release: str, lines: list[str]) -> None:
+    """`--max_steps` above 0 is the num_training_steps the Trainer hands trainer_config_finalize:
+    total_num_steps and a warmup from a ratio are then known and compared."""
+    script = _steps_case(tmp_path, flags)
+    (script.parent / "recipelint.toml").write_text(f'target-versions = {{transformers = "=={release}"}}\n')
+    diagnostics = [d for d in found(script, "RL460") if str(d.setting).endswith("num_steps")]
+    assert sorted(d.message.split("values: ", 1)[1].split("'", 1)[0] for d in diagnostics) == lines
+    assert {d.severity for d in diagnostics} == {Severity.ERROR}
+
+
+def test_steps_that_agree_or_need_the_dataset_are_quiet(tmp_path: Path) -> None:
+    """The same JSON with the launch's own 100000 steps and 6000 warmup; and without --max_steps,
+    where the step count comes from the dataset's length (not judged)."""
+    agreeing = _steps_case(tmp_path / "a", "--max_steps 100000 --warmup_steps 6000 --learning_rate 5e-5")
+    assert [d.setting for d in found(agreeing, "RL460") if str(d.setting).endswith("num_steps")] == []
+    epochs = _steps_case(tmp_path / "b", "--num_train_epochs 3 --warmup_ratio 0.03 --learning_rate 5e-5")
+    assert [d.setting for d in found(epochs, "RL460") if str(d.setting).endswith("num_steps")] == []
+
+
+@pytest.mark.parametrize(
+    ("specifier", "severity"), [(None, Severity.WARNING), (">=4.51", Severity.ERROR), ("==4.50.3", None), ("<4.41", None)]
+)
+def test_a_removed_training_arguments_keyword_by_release_range(tmp_path: Path, specifier: str | None, severity: Severity | None) -> None:
+    """mPLUG-Owl v1's pipeline/train.py (unmodified) builds `TrainingArguments(evaluation_strategy='steps', ...)`:
+    a TypeError from 4.51 on; a warning naming those releases when transformers is unpinned, an
+    error when the pin admits only them, quiet where every release has the field."""
+    root = clone("deepspeed/mPLUG-Owl", tmp_path)
+    if specifier is not None:
+        (root / "recipelint.toml").write_text(f'target-versions = {{transformers = "{specifier}"}}\n')
+    diagnostics = found(root / "mPLUG-Owl/scripts/train_it.sh", "RL531")
+    if severity is None:
+        assert diagnostics == []
+        return
+    (finding,) = diagnostics
+    assert finding.severity is severity and finding.span.line == 193 and finding.suggested == "eval_strategy"
+    assert "unexpected keyword argument 'evaluation_strategy'" in finding.message
+    assert finding.fix is not None and finding.fix.edits[0].content == "eval_strategy"
+    assert (finding.fix.applicability is Applicability.SAFE) == (specifier == ">=4.51")
+    if specifier is None:
+        assert_snapshot("RL531", [finding], tmp_path)
+
+
+def test_minicpm_v_launches_as_published(tmp_path: Path) -> None:
+    """MiniCPM-V's two fine-tuning launches, unmodified, with the folder's transformers==4.51.2:
+    the LoRA launch's --evaluation_strategy is gone in that release (an error); every choice value
+    is one 4.51 accepts; every DeepSpeed value is "auto" (with --max_steps 10000 too)."""
+    root = clone("trainer/MiniCPM-V", tmp_path)
+    (removed,) = found(root / "finetune/finetune_lora.sh", "RL530")
+    assert removed.severity is Severity.ERROR and removed.current == "--evaluation_strategy"
+    assert any(e.startswith("transformers: transformers 4.51.2 (") and "requirements.txt:39" in e for e in removed.evidence)
+    for launch in ("finetune_ds.sh", "finetune_lora.sh"):
+        assert found(root / "finetune" / launch, "RL532") == []
+        assert found(root / "finetune" / launch, "RL460") == []
+    assert found(root / "finetune/finetune_ds.sh", "RL530") == []
+
+
+@pytest.mark.parametrize(
+    ("value", "pin", "severity"),
+    [("best", "==4.46.3", Severity.ERROR), ("best", ">=4.40", Severity.WARNING), ("best", ">=4.47", None), ("steps", "==4.46.3", None)],
+)
+def test_a_choice_the_release_lacks(tmp_path: Path, value: str, pin: str, severity: Severity | None) -> None:
+    """MiniCPM-V's finetune_ds.sh with `--save_strategy "best"` (SaveStrategy.BEST, added in
+    4.47): argparse's invalid choice before 4.47."""
+    root = clone("trainer/MiniCPM-V", tmp_path)
+    script = root / "finetune/finetune_ds.sh"
+    script.write_text(script.read_text().replace('--save_strategy "steps"', f'--save_strategy "{value}"'))
+    requirements = root / "finetune/requirements.txt"
+    requirements.write_text(requirements.read_text().replace("transformers==4.51.2", f"transformers{pin}"))
+    diagnostics = found(script, "RL532")
+    if severity is None:
+        assert diagnostics == []
+        return
+    (finding,) = diagnostics
+    assert finding.severity is severity and finding.current == "best" and finding.span.line == 56
+    assert "invalid choice: 'best'" in finding.message and finding.evidence[0] == "choices: no, steps, epoch"
+    if severity is Severity.WARNING:
+        assert "transformers < 4.47" in finding.message
+        assert_snapshot("RL532", [finding], tmp_path)
+
+
+@pytest.mark.parametrize("config", ["zero3.yaml", "ddp.yaml"])
+def test_an_accelerate_deepspeed_config_beside_the_trainer_s_json(tmp_path: Path, config: str) -> None:
+    """alignment-handbook's zero3.yaml (DeepSpeed, a deepspeed_config block, mixed_precision bf16)
+    launching MiniCPM-V's finetune.py with `--deepspeed ds_config_zero3.json`: the Trainer builds
+    DeepSpeedPlugin(hf_ds_config=...) from the JSON, and accelerate's _deepspeed_config_checks
+    refuses the config's keys (ACCELERATE_CONFIG_DS_FIELDS) beside it. Under ddp.yaml accelerate
+    launch runs no DeepSpeed and sets no such fields: quiet."""
+    import shutil
+
+    root = clone("trainer/MiniCPM-V", tmp_path) / "finetune"
+    shutil.copy(UPSTREAM / "trainer/alignment-handbook/recipes/accelerate_configs" / config, root / config)
+    (root / "run.sh").write_text(
+        f"accelerate launch --config_file {config} finetune.py --output_dir out --bf16 true --deepspeed ds_config_zero3.json\n"
+    )
+    diagnostics = found(root / "run.sh", "RL424")
+    if config == "ddp.yaml":
+        assert diagnostics == []
+        return
+    assert [(d.setting, d.severity) for d in diagnostics] == [
+        ("deepspeed_config.offload_optimizer_device", Severity.ERROR),
+        ("mixed_precision", Severity.ERROR),
+    ]
+    assert "beside the Trainer's --deepspeed ds_config_zero3.json" in diagnostics[0].message
+    assert "zero3_save_16bit_model true, zero_stage 3" in diagnostics[0].message
+
+
+def test_trl_parser_launches(tmp_path: Path) -> None:
+    """alignment-handbook's smollm3 launches (unmodified): TrlParser((ScriptArguments, SFTConfig,
+    ModelConfig)) from src/alignment (re-exported by its __init__.py, trl's classes beneath),
+    `--config` (TrlParser's own) and --gradient_accumulation_steps: quiet. The same launch with
+    --evaluation_strategy: parse_args_and_config rejects it like HfArgumentParser, an error with
+    setup.py's transformers>=4.53.3."""
+    root = clone("trainer/alignment-handbook", tmp_path)
+    readme = root / "recipes/smollm3/README.md"
+    assert found(readme, "RL530") == []
+    readme.write_text(readme.read_text().replace("mid.yaml --gradient_accumulation_steps 16", "mid.yaml --evaluation_strategy steps", 1))
+    (finding,) = found(readme, "RL530")
+    assert finding.severity is Severity.ERROR and finding.span.line == 13 and finding.current == "--evaluation_strategy"
+    assert "(ScriptArguments, SFTConfig, ModelConfig)" in finding.message
+    assert any("transformers>=4.53.3" in e or "4.53.3" in e for e in finding.evidence)
+
+
+def test_a_script_of_the_same_name_in_another_folder_is_not_the_launch_s(tmp_path: Path) -> None:
+    """FlagEmbedding's LLARA README (unmodified): the second fence runs finetune/run.py, but the
+    first fence's `cd ./pretrain` leaves its working folder undecided, and pretrain/run.py (another
+    parser) is not taken for it; the first fence's launch keeps its one warning."""
+    root = clone("trainer/FlagEmbedding", tmp_path)
+    diagnostics = found(root / "research/LLARA/README.md", "RL530")
+    assert [(d.span.line, d.current, d.severity) for d in diagnostics] == [(143, "--warmup_ratio", Severity.WARNING)]
+
+
+def test_setup_py_requirements_read_from_a_file(tmp_path: Path) -> None:
+    """transpeeder's setup.py (unmodified): install_requires=fetch_requirements('requirements.txt')
+    gives the file's pins, with the file's own lines."""
+    from recipelint.parse import pins
+
+    found_pins = {p.name: p for p in pins.read(UPSTREAM / "deepspeed-pins/transpeeder/setup.py")}
+    assert found_pins["transformers"].specifier == ">=4.31.0" and found_pins["transformers"].path.name == "requirements.txt"
+    assert found_pins["transformers"].line == 3
+
+
+def test_pyproject_dynamic_dependencies_name_requirements_files(tmp_path: Path) -> None:
+    """setuptools' dynamic metadata (written here: the shape setuptools documents): the files named
+    for `dependencies` and for each extra are read; a file outside the project's folder is not."""
+    from recipelint.parse import pins
+
+    (tmp_path / "requirements").mkdir()
+    (tmp_path / "requirements/base.txt").write_text("transformers==4.46.3\n")
+    (tmp_path / "requirements/train.txt").write_text("deepspeed>=0.14\n")
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "x"\ndynamic = ["dependencies", "optional-dependencies"]\n\n'
+        '[tool.setuptools.dynamic]\ndependencies = {file = ["requirements/base.txt"]}\n'
+        'optional-dependencies.train = {file = ["requirements/train.txt", "../outside.txt"]}\n'
+    )
+    (tmp_path.parent / "outside.txt").write_text("torch==2.0.0\n")
+    read = {p.name: p for p in pins.read(tmp_path / "pyproject.toml")}
+    assert read["transformers"].specifier == "==4.46.3" and read["transformers"].extra == ""
+    assert read["deepspeed"].specifier == ">=0.14" and read["deepspeed"].extra == "train"
+    assert "torch" not in read

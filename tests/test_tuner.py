@@ -57,7 +57,7 @@ def test_example_model_figures() -> None:
 
 def test_wenet_2_batches_hold_features_only() -> None:
     model = _example_model()
-    model.wenet = tuner.WenetData(pcm=False, source_prefetch=0, evidence="WeNet 2.2.1")
+    model.pipeline = tuner.Pipeline(pcm=False, source_prefetch=0, evidence="WeNet 2.2.1")
     assert model.bytes_per_frame == 320
     batch = model.batch()
     assert batch is not None and batch.bytes == int(24000 * (1 - 0.788 * 500 / 24000) * 320)

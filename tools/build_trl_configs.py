@@ -28,14 +28,22 @@ from typing import Any
 OUT = Path(__file__).resolve().parent.parent / "schemas" / "transformers" / "trl_configs.json"
 
 
+# the modules that define trl's `ScriptArguments` (0.12: trl/utils.py; 0.15 on: trl/scripts/utils.py)
+SCRIPT_MODULES = ("trl/utils.py", "trl/scripts/utils.py")
+
+
+def _is_dataclass(node: ast.ClassDef) -> bool:
+    return any("dataclass" in ast.unparse(d) for d in node.decorator_list)
+
+
 def _classes(archive: zipfile.ZipFile) -> dict[str, ast.ClassDef]:
     found: dict[str, ast.ClassDef] = {}
     for name in sorted(archive.namelist()):
-        if not re.search(r"^trl/trainer/[a-z0-9_]*config\.py$", name):
+        if not re.search(r"^trl/trainer/[a-z0-9_]*config\.py$", name) and name not in SCRIPT_MODULES:
             continue
         tree = ast.parse(archive.read(name).decode())
         for node in tree.body:
-            if isinstance(node, ast.ClassDef):
+            if isinstance(node, ast.ClassDef) and (name not in SCRIPT_MODULES or _is_dataclass(node)):
                 found.setdefault(node.name, node)
     return found
 
@@ -81,6 +89,11 @@ def _fields(name: str, classes: dict[str, ast.ClassDef], depth: int = 0) -> tupl
     return reaches, fields
 
 
+# trl's dataclasses that scripts hand TrlParser beside a config and that do not extend
+# TrainingArguments: their fields are options of the same parser
+OTHERS = ("ModelConfig", "ScriptArguments")
+
+
 def read_release(path: Path) -> dict[str, Any]:
     release = re.search(r"trl-(\d+\.\d+\.\d+)", path.name)
     if release is None:
@@ -88,11 +101,17 @@ def read_release(path: Path) -> dict[str, Any]:
     with zipfile.ZipFile(path) as archive:
         classes = _classes(archive)
     configs = {}
+    others = {}
     for name in classes:
         reaches, fields = _fields(name, classes)
-        if reaches and not name.startswith("_"):
+        if name.startswith("_"):
+            continue
+        if reaches:
             configs[name] = fields
-    return {"release": release.group(1), "file": path.name, "sha256": hashlib.sha256(path.read_bytes()).hexdigest(), "configs": configs}
+        elif name in OTHERS:
+            others[name] = fields
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    return {"release": release.group(1), "file": path.name, "sha256": digest, "configs": configs, "others": others}
 
 
 def _fold(values: list[tuple[str, Any]]) -> list[dict[str, Any]]:
@@ -113,20 +132,25 @@ def _fold(values: list[tuple[str, Any]]) -> list[dict[str, Any]]:
 
 def build(paths: list[Path]) -> dict[str, Any]:
     releases = sorted((read_release(p) for p in paths), key=lambda r: tuple(int(x) for x in r["release"].split(".")))
-    names = sorted({c for r in releases for c in r["configs"]})
+    return {
+        "source": "huggingface/trl trl/**/*config.py, trl/utils.py, trl/scripts/utils.py of each release read (tools/build_trl_configs.py)",
+        "releases": [{"release": r["release"], "file": r["file"], "sha256": r["sha256"]} for r in releases],
+        "classes": _table(releases, "configs"),
+        "others": _table(releases, "others"),
+    }
+
+
+def _table(releases: list[dict[str, Any]], kind: str) -> dict[str, Any]:
+    names = sorted({c for r in releases for c in r[kind]})
     classes: dict[str, Any] = {}
     for name in names:
-        present = [(r["release"], {} if name in r["configs"] else None) for r in releases]
-        fields = sorted({f for r in releases for f in r["configs"].get(name, {})})
+        present = [(r["release"], {} if name in r[kind] else None) for r in releases]
+        fields = sorted({f for r in releases for f in r[kind].get(name, {})})
         classes[name] = {
             "releases": _fold(present),
-            "fields": {f: _fold([(r["release"], r["configs"].get(name, {}).get(f)) for r in releases]) for f in fields},
+            "fields": {f: _fold([(r["release"], r[kind].get(name, {}).get(f)) for r in releases]) for f in fields},
         }
-    return {
-        "source": "huggingface/trl trl/**/*config.py of each release read (tools/build_trl_configs.py)",
-        "releases": [{"release": r["release"], "file": r["file"], "sha256": r["sha256"]} for r in releases],
-        "classes": classes,
-    }
+    return classes
 
 
 def main() -> None:

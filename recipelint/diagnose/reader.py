@@ -13,6 +13,7 @@ fixed-size deque, and progress is sampled from the end of each chunk.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import gzip
 import json
@@ -57,7 +58,7 @@ _ERROR = re.compile(b"|".join(re.escape(n) for n in ERROR_NEEDLES))
 _EPOCH_END = re.compile(b"|".join(re.escape(n) for n in EPOCH_END))
 _EPOCH_START = re.compile(b"|".join(re.escape(n) for n in EPOCH_START))
 # What an exception line starts with (roots.exception decides): a cheap test before decoding.
-_EXCEPTION_START = re.compile(rb"\s*(?:\[(?:rank|default)\d+\]:\s*)?(?:E\s+)?(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)\b")
+_EXCEPTION_START = re.compile(rb"\s*(?:\[(?:rank|default)\d+\]:\s*|\d{1,5}: \s*)?(?:E\s+)?(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)\b")
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 # Colour codes written inside a message ("Watchdog \x1b[0mcaught"): removed from the bytes before
 # any needle is looked for, so a code between two words never hides a line.
@@ -195,6 +196,22 @@ class _Chunk:
     cursor_line: int = 0
     # key -> the chunk's last (start, end, line, text, match) past the kept hits
     late: dict[str, tuple[int, int, int, str, re.Match[str] | None]] = field(default_factory=dict)
+    parsed: dict[int, Progress | None] = field(default_factory=dict)  # progress lines read, by start
+
+    @functools.cached_property
+    def progress_starts(self) -> list[int]:
+        """Where the chunk's progress lines start: one C scan of the chunk, made the first time a
+        hit asks for the progress before it (a lookup is then a bisection, not a loop over lines)."""
+        buf, found = self.buf, set()
+        for literal in timeline.PROGRESS_LITERALS:  # a literal scan each (C speed), then the line's own test
+            at = buf.find(literal)
+            while at >= 0:
+                begin = buf.rfind(b"\n", 0, at) + 1
+                end = buf.find(b"\n", at)
+                if begin not in found and timeline.PROGRESS_BYTES.search(buf, begin, len(buf) if end < 0 else end):
+                    found.add(begin)
+                at = buf.find(literal, (len(buf) if end < 0 else end) + 1)
+        return sorted(found)
 
     @functools.cached_property
     def lines(self) -> int:
@@ -291,7 +308,7 @@ class Scanner:
 
     def read(self, path: Path) -> None:
         """Scan one log file; SourceError when it cannot be read (what was read is kept)."""
-        scan = FileScan(path, timeline.file_rank(path.name))
+        scan = FileScan(path, timeline.file_rank(path.name, path.parent.name))
         self.files.append(scan)
         if path.is_dir():
             raise SourceError(path, "is a directory, not a log")
@@ -483,11 +500,18 @@ class Scanner:
         if found is None:
             return
         rank = timeline.rank_of(text)
+        # A torchelastic summary names the rank above a traceback it quotes (`rank : 3
+        # (local_rank: 3)`); its lines are read back only where the window holds one.
+        summary = rank is None and chunk.buf.rfind(b"(local_rank: ", max(0, start - roots.TRACE_BYTES), start) >= 0
+        trace = [line.text for line in _before(chunk, start, number, roots.TRACE_LINES)] if summary else []
+        rank = roots.summary_rank(trace) if summary else rank
         key = (chunk.scan.path, chunk.scan.rank if rank is None else rank)
         if key in self.roots or len(self.roots) >= roots.MAX_ROOTS:
             return
-        hit = self._make(chunk, start, end, number, text, "root", None)
-        where = roots.location(line.text for line in hit.before)
+        # The traceback before it: with a rank prefix, the rank's own lines only.
+        trace = trace or [line.text for line in _before(chunk, start, number, roots.TRACE_LINES)]
+        hit = self._make(chunk, start, end, number, text, "root", None, rank)
+        where = roots.location(roots.own_lines(trace, text))
         self.roots[key] = Root(hit, roots.Raised(found[0], found[1], where))
         if len(hit.after) < CONTEXT:
             self._pending.append(hit)
@@ -525,7 +549,9 @@ class Scanner:
             if len(hit.after) < CONTEXT:
                 self._pending.append(hit)
 
-    def _make(self, chunk: _Chunk, start: int, end: int, number: int, text: str, key: str, match: re.Match[str] | None) -> Hit:
+    def _make(
+        self, chunk: _Chunk, start: int, end: int, number: int, text: str, key: str, match: re.Match[str] | None, rank: int | None = None
+    ) -> Hit:
         scan = chunk.scan
         at = match.start() if match else 0
         time = timeline.timestamp(text, scan.year)
@@ -536,7 +562,7 @@ class Scanner:
         prior = inline or self._progress_before(chunk, start, number)
         marker = scan.last_marker
         after_epoch = marker is not None and marker[1] == "end" and (prior is None or marker[0] > prior.line)
-        rank = timeline.rank_of(text)
+        rank = timeline.rank_of(text) if rank is None else rank
         return Hit(
             key,
             LogLine(scan.path, number, shown(text, at)),
@@ -552,21 +578,22 @@ class Scanner:
     def _progress_before(self, chunk: _Chunk, start: int, number: int) -> Progress | None:
         """The last progress line before byte `start`: looked for up to BACK_LINES lines back,
         then the one sampled from earlier chunks."""
-        buf, end = chunk.buf, start
-        for back in range(1, BACK_LINES + 1):
-            if end <= 0:
-                break
-            begin = buf.rfind(b"\n", 0, end - 1) + 1
-            raw = buf[begin : end - 1] if buf[end - 1 : end] == b"\n" else buf[begin:end]
-            if timeline.PROGRESS_BYTES.search(raw):
+        starts = chunk.progress_starts
+        at = bisect.bisect_left(starts, start) - 1
+        if at >= 0:
+            begin = starts[at]
+            back = chunk.buf.count(b"\n", begin, start)
+            if back <= BACK_LINES:
                 return self._progress_at(chunk, begin, number - back)
-            end = begin
         return chunk.scan.last_progress
 
     def _progress_at(self, chunk: _Chunk, start: int, number: int) -> Progress | None:
+        if start in chunk.parsed:  # many hits share the progress line before them: parsed once
+            return chunk.parsed[start]
         _, raw = chunk.line_at(start)
         text = decode(raw)
-        return timeline.progress(text, number, timeline.timestamp(text, chunk.scan.year))
+        chunk.parsed[start] = found = timeline.progress(text, number, timeline.timestamp(text, chunk.scan.year))
+        return found
 
     def _fill_pending(self, chunk: _Chunk) -> None:
         """Give hits near the end of the previous chunk their lines after."""
@@ -616,15 +643,15 @@ def _line_starts(buf: bytes, needles: Iterable[bytes]) -> dict[int, list[bytes]]
 _FULL_YEAR = re.compile(r"(?:19|20)\d\d[-/]\d\d[-/]\d\d")
 
 
-def _before(chunk: _Chunk, start: int, number: int) -> tuple[LogLine, ...]:
+def _before(chunk: _Chunk, start: int, number: int, count: int = CONTEXT) -> tuple[LogLine, ...]:
     lines: list[LogLine] = []
     buf, end = chunk.buf, start
-    while len(lines) < CONTEXT and end > 0:
+    while len(lines) < count and end > 0:
         begin = buf.rfind(b"\n", 0, end - 1) + 1
         lines.append(LogLine(chunk.scan.path, number - len(lines) - 1, shown(decode(buf[begin : end - 1]))))
         end = begin
-    if len(lines) < CONTEXT:
-        lines.extend(reversed([line for line in chunk.tail if line.number < number - len(lines)][-(CONTEXT - len(lines)) :]))
+    if len(lines) < count:
+        lines.extend(reversed([line for line in chunk.tail if line.number < number - len(lines)][-(count - len(lines)) :]))
     return tuple(reversed(lines))
 
 
@@ -700,7 +727,10 @@ def _elastic(path: Path, raw: IO[bytes]) -> IO[bytes] | None:
     extra = message.get("extraInfo")
     # any shape a writer chose: a nested or odd error file is read for what it holds, never a crash
     callstack = extra.get("py_callstack") if isinstance(extra, dict) else extra
-    parts: Iterable[object] = (message.get("message"), callstack)
+    said = message.get("message")
+    if isinstance(callstack, str) and isinstance(said, str) and said.strip() and said.strip() in callstack:
+        return BytesIO(callstack.encode())  # the stack ends in the message: the root is read with its frames
+    parts: Iterable[object] = (said, callstack)
     return BytesIO("\n".join(part if isinstance(part, str) else json.dumps(part) for part in parts if part).encode())
 
 

@@ -26,6 +26,7 @@ _RANKS = (
     re.compile(r"^\s*\[rank(\d+)\]:"),  # torch >= 2.2 prefixes each rank's stderr
     re.compile(r"^\s*\[default(\d+)\]:"),  # torchrun --tee / --redirects
     re.compile(r"^\s*\[1,(\d+)\]<std(?:out|err)>:"),  # Open MPI --tag-output
+    re.compile(r"^(\d{1,5}): "),  # srun --label (and pdsh-style `N: ` prefixes)
     re.compile(r"\[(?:PG [^\]]*?)?Rank (\d+)\]"),  # [Rank 3], [PG 1 Rank 3]
     re.compile(r"\bcurrent rank (\d+)\b"),  # WeNet's join message
     re.compile(r"\brank[ :=](\d+)\b"),  # WeNet's TRAIN lines end in "rank 5"
@@ -56,6 +57,9 @@ def timestamp(text: str, year: int = 1900) -> datetime | None:
 
 
 def rank_of(text: str) -> int | None:
+    # Each form holds one of these (or starts with a digit): most lines hold none of them.
+    if "ank" not in text and "default" not in text and "<std" not in text and not text[:1].isdigit():
+        return None
     for pattern in _RANKS:
         match = pattern.search(text)
         if match is not None:
@@ -63,9 +67,13 @@ def rank_of(text: str) -> int | None:
     return None
 
 
-def file_rank(name: str) -> int | None:
+def file_rank(name: str, folder: str = "") -> int | None:
+    """The rank a file's name gives (rank3.log); for a torchelastic error file
+    (`.../attempt_0/3/error.json`), the local rank its folder is named by."""
     match = _FILE_RANK.search(name)
-    return int(match.group(1)) if match else None
+    if match:
+        return int(match.group(1))
+    return int(folder) if name == "error.json" and folder.isdigit() else None
 
 
 @dataclass(frozen=True)
@@ -111,6 +119,8 @@ _EXAMPLES = re.compile(r"(?P<step>\d+) examples \[(?P<elapsed>[\d:]+),")
 _HF = re.compile(r"\{'loss': [-\d.e]+.*?'epoch': (?P<epoch>[\d.]+)\}")
 _DS = re.compile(r"\bstep=(?P<step>\d+), skipped=\d+")
 # Bytes: what the reader searches for before decoding a line.
+# A literal each of PROGRESS_BYTES' forms holds: the reader finds candidate lines by them.
+PROGRESS_LITERALS = (b"Batch ", b" examples [", b"(train)", b"(val)", b"%|", b"{'loss': ", b", skipped=")
 PROGRESS_BYTES = re.compile(
     rb"Batch \d+/\d+ loss|\d examples \[|\((?:train|val)\)\s*\[|\d%\|.*\| *\d+/\d+ \[|\{'loss': |\bstep=\d+, skipped="
 )

@@ -60,8 +60,8 @@ def need(recipe: Recipe) -> Need | None:
     if launch is None:
         if recipe.ds_config is not None:
             return Need(True, None, None, f"{recipe.ds_config.path.name} is a DeepSpeed config")
-        if recipe.pyconfig is not None:
-            return Need(True, None, None, f"{recipe.pyconfig.source.path.name} is an XTuner config")
+        for part in recipe.read_parts():
+            return Need(True, None, None, f"{part.source.path.name} is {part.kind}")
         return None
     where = f"{launch.command.span.path.name}:{launch.command.span.line}"
     device = launch.device

@@ -66,8 +66,8 @@ def _first_span(recipe: Recipe) -> Span | None:
         if doc is not None:
             span: Span = doc.root.span
             return span
-    if recipe.pyconfig is not None:
-        first: Span = recipe.pyconfig.source.span(0, 0)
+    for part in recipe.read_parts():
+        first: Span = part.source.span(0, 0)
         return first
     return None
 

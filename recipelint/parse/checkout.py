@@ -221,11 +221,12 @@ class Checkout:
 
         return self.cached(f"loader_keywords:{entry}", lambda: pycode.loader_keywords(self.entry_files(entry)))
 
-    def read_keys(self) -> set[str]:
-        """Every string key any code of the package (or beside it) reads from a dict (pycode.read_keys)."""
+    def read_keys(self, top: bool = False) -> set[str]:
+        """Every string key any code of the package (or beside it) reads from a dict
+        (pycode.read_keys); `top`: those it may read at the top level of the YAML."""
         from recipelint.parse import pycode
 
-        return self.cached("read_keys", lambda: pycode.read_keys(self.code_files()))
+        return self.cached(f"read_keys:{top}", lambda: pycode.read_keys(self.code_files(), top))
 
     def repository_keys(self, top: Path) -> set[str]:
         """The keys every Python file of the repository at `top` reads or writes (at most
@@ -235,7 +236,7 @@ class Checkout:
 
         def read() -> set[str]:
             paths = [p for p in sorted(top.glob("**/*.py")) if not set(p.relative_to(top).parts) & SKIPPED_FOLDERS]
-            return pycode.read_keys([f for f in (pycode.parse_python(p) for p in paths[:REPOSITORY_FILES]) if f is not None])
+            return pycode.read_keys([f for f in (pycode.parse_python(p) for p in paths[:REPOSITORY_FILES]) if f is not None], top=True)
 
         return self.cached(f"repository_keys:{top}", read)
 

@@ -59,7 +59,8 @@ class ArgClass:
 
     name: str
     # What it extends beyond its own fields: "transformers" (TrainingArguments), "transformers-seq2seq",
-    # "trl" (a trl config: TrainingArguments plus trl's fields), "" (nothing), "unknown".
+    # "trl" (a trl config: TrainingArguments plus trl's fields), "trl-other" (trl's ModelConfig,
+    # ScriptArguments: trl's fields only), "" (nothing), "unknown".
     base: str
     own: dict[str, Default] = field(default_factory=dict)  # its fields and its local bases'
     where: str = ""
@@ -87,18 +88,30 @@ class Module:
 
 
 @dataclass
+class Keyword:
+    """One keyword of a `TrainingArguments(...)` / `Seq2SeqTrainingArguments(...)` call, whatever its value."""
+
+    cls: str  # "TrainingArguments" or "Seq2SeqTrainingArguments"
+    name: str
+    span: Span  # the keyword's name
+    where: str  # "train.py:42"
+
+
+@dataclass
 class Reading:
     """What the files show: the parser (None: none found) and TrainingArguments(...) keywords."""
 
     parser: Parser | None
     calls: dict[str, Default] = field(default_factory=dict)
     argparse: dict[str, Option] = field(default_factory=dict)  # dest -> option, of the files read
+    keywords: list[Keyword] = field(default_factory=list)  # every keyword of every call, in order
 
 
-def read(script: Path, files: FileCache) -> Reading | None:
+def read(script: Path, files: FileCache, top: Path | None = None) -> Reading | None:
     """The script's parser and TrainingArguments keywords; None when the script cannot be read.
-    Read once per run and script."""
-    found: Reading | None = files.code_reads.get(("hfparser", script), lambda: _read(script, files))
+    `top`: the folder absolute imports start from (the script's own; for `-m pkg.cli` the one
+    holding `pkg`). Read once per run and script."""
+    found: Reading | None = files.code_reads.get((f"hfparser {top}", script), lambda: _read(script, files, top or script.parent))
     return found
 
 
@@ -119,8 +132,8 @@ def _load(path: Path, files: FileCache) -> Module | None:
 
 
 class _Reader:
-    def __init__(self, script: Path, files: FileCache) -> None:
-        self.top = script.parent
+    def __init__(self, script: Path, files: FileCache, top: Path) -> None:
+        self.top = top
         self.files = files
         self.modules: dict[Path, Module | None] = {}
 
@@ -131,9 +144,12 @@ class _Reader:
 
     def local(self, origin: str, level: int, near: Path) -> Path | None:
         """The file of a local module (`llava.train.train`, `.args`), as Python finds it from the
-        script's folder (sys.path[0]) or, relative, from the importing file."""
+        script's folder (sys.path[0]) or, relative, from the importing file; a folder above the
+        script is also searched in its `src/` (the project installed from a src layout:
+        alignment-handbook's scripts/sft.py imports `alignment` from src/alignment)."""
         parts = origin.split(".")
-        bases = [near.parents[level - 1]] if level else [self.top, *self.top.parents[:2]]
+        above = [*self.top.parents[:2]]
+        bases = [near.parents[level - 1]] if level else [self.top, *above, *(b / "src" for b in above)]
         for base in bases:
             for cut in (len(parts), len(parts) - 1):  # `from pkg.mod import Name` or `from pkg import mod`
                 if cut < 1:
@@ -145,8 +161,8 @@ class _Reader:
         return None
 
 
-def _read(script: Path, files: FileCache) -> Reading | None:
-    reader = _Reader(script, files)
+def _read(script: Path, files: FileCache, top: Path) -> Reading | None:
+    reader = _Reader(script, files, top)
     first = reader.module(script)
     if first is None:
         return None
@@ -159,7 +175,7 @@ def _read(script: Path, files: FileCache) -> Reading | None:
             continue
         seen.add(module.path)
         reading.parser = _parser(reader, module)
-        reading.calls.update(_calls(reader, module))
+        reading.calls.update(_calls(reader, module, reading.keywords))
         reading.argparse.update(_argparse(module.file))
         queue.extend(_called_modules(reader, module))
     return reading
@@ -200,10 +216,12 @@ def _parser(reader: _Reader, module: Module) -> Parser | None:
 
 def _rejects(file: PyFile, kind: str) -> bool | None:
     """Whether the parse raises on words no option takes: parse_args_into_dataclasses() without
-    return_remaining_strings=True; trl's parse_args_and_config() passes return_remaining_strings
-    itself, so only HfArgumentParser's own call is judged."""
+    return_remaining_strings=True, or TrlParser's parse_args_and_config() likewise (it hands
+    its own return_remaining_strings, False by default, to parse_args_into_dataclasses: trl 0.9.6
+    trl/commands/cli_utils.py to 1.16.0 trl/scripts/utils.py)."""
+    methods = ("parse_args_into_dataclasses", "parse_args_and_config") if kind == "TrlParser" else ("parse_args_into_dataclasses",)
     for call in file.calls:
-        if not isinstance(call.func, ast.Attribute) or call.func.attr != "parse_args_into_dataclasses":
+        if not isinstance(call.func, ast.Attribute) or call.func.attr not in methods:
             continue
         remaining = next((k.value for k in call.keywords if k.arg == "return_remaining_strings"), None)
         if remaining is None and not call.args:
@@ -238,14 +256,16 @@ def _resolve(reader: _Reader, module: Module, node: ast.expr, depth: int, import
     if package == "transformers" and last in HF_BASES:
         return ArgClass(last, HF_BASES[last])
     if package == "trl":
-        return ArgClass(last, "trl" if last.endswith("Config") and last not in ("ModelConfig",) else "unknown")
+        # trl's configs extend TrainingArguments; ModelConfig and ScriptArguments are dataclasses of their own
+        return ArgClass(
+            last, "trl-other" if last in ("ModelConfig", "ScriptArguments") else "trl" if last.endswith("Config") else "unknown"
+        )
     if origin is not None and origin[0] and depth < 4:
         path = reader.local(origin[0].rsplit(".", 1)[0] if "." in origin[0] else origin[0], origin[1], module.path)
         other = reader.module(path) if path is not None else None
-        if other is not None:
-            defined = next((n for n in other.file.tree.body if isinstance(n, ast.ClassDef) and n.name == last), None)
-            if defined is not None:
-                return _class(reader, other, defined, depth)
+        if other is not None and other is not module:
+            # defined there, or re-exported (a package's __init__.py: `from .configs import SFTConfig`)
+            return _resolve(reader, other, ast.Name(id=last), depth + 1)
     return ArgClass(last or name, "unknown")
 
 
@@ -281,9 +301,9 @@ def _default(reader: _Reader, module: Module, name: str, value: ast.expr | None)
     return Default(name, literal, True, module.file.span(node), where)
 
 
-def _calls(reader: _Reader, module: Module) -> dict[str, Default]:
+def _calls(reader: _Reader, module: Module, keywords: list[Keyword]) -> dict[str, Default]:
     """The literal keywords of `TrainingArguments(...)` / `Seq2SeqTrainingArguments(...)` calls;
-    a keyword two calls give differently is not taken."""
+    a keyword two calls give differently is not taken. Every keyword's name is added to `keywords`."""
     out: dict[str, Default] = {}
     clash: set[str] = set()
     for call in module.file.calls:
@@ -295,6 +315,9 @@ def _calls(reader: _Reader, module: Module) -> dict[str, Default]:
         for keyword in call.keywords:
             if keyword.arg is None:
                 continue
+            start = module.file.span(keyword).start
+            name_span = module.file.source.span(start, start + len(keyword.arg.encode()))
+            keywords.append(Keyword(full.rsplit(".", 1)[-1], keyword.arg, name_span, _where(reader, module, keyword)))
             found = _default(reader, module, keyword.arg, keyword.value)
             if keyword.arg in out and out[keyword.arg].value != found.value:
                 clash.add(keyword.arg)

@@ -1,7 +1,8 @@
 """The package pins a repository declares, read without running anything: requirements*.txt
 (following `-r other.txt`), setup.py's `install_requires` (read with `ast`, also the `_deps`
 table transformers' own setup.py keeps and `deps["x"]` / `deps_list("x")` take from), setup.cfg,
-pyproject.toml's `[project]` dependencies and Poetry's, conda's environment.yml (its conda
+pyproject.toml's `[project]` dependencies (and the requirements files setuptools' dynamic metadata
+names) and Poetry's, conda's environment.yml (its conda
 dependencies and its `pip:` list), and a Dockerfile's `pip install x==v`. Each pin keeps its
 file and line."""
 
@@ -75,7 +76,7 @@ def requirements_txt(path: Path, depth: int = 0) -> Iterator[Pin]:
 
 def setup_py(path: Path) -> Iterator[Pin]:
     """`install_requires=[...]` and `extras_require={...: [...]}` of any call, the lists given
-    inline or bound to a module-level name."""
+    inline or bound to a module-level name, or read from a requirements file (_read_from_file)."""
     import ast
 
     text = _text(path)
@@ -97,11 +98,35 @@ def setup_py(path: Path) -> Iterator[Pin]:
             if keyword.arg == "extras_require" and isinstance(value, ast.Dict):
                 lists = [(v, str(k.value) if isinstance(k, ast.Constant) else "?") for k, v in zip(value.keys, value.values, strict=True)]
             for lst, extra in lists:
-                for item in lst.elts if isinstance(lst, (ast.List, ast.Tuple)) else []:
-                    if isinstance(item, ast.Constant) and isinstance(item.value, str):
-                        pin = requirement(item.value, path, item.lineno)
-                        if pin is not None:
-                            yield replace(pin, extra=str(extra)) if extra else pin
+                found = _listed(lst, path) if isinstance(lst, (ast.List, ast.Tuple)) else _read_from_file(lst, path)
+                yield from (replace(pin, extra=str(extra)) if extra else pin for pin in found)
+
+
+def _listed(lst: Any, path: Path) -> Iterator[Pin]:
+    import ast
+
+    for item in lst.elts:
+        if isinstance(item, ast.Constant) and isinstance(item.value, str):
+            pin = requirement(item.value, path, item.lineno)
+            if pin is not None:
+                yield pin
+
+
+def _read_from_file(value: Any, path: Path) -> Iterator[Pin]:
+    """`install_requires=fetch_requirements("requirements.txt")`, `open("requirements/train.txt")
+    .read().splitlines()`: a call whose only text literal names a requirements file beside
+    setup.py is that file's pins (the helper's body is not run; a file outside the folder is not read)."""
+    import ast
+
+    if not isinstance(value, ast.Call):
+        return
+    texts = [n.value for n in ast.walk(value) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+    named = [t for t in texts if t.endswith(".txt")]
+    if len(named) != 1:
+        return
+    target = path.parent / named[0]
+    if target.is_file() and path.parent.resolve() in target.resolve().parents:
+        yield from requirements_txt(target)
 
 
 def _deps_table(tree: Any, names: dict[str, Any], path: Path) -> Iterator[Pin]:
@@ -216,6 +241,7 @@ def pyproject(path: Path) -> Iterator[Pin]:
         yield from _poetry(tool["poetry"], text, path)
     if not isinstance(project, dict):
         return
+    yield from _dynamic(project, tool, path)
     items = [(item, "") for item in list(project.get("dependencies", []) or [])]
     for name, extra in (project.get("optional-dependencies", {}) or {}).items():
         items.extend((item, str(name)) for item in (extra if isinstance(extra, list) else []))
@@ -225,6 +251,29 @@ def pyproject(path: Path) -> Iterator[Pin]:
         pin = requirement(item, path, number)
         if pin is not None:
             yield replace(pin, extra=extra_name) if extra_name else pin
+
+
+def _dynamic(project: dict[str, Any], tool: Any, path: Path) -> Iterator[Pin]:
+    """setuptools' dynamic metadata: `dynamic = ["dependencies", "optional-dependencies"]` with
+    `[tool.setuptools.dynamic] dependencies = {file = ["requirements.txt"]}` and
+    `optional-dependencies.train = {file = ["requirements/train.txt"]}`: the named files' pins
+    (relative to the pyproject's folder, read as requirements files)."""
+    dynamic = project.get("dynamic", [])
+    table = tool.get("setuptools", {}).get("dynamic", {}) if isinstance(tool, dict) and isinstance(tool.get("setuptools"), dict) else {}
+    if not isinstance(dynamic, list) or not isinstance(table, dict):
+        return
+    sources: list[tuple[Any, str]] = []
+    if "dependencies" in dynamic:
+        sources.append((table.get("dependencies"), ""))
+    extras = table.get("optional-dependencies")
+    if "optional-dependencies" in dynamic and isinstance(extras, dict):
+        sources.extend((entry, str(name)) for name, entry in extras.items())
+    for entry, extra in sources:
+        files = entry.get("file") if isinstance(entry, dict) else None
+        for name in [files] if isinstance(files, str) else files if isinstance(files, list) else []:
+            target = path.parent / str(name)
+            if target.is_file() and path.parent.resolve() in target.resolve().parents:
+                yield from (replace(pin, extra=extra) if extra else pin for pin in requirements_txt(target))
 
 
 def _poetry(poetry: dict[str, Any], text: str, path: Path) -> Iterator[Pin]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import re
 import warnings
+from collections import Counter
 from collections.abc import Callable, Iterator
 from functools import cached_property
 from pathlib import Path
@@ -169,10 +170,34 @@ def _conf_variables(function: ast.FunctionDef, conf: str) -> dict[str, str]:
     blocks: dict[str, str] = {}
     for node in ast.walk(function):
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            found = _subscript_key(node.value, {conf})
+            found = _subscript_key(node.value, {conf, *_copies(function, conf)})
             if found is not None and found[1].endswith("_conf"):  # `shuffle = conf.get('shuffle')` is a value
                 blocks[node.targets[0].id] = found[1]
     return blocks
+
+
+_COPIERS = {"deepcopy", "copy", "dict"}
+
+
+def _copies(function: ast.FunctionDef, conf: str) -> set[str]:
+    """Variables holding a copy of `conf`: `x = copy.deepcopy(conf)`, `copy.copy(conf)`,
+    `dict(conf)`, `conf.copy()` (the copy is read, or written into, as conf is)."""
+    found: set[str] = set()
+    for node in ast.walk(function):
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
+            continue
+        value = node.value
+        if not isinstance(value, ast.Call):
+            continue
+        copier = _called_name(value.func) in _COPIERS and len(value.args) == 1 and _is_name(value.args[0], conf)
+        method = isinstance(value.func, ast.Attribute) and value.func.attr == "copy" and not value.args and _is_name(value.func.value, conf)
+        if copier or method:
+            found.add(node.targets[0].id)
+    return found
+
+
+def _is_name(node: ast.AST, name: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == name
 
 
 def _value_variables(function: ast.FunctionDef, conf: str) -> dict[str, tuple[str, object]]:
@@ -243,9 +268,19 @@ def dataset_keys(
     target = next((f for f in dataset.functions(function) if any(a.arg == "conf" for a in f.args.args)), None)
     if target is None:
         return None
+    # A sibling builder of the same module (ASLP-lab/OSUM's OSUM-EChat trains on BigDataset(...,
+    # conf) and validates on Dataset(..., conf)): a key either reads counts.
+    siblings = [
+        f
+        for f in dataset.tree.body
+        if isinstance(f, ast.FunctionDef) and f.name.endswith(function) and f is not target and any(a.arg == "conf" for a in f.args.args)
+    ]
     processors = {f.name: f for f in processor.functions()} if processor is not None else {}
     callees = _callees([dataset, *(helpers or [])])
     reads = _conf_reads(target, "conf", processors, callees, 0)
+    for sibling in siblings:
+        for name, inner in _conf_reads(sibling, "conf", processors, callees, 0).items():
+            _merge(reads.setdefault(name, KeyReads()), inner)
     reads[""].keys.update(name for name in reads if name)
     return reads
 
@@ -261,43 +296,100 @@ def _conf_reads(
     reads: dict[str, KeyReads] = {"": KeyReads()}
     for block in variables.values():
         reads.setdefault(block, KeyReads())
+    copies = _copies(function, conf)
     for node in ast.walk(function):
-        found = _subscript_key(node, {conf, *variables})
+        found = _subscript_key(node, {conf, *copies, *variables})
         if found is not None:
-            reads["" if found[0] == conf else variables[found[0]]].keys.add(found[1])
+            reads["" if found[0] in (conf, *copies) else variables[found[0]]].keys.add(found[1])
+        nested = _nested_key(node, {conf, *copies})
+        if nested is not None:  # `copy['other_conf']['only_info'][...] = True`: a key of that block the code needs
+            reads.setdefault(nested[0], KeyReads()).keys.add(nested[1])
+        dynamic = _dynamic_use(node, {conf, *variables}, conf)
+        if dynamic is not None:
+            dict_read = reads["" if dynamic[0] == conf else variables[dynamic[0]]]
+            dict_read.open, dict_read.unfollowed = True, dict_read.unfollowed or dynamic[1]
         if isinstance(node, ast.Call):
             _spread(node, variables, processors, reads, guards.get(id(node)))
-            _handed(node, conf, variables, processors, callees, reads, depth)
+            _handed(node, {conf, *copies}, variables, processors, callees, reads, depth)
     return reads
+
+
+def _nested_key(node: ast.AST, names: set[str]) -> tuple[str, str] | None:
+    """(block, key) for `conf['block']['key']` or `conf['block'].get('key')` (conf: one of `names`)."""
+    if isinstance(node, ast.Subscript):
+        outer, key = node.value, literal(node.slice)
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get" and node.args:
+        outer, key = node.func.value, literal(node.args[0])
+    else:
+        return None
+    block = _subscript_key(outer, names) if isinstance(outer, ast.Subscript) else None
+    return (block[1], key) if block is not None and key is not None else None
+
+
+def _dynamic_use(node: ast.AST, names: set[str], conf: str) -> tuple[str, str] | None:
+    """(name, what) where a dict is read by keys the code computes: `conf[name]`, iteration
+    (`for k in conf`, `conf.items()`), or `**conf` spread into a call (a block's spread is
+    _spread's): which keys it reads is not known."""
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in names and literal(node.slice) is None:
+        return node.value.id, f"{node.value.id}[{ast.unparse(node.slice)}] at line {node.lineno}"
+    if isinstance(node, (ast.For, ast.comprehension)) and isinstance(node.iter, ast.Name) and node.iter.id in names:
+        return node.iter.id, f"iteration over {node.iter.id} at line {node.iter.lineno}"
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and isinstance(node.func.value, ast.Name)
+        and node.func.value.id in names
+        and (node.func.attr in ("items", "keys", "values") or (node.func.attr == "get" and node.args and literal(node.args[0]) is None))
+    ):
+        return node.func.value.id, f"{ast.unparse(node.func)}() at line {node.lineno}"
+    if isinstance(node, ast.Call):
+        for keyword in node.keywords:
+            if keyword.arg is None and isinstance(keyword.value, ast.Name) and keyword.value.id == conf:
+                return conf, f"**{keyword.value.id} into {_called_name(node.func) or 'a call'}() at line {node.lineno}"
+    return None
 
 
 def _handed(
     call: ast.Call,
-    conf: str,
+    confs: set[str],
     variables: dict[str, str],
     processors: dict[str, ast.FunctionDef],
     callees: Callees,
     reads: dict[str, KeyReads],
     depth: int,
 ) -> None:
-    """`conf` or a block handed to a function as an argument (not spread): what that function
-    reads of the parameter it lands in."""
+    """`conf` (or a copy of it, `confs`) or a block handed to a function as an argument (not
+    spread): what that function reads of the parameter it lands in. Copying it is no hand-over."""
+    if _called_name(call.func) in _COPIERS:
+        return
     for name, parameter in _arguments(call):
-        if name != conf and name not in variables:
+        if name not in confs and name not in variables:
             continue
-        found = callees.get(_called_name(call.func) or "")
+        found = callees.get(_called_name(call.func) or "") or _processor_call(call, processors, parameter)
         callee = found[0] if found is not None else None
         where = None if found is None else _parameter_name(found[0], parameter, found[1])
         if callee is None or where is None or depth >= _FOLLOW_DEPTH:
-            block = reads["" if name == conf else variables[name]]
+            block = reads["" if name in confs else variables[name]]
             block.open = True
             block.unfollowed = block.unfollowed or f"{_called_name(call.func) or 'a call'}() at line {call.lineno}"
             continue
-        if name == conf:
+        if name in confs:
             for name_in, inner in _conf_reads(callee, where, processors, callees, depth + 1).items():
                 _merge(reads.setdefault(name_in, KeyReads()), inner)
         else:
             _merge(reads[variables[name]], _param_reads(callee, where))
+
+
+def _processor_call(call: ast.Call, processors: dict[str, ast.FunctionDef], parameter: int | str) -> tuple[ast.FunctionDef, int] | None:
+    """`Processor(dataset, processor.tokenize, tokenizer, other_conf=block)`: WeNet's pipeline
+    wrapper calls the processor function with the data and the arguments after it, so an
+    argument lands in that function's parameter (the keyword's name, or its position past the
+    function). (function, the positional arguments before it that it does not take)."""
+    for index, arg in enumerate(call.args):
+        name = arg.attr if isinstance(arg, ast.Attribute) else arg.id if isinstance(arg, ast.Name) else None
+        if name in processors and (isinstance(parameter, str) or parameter > index):
+            return processors[name], index  # the function's first parameter (the data) stands where it is named
+    return None
 
 
 def _merge(into: KeyReads, other: KeyReads) -> None:
@@ -385,10 +477,15 @@ def _spread(
         target = next((processors[n] for n in names if n in processors), None)
         if target is None:
             block.open = True
+            if processors:  # the processor module read, and the block goes elsewhere (none read: a trimmed copy, open as before)
+                spread = f"**{keyword.value.id} into {_called_name(call.func) or 'a call'}() at line {call.lineno}"
+                block.unfollowed = block.unfollowed or spread
             continue
         parameters, takes_any = _parameters(target)
         block.keys.update(parameters)
         block.open = block.open or takes_any
+        if takes_any:
+            block.unfollowed = block.unfollowed or f"{target.name}() takes **{target.args.kwarg.arg} (spread at line {call.lineno})"  # type: ignore[union-attr]
         if block.function is None:
             block.function, block.strict, block.line, block.guard = target.name, not takes_any, call.lineno, guard
 
@@ -433,6 +530,21 @@ def imported_from(file: PyFile, name: str) -> str | None:
     for node in file.nodes:
         if isinstance(node, ast.ImportFrom) and node.module and any((a.asname or a.name) == name for a in node.names):
             return node.module
+    return None
+
+
+def bound_module(file: PyFile, name: str) -> str | None:
+    """The module a name of the file is bound to: `import wenet.dataset.process.processor as
+    processor` or `from wenet.dataset.process import processor` -> wenet.dataset.process.processor."""
+    for node in file.tree.body:
+        if isinstance(node, ast.Import):
+            found = next((a.name for a in node.names if a.asname == name), None)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found = next((f"{node.module}.{a.name}" for a in node.names if (a.asname or a.name) == name), None)
+        else:
+            continue
+        if found is not None:
+            return found
     return None
 
 
@@ -481,25 +593,41 @@ def config_keys(files: list[PyFile]) -> set[str]:
     return keys
 
 
-def read_keys(files: list[PyFile]) -> set[str]:
+def read_keys(files: list[PyFile], top: bool = False) -> set[str]:
     """Every string key the code reads from any dict, or writes into one: `x['k']`, `x.get('k')`,
     `'k' in x`. A fork hands its YAML around under many names (`args['pseudo_ratio']` in an
     executor, `conf` blocks in model builders), and saves keys of its own into the train.yaml
-    it writes beside the model (`infos['save_time']`)."""
+    it writes beside the model (`infos['save_time']`). `top`: the keys that may be top-level
+    ones, leaving out a key read only below another constant key (`config['encoder_conf']
+    ['input_layer']` in NefelibataJay/DialectMoE's wenet/utils/common.py reads no top-level
+    `input_layer`)."""
     keys: set[str] = set()
     for file in files:
         for node in file.nodes:
             if isinstance(node, ast.Subscript):  # loaded, or written: a key the code puts in the YAML it saves (infos['save_time'])
-                key = literal(node.slice)
+                key, owner = literal(node.slice), node.value
             elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get" and node.args:
-                key = literal(node.args[0])
+                key, owner = literal(node.args[0]), node.func.value
             elif isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.In, ast.NotIn)):
-                key = literal(node.left)
+                key, owner = literal(node.left), node.comparators[0]
             else:
                 continue
-            if key:
+            if key and not (top and _constant_key_read(owner)):
                 keys.add(key)
     return keys
+
+
+def _constant_key_read(node: ast.AST) -> bool:
+    """`x['k']` or `x.get('k')`: a dict read with a constant key (what a nested block is)."""
+    if isinstance(node, ast.Subscript):
+        return literal(node.slice) is not None
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "get"
+        and bool(node.args)
+        and literal(node.args[0]) is not None
+    )
 
 
 def _indexed(node: ast.AST, names: set[str]) -> Iterator[ast.Subscript]:
@@ -632,10 +760,16 @@ def loader_keys(file: PyFile) -> dict[str, tuple[list[str], int]]:
     found: dict[str, tuple[list[str], int]] = {}
     for call in file.calls:
         for keyword in call.keywords:
-            if keyword.arg in LOADER_KEYWORDS and keyword.arg not in found:
-                path = _key_path(keyword.value)
-                if len(path) >= 1:
-                    found[keyword.arg] = (path, call.lineno)
+            if keyword.arg not in LOADER_KEYWORDS:
+                continue
+            value = keyword.value
+            if isinstance(value, ast.IfExp):  # `None if cfg.num_workers == 0 else cfg.prefetch_factor`: the key read
+                value = value.orelse if isinstance(value.body, ast.Constant) else value.body
+            path = _key_path(value)
+            # several loaders (OLMo's eval `data_config.num_workers`, train `train_config.data.num_workers`):
+            # the longest path names the key most exactly
+            if path and len(path) > len(found.get(keyword.arg, ([], 0))[0]):
+                found[keyword.arg] = (path, call.lineno)
     return found
 
 
@@ -703,21 +837,60 @@ def _key_variables(function: ast.FunctionDef, key: str) -> set[str]:
     return names
 
 
-def _constants(node: ast.expr) -> set[object] | None:
+Tables = dict[str, tuple[set[object], bool]]  # a module's constant collections: name -> (members, is a dict)
+
+
+def _tables(file: PyFile) -> Tables:
+    """The module-level names bound to a collection of constants: `SCHEDULERS = {'warmuplr':
+    WarmupLR, ...}` (its keys, a dict), `FEATS = ['fbank', 'mfcc']`."""
+    found: Tables = {}
+    for node in file.tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            value = node.value
+            if isinstance(value, ast.Dict) and value.keys and all(isinstance(k, ast.Constant) for k in value.keys):
+                found[node.targets[0].id] = ({k.value for k in value.keys if isinstance(k, ast.Constant)}, True)
+            elif (members := _constants(value)) is not None and not isinstance(value, ast.Constant):
+                found[node.targets[0].id] = (members, False)
+    return found
+
+
+def _constants(node: ast.expr, tables: Tables | None = None) -> set[object] | None:
     if isinstance(node, ast.Constant):
         return {node.value}
     if isinstance(node, (ast.List, ast.Tuple, ast.Set)) and all(isinstance(e, ast.Constant) for e in node.elts):
         return {e.value for e in node.elts}  # type: ignore[attr-defined]
+    if tables and isinstance(node, ast.Name) and node.id in tables:
+        return set(tables[node.id][0])  # `x in SCHEDULERS`: the table's keys
     return None
 
 
-def _comparison(test: ast.expr, key: str, variables: set[str]) -> set[object] | None:
+def _comparison(test: ast.expr, key: str, variables: set[str], tables: Tables | None = None) -> set[object] | None:
     """The constants `test` compares the key's value with (`v == 'a'`, `v in ['a', 'b']`, `v is None`)."""
     if not isinstance(test, ast.Compare) or len(test.ops) != 1 or not _holds_key(test.left, key, variables):
         return None
     if isinstance(test.ops[0], (ast.Eq, ast.In, ast.Is, ast.IsNot, ast.NotEq)):
-        return _constants(test.comparators[0])
+        return _constants(test.comparators[0], tables)
     return None
+
+
+def _lookup(node: ast.AST, key: str, variables: set[str], tables: Tables) -> tuple[set[object], bool] | None:
+    """The keys of a constant dict the key's value looks up: `SCHEDULERS[configs['scheduler']]`
+    (another value is a KeyError: True) or `SCHEDULERS.get(name)` (None for another: False)."""
+    if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and isinstance(node.value, ast.Name):
+        table, probe, rejects = node.value.id, node.slice, True
+    elif (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "get"
+        and isinstance(node.func.value, ast.Name)
+        and node.args
+    ):
+        table, probe, rejects = node.func.value.id, node.args[0], False
+    else:
+        return None
+    if table not in tables or not tables[table][1] or not _holds_key(probe, key, variables):
+        return None
+    return set(tables[table][0]), rejects
 
 
 def _chain_raises(branch: ast.If) -> bool:
@@ -728,23 +901,69 @@ def _chain_raises(branch: ast.If) -> bool:
     return isinstance(last, ast.Raise) or (isinstance(last, ast.Assert) and isinstance(last.test, ast.Constant) and not last.test.value)
 
 
+def _literal(annotation: ast.expr | None) -> set[object] | None:
+    """The members of a `Literal['a', 'b']` annotation (also inside `Optional[...]` or `X | None`)."""
+    if annotation is None:
+        return None
+    for node in ast.walk(annotation):
+        if isinstance(node, ast.Subscript) and _dotted_name(node.value) == "Literal":
+            members = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            if all(isinstance(m, ast.Constant) for m in members):
+                return {m.value for m in members if isinstance(m, ast.Constant)}
+    return None
+
+
+def _annotated(file: PyFile, key: str) -> Iterator[tuple[set[object], ast.AST]]:
+    """`Literal` choices declared for a name `key`: a parameter (`scheduler: Literal[...]`) or a
+    class field (a dataclass the config is loaded into)."""
+    for node in file.nodes:
+        if isinstance(node, ast.arg) and node.arg == key:
+            values = _literal(node.annotation)
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.target.id == key:
+            values = _literal(node.annotation)
+        else:
+            continue
+        if values is not None:
+            yield values, node
+
+
+def _function_values(file: PyFile, function: ast.FunctionDef, key: str, tables: Tables, found: Compared) -> None:
+    """The comparisons and table lookups of the key's value in one function, into `found`."""
+    variables = _key_variables(function, key)
+    for node in ast.walk(function):
+        test = node.test if isinstance(node, (ast.If, ast.Assert, ast.IfExp)) else None
+        values = _comparison(test, key, variables, tables) if test is not None else None
+        rejects = isinstance(node, ast.Assert) or (isinstance(node, ast.If) and _chain_raises(node))
+        if values is None:
+            looked = _lookup(node, key, variables, tables)
+            if looked is None:
+                continue
+            values, rejects = looked
+        found.values.update(values)
+        found.where = found.where or file.span(node)
+        if rejects:
+            found.rejects = found.rejects or file.span(node)
+
+
 def compared_values(files: list[PyFile], key: str) -> Compared | None:
     """What the code compares a config key's value with, in every function of these files: the
-    values some branch handles; `rejects` where any other value stops the run. None when no
-    code compares it (the key's values are not followed)."""
+    values some branch handles, a constant dict it looks the value up in, a `Literal` declared
+    for it; `rejects` where any other value stops the run (an assert, an if/elif chain whose else
+    raises, a `TABLE[value]` lookup). None when no code compares it (the key's values are not
+    followed)."""
     found = Compared()
-    for file in files:
+    own = [_tables(file) for file in files]
+    # A table imported from another module (`from .scheduler import SCHEDULERS`): a name only
+    # one of the files defines.
+    counts = Counter(name for tables in own for name in tables)
+    shared = {name: t[name] for t in own for name in t if counts[name] == 1}
+    for file, tables in zip(files, own, strict=True):
+        tables = {**shared, **tables}
         for function in file.functions():
-            variables = _key_variables(function, key)
-            for node in ast.walk(function):
-                test = node.test if isinstance(node, (ast.If, ast.Assert, ast.IfExp)) else None
-                values = _comparison(test, key, variables) if test is not None else None
-                if values is None:
-                    continue
-                found.values.update(values)
-                found.where = found.where or file.span(node)
-                if isinstance(node, ast.Assert) or (isinstance(node, ast.If) and _chain_raises(node)):
-                    found.rejects = found.rejects or file.span(node)
+            _function_values(file, function, key, tables, found)
+        for values, node in _annotated(file, key):
+            found.values.update(values)
+            found.where = found.where or file.span(node)
     return found if found.where is not None else None
 
 

@@ -100,9 +100,17 @@ class FlowReader(SourceReader):
         if len(live) == 1:
             return live[0][0]
         cwds = {env.cwd for env, _ in live}
-        out = Env({}, cwds.pop() if len(cwds) == 1 else None)
+        first = live[0][0].vars
+        # Only the variables some branch changed are merged; the others keep the first branch's
+        # binding, the one object every branch holds. Walking every variable at every `if` made a
+        # script of n ifs cost n x its variables (6,000 ifs: 98 s of CPU).
+        differing: dict[str, None] = {}
+        for env, _ in live[1:]:
+            differing.update(dict.fromkeys([name for name, binding in env.vars.items() if first.get(name) is not binding]))
+            differing.update(dict.fromkeys(first.keys() - env.vars.keys()))
+        out = Env(dict(first), cwds.pop() if len(cwds) == 1 else None)
         names = tuple(label for _, label in live)
-        for name in dict.fromkeys(n for env, _ in live for n in env.vars):
+        for name in differing:
             items = [env.vars.get(name) for env, _ in live]
             out.vars[name] = merge_binding(name, items, where, names)
         return out

@@ -13,7 +13,7 @@ from recipelint import tuner
 from recipelint.context import Context, Derived
 from recipelint.diagnostics import Applicability, Edit, Fix
 from recipelint.model import Note, Setting, setting_source
-from recipelint.rulekit.allocated import config_loader, worker_setting
+from recipelint.rulekit.allocated import WRAPPER_LEVELS, config_loader, worker_setting
 
 # What a plan assumes where the batch memory is not modelled: tokenised text and images are sized
 # by the data, not by the recipe, so the plan keeps the recipe's prefetch and pin_memory and
@@ -181,23 +181,19 @@ def plan(ctx: Context) -> WorkerPlan:
     return ctx.derived(WorkerPlan)
 
 
-WRAPPER_LEVELS = 6  # folders above the launched script searched for the modules it imports
-
-
 def _reaches(ctx: Context, flag: str) -> bool | None:
     """Whether the launched training script hands the flag's value to a DataLoader (read with
     ast); None when the script is not found."""
     from recipelint.parse import pycode
 
-    launch = ctx.recipe.launch
-    script = launch.script.value if launch is not None else None
-    path = ctx.recipe.locate(script)[0] if isinstance(script, str) and script.endswith(".py") else None
+    path, top = ctx.recipe.launched_file()
     parsed = pycode.parse_python(path) if path is not None else None
-    if parsed is None or path is None:
+    if parsed is None or path is None or top is None:
         return None
     # A wrapper (LLaVA's train_mem.py: `from llava.train.train import train; train()`) runs the
-    # code of the module it imports: that module's parser and DataLoader decide.
-    roots = list(path.resolve().parents)[:WRAPPER_LEVELS]
+    # code of the module it imports: that module's parser and DataLoader decide. A `-m pkg.cli`
+    # launch imports from the folder holding pkg.
+    roots = list(dict.fromkeys([top.resolve(), *list(path.resolve().parents)[:WRAPPER_LEVELS]]))
     files = pycode.script_closure(parsed, roots)
     if any(pycode.workers_reach(file, flag.replace("-", "_")) for file in files):
         return True

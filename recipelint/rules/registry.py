@@ -17,7 +17,9 @@ if TYPE_CHECKING:
     import recipelint.rules.known.known_bug
     import recipelint.rules.launch.deepspeed_include_with_counts
     import recipelint.rules.launch.gloo_on_gpus
+    import recipelint.rules.launch.hf_argument_choice
     import recipelint.rules.launch.hf_argument_unused
+    import recipelint.rules.launch.hf_keyword_removed
     import recipelint.rules.launch.launcher_option_after_script
     import recipelint.rules.launch.multinode_local_rendezvous
     import recipelint.rules.launch.multinode_unpinned_interface
@@ -179,6 +181,8 @@ RULES: tuple[Listed, ...] = (
     ("RL509", "recipelint.rules.launch.launcher_option_after_script", "launch", None, ("launch",)),
     ("RL510", "recipelint.rules.launch.rendezvous_port_privileged", "launch", None, ("launch",)),
     ("RL530", "recipelint.rules.launch.hf_argument_unused", "launch", ("torch", "deepspeed"), ("recipe",)),
+    ("RL531", "recipelint.rules.launch.hf_keyword_removed", "launch", ("torch", "deepspeed"), ("recipe",)),
+    ("RL532", "recipelint.rules.launch.hf_argument_choice", "launch", ("torch", "deepspeed"), ("recipe",)),
     ("RL555", "recipelint.toolkits.kube.rules.no_workload", "kube", None, ("recipe",)),
     ("RL556", "recipelint.toolkits.unjudged.rules.server_not_training", "unjudged", ("unjudged",), ("recipe",)),
     ("RL601", "recipelint.toolkits.wenet.rules.flags.unknown_train_flag", "flags", ("wenet",), ("recipe",)),

@@ -23,6 +23,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from recipelint import versions
 from recipelint.budget import OverBudget, cpu_budget
 from recipelint.records import dataclass
 from recipelint.subjects import CORE, Subject
@@ -117,6 +118,9 @@ class Toolkit(Protocol):
     # Per recipe kind it builds, the packages whose releases its verdicts depend on (`show`'s run
     # section: runcontext.version_rows); a kind not here: deepspeed and torch.
     packages: Mapping[str, tuple[str, ...]] = {}
+    # Its own packages' releases where behaviour it judges changes, oldest first, the last the
+    # newest known (registered into versions.KNOWN / NEWEST when the registry loads).
+    releases: Mapping[str, tuple[tuple[str, str], ...]] = {}
 
     def claims(self, target: Target, script: ShellScript | None) -> float:
         """How sure the toolkit is that the whole file is its own: 0 never, 1 certain. A config's
@@ -184,6 +188,9 @@ def _builtin() -> list[Toolkit]:
 
 
 REGISTRY: list[Toolkit] = _builtin()
+for _toolkit in REGISTRY:
+    for _package, _changes in _toolkit.releases.items():
+        versions.register(_package, _changes)
 
 
 def suffixes() -> dict[str, Toolkit]:

@@ -53,7 +53,7 @@ PATTERNS = {
     ),
     "aspects": ("CollectiveFingerPrint", r"Collectives differ in the following aspects: *(?P<aspects>.+)"),
     "nccl": (
-        "NCCL WARN",
+        "Mismatched collective detected",
         r"Mismatched collective detected(?:, please check your collective calls at and around rank (?P<a>\d+))?",
     ),
     "running": (

@@ -45,7 +45,7 @@ SOURCE = (
 )
 PATTERNS = {
     "torch": ("CUDA error: ", r"CUDA error: (?P<what>(?!out of memory)[a-z][a-z -]*[a-z])"),
-    "nccl": ("NCCL WARN", r"Cuda failure (?:(?P<code>\d+) )?'(?P<what>[^']+)'"),
+    "nccl": ("Cuda failure", r"Cuda failure (?:(?P<code>\d+) )?'(?P<what>[^']+)'"),
     "unhandled": ("unhandled cuda error", r"unhandled cuda error"),
     "cublas": ("CUDA error: ", r"CUDA error: CUBLAS_STATUS_(?P<what>EXECUTION_FAILED|INTERNAL_ERROR|ARCH_MISMATCH)"),
     # torch's warning at start-up when its build has no kernels for the GPU (torch/cuda/__init__.py _check_capability)

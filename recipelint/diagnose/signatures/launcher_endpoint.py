@@ -9,7 +9,11 @@ specified`: `--master_addr`/`--master_port` were not used. With the recipe, poin
 launch's `--standalone`, `--master_port` or `--rdzv_endpoint`.
 
 ## Why is this bad
-Two jobs on one node that listen on one port: the second fails at start-up. torchrun's
+Two jobs on one node that listen on one port: the second fails at start-up. Not always
+another job: under torchrun (and torch.distributed.launch since torch 1.9) the launcher itself
+runs the store on `MASTER_PORT`, and a script that calls `init_process_group` with
+`init_method='tcp://ADDR:PORT'` opens a second one on that port; the log shows both (the
+launcher's lines and `_tcp_rendezvous_handler` in the traceback), and that cause comes first. torchrun's
 default `--master_port` is 29500, and `--standalone` in the torch releases whose `run.py` sets
 `rdzv_endpoint = "localhost:29400"` listens on 29400 in every job (later releases ask the
 kernel for a free port, `localhost:0`). Under `--rdzv_backend c10d` (or with
@@ -53,6 +57,13 @@ PATTERNS = {
     "eaddrinuse": ("EADDRINUSE", r"port: (?P<port>\d+), useIpv6: \w+, code: -98, name: EADDRINUSE"),
     "in-use": ("Address already in use", r"(?:RuntimeError|DistNetworkError|OSError)[^\n]*: (?:\[Errno 98\] )?Address already in use"),
     "static-only": ("master_addr is only used for static rdzv_backend", r"master_addr is only used for static rdzv_backend"),
+    # The script's own tcp:// store under a launcher that already runs one on MASTER_PORT.
+    "tcp-init": ("_tcp_rendezvous_handler", r"in _tcp_rendezvous_handler"),
+    "elastic": (
+        "OMP_NUM_THREADS environment variable for each process",
+        r"Setting OMP_NUM_THREADS environment variable for each process",
+    ),
+    "launch-deprecated": ("torch.distributed.launch is deprecated", r"torch\.distributed\.launch is deprecated"),
 }
 CAUSES = {
     "standalone": Cause(
@@ -61,6 +72,10 @@ CAUSES = {
     ),
     "shared-port": Cause(
         "another job (or a stale process of an earlier one) on this node holds the port: give each job its own --master_port"
+    ),
+    "launcher-store": Cause(
+        "the launcher (torchrun, or torch.distributed.launch since torch 1.9) already runs the store on MASTER_PORT, and the "
+        "script's init_process_group(init_method='tcp://...') binds the same port again: use init_method='env://' (or none)"
     ),
     "ignored-addr": Cause(
         "--master_addr/--master_port are ignored under a dynamic rendezvous (c10d, etcd, or --rdzv_endpoint given): "
@@ -89,7 +104,12 @@ def explain(found: Found) -> Explanation | None:
         lines["shared-port"] = [f"{master_port.span}: the launch sets {master_port.value or master_port.text}"]
     elif port == "29500":
         causes.append(("shared-port", "29500 is torchrun's default --master_port, the same for every job that does not set one"))
-    causes += [("shared-port", ""), ("standalone", "")]
+    launched = found.first("elastic", "launch-deprecated")
+    if found.stats("tcp-init").count and launched is not None:
+        causes.insert(
+            0, ("launcher-store", f"the script opens a tcp:// store ({found.first('tcp-init')}) under torch's launcher ({launched})")
+        )
+    causes += [("shared-port", ""), ("standalone", ""), ("launcher-store", "")]
     return Explanation(anchor, said, evidence, causes, recipe_lines=lines)
 
 

@@ -41,10 +41,10 @@ SOURCE = "NCCL misc/socket.cc and bootstrap.cc messages; NVIDIA/nccl#1515, NVIDI
 _ADDR = r"(?P<addr>[\w.:%\[\]-]+)<(?P<port>\d+)>"
 PATTERNS = {
     # NCCL's warnings (`NCCL WARN`, a needle searched for anyway); NCCL 2.2's `WARN Call to connect` has its own.
-    "connect": ("NCCL WARN", r"(?:socketStartConnect|Net) ?: Connect to " + _ADDR + r" failed ?: (?P<why>[^\n]*)"),
+    "connect": ("Connect to ", r"(?:socketStartConnect|Net) ?: Connect to " + _ADDR + r" failed ?: (?P<why>[^\n]*)"),
     "refused": ("Call to connect ", r"Call to connect (?:returned|failed ?:) ?(?P<why>Connection refused|Connection timed out|[\w ]+)"),
-    "no-interface": ("NCCL WARN", r"Bootstrap ?: no socket interface found"),
-    "closed": ("NCCL WARN", r"Connection closed by remote peer " + _ADDR),
+    "no-interface": ("no socket interface found", r"Bootstrap ?: no socket interface found"),
+    "closed": ("Connection closed by remote peer", r"Connection closed by remote peer " + _ADDR),
     "using": ("Bootstrap", r"Bootstrap ?: Using "),
 }
 CAUSES = {

@@ -43,9 +43,12 @@ SOURCE = (
 PATTERNS = {
     # NCCL prints each as a warning (`NCCL WARN`): that needle is searched for anyway, so these
     # cost no pass of their own over the log.
-    "fallocate": ("NCCL WARN", r"Call to posix_fallocate failed ?: (?P<why>[^\n]*)"),
-    "extend": ("NCCL WARN", r"failed to extend (?P<segment>/dev/shm/nccl-\w+) to (?P<size>\d+) bytes(?:, error: (?P<why>[^\n]*))?"),
-    "segment": ("NCCL WARN", r"Error while creating shared memory segment (?P<segment>\S+) \(size (?P<size>\d+)\)"),
+    "fallocate": ("posix_fallocate failed", r"Call to posix_fallocate failed ?: (?P<why>[^\n]*)"),
+    "extend": ("failed to extend ", r"failed to extend (?P<segment>/dev/shm/nccl-\w+) to (?P<size>\d+) bytes(?:, error: (?P<why>[^\n]*))?"),
+    "segment": (
+        "Error while creating shared memory segment",
+        r"Error while creating shared memory segment (?P<segment>\S+) \(size (?P<size>\d+)\)",
+    ),
 }
 CAUSES = {
     "container": Cause(

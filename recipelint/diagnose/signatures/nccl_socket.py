@@ -42,11 +42,11 @@ SEVERITY = Severity.WARNING
 SOURCE = "anchors.md C.7 (NCCL_DEBUG=INFO NET lines); NVIDIA/nccl-tests#29, AReaL#639, horovod#969, NVIDIA/nccl#676"
 _HOST = r"(?:(?P<host>[\w.-]+):\d+:\d+ \[\d+\] )?NCCL INFO "
 PATTERNS = {
-    "socket": ("NET/", _HOST + r"NET/Socket : Using (?P<ifaces>.*)"),
+    "socket": ("NCCL INFO NET/Socket : Using", _HOST + r"NET/Socket : Using (?P<ifaces>.*)"),
     "network-socket": ("etwork Socket", _HOST + r"Using network Socket"),
     "internal-socket": ("etwork Socket", _HOST + r"Using internal Network Socket"),
-    "ib": ("NET/", _HOST + r"NET/IB : Using (?P<devices>.*)"),
-    "no-ib": ("NET/", r"NET/IB : No device found"),
+    "ib": ("NCCL INFO NET/IB : Using", _HOST + r"NET/IB : Using (?P<devices>.*)"),
+    "no-ib": ("NET/IB : No device found", r"NET/IB : No device found"),
     "no-verbs": ("libibverbs", r"Failed to open libibverbs"),
     "ib-disabled": ("NCCL_IB_DISABLE set by environment to 1", r"NCCL_IB_DISABLE set by environment to 1"),
 }

@@ -51,8 +51,18 @@ PATTERNS = {
     "watchdog": (
         "Watchdog caught",
         r"(?:\[Rank (?P<rank>\d+)\] )?Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=(?P<seq>\d+), "
-        r"OpType=(?P<op>\w+)(?:, NumelIn=(?P<numel>\d+), NumelOut=\d+)?, Timeout\(ms\)=(?P<ms>\d+)\) ran for (?P<ran>\d+) milli",
+        r"OpType=(?P<op>\w+)(?:, NumelIn=(?P<numel>\d+), NumelOut=\d+)?, Timeout\(ms\)=(?P<ms>\d+)\)(?: ran(?: for (?P<ran>\d+) milli)?)?"
+        # or the message alone, its work on the next lines as a report re-wraps it (autocast#381)
+        r"|(?:\[Rank (?P<bare_rank>\d+)\] )?Watchdog caught collective operation timeout:\s*$",
     ),
+    "work-next": (
+        "WorkNCCL(",
+        r"^\s*WorkNCCL\((?:SeqNum=(?P<seq>\d+), )?[^)]*?OpType=(?P<op>\w+)(?:, NumelIn=(?P<numel>\d+))?[^)]*Timeout\(ms\)=(?P<ms>\d+)\)",
+    ),
+    # What ran before the hang, for the rank-divergent code paths (evaluation, the end of fit).
+    "fit-end": ("stopped: `max_", r"`Trainer\.fit` stopped: `max_(?:epochs|steps)"),
+    "eval": ("valuation", r"\*{5} Running [Ee]valuation \*{5}|Running evaluation|Evaluation (?:started|loop)"),
+    "streaming": ("IterableDataset", r"IterableDataset|streaming=True"),
     "work": (
         "last enqueued NCCL work",
         r"Rank (?P<rank>\d+)\][^\n]*?work: (?P<seq>\d+), last enqueued NCCL work: (?P<enqueued>-?\d+), last completed NCCL work: (?P<completed>-?\d+)",
@@ -75,20 +85,23 @@ CAUSES = {
         "WeNet's join timeout at or above the process-group timeout: the watchdog fires before the join ends the epoch", ("RL303",), "wenet"
     ),
     "long-step": Cause("one rank legitimately worked longer than the timeout alone (rank-0 preprocessing, evaluation, saving)", ("RL805",)),
+    "code-path": Cause(
+        "the ranks took different code paths: a collective (a barrier, a metric's all-reduce, a gather) that only some ranks "
+        "reach (evaluation or saving on rank 0 only, code after training ends, an early exit): the others wait in it"
+    ),
 }
 
 
 def explain(found: Found) -> Explanation | None:
-    hits = found.hits("watchdog")
+    hits = [h for h in found.hits("watchdog") if h.groups.get("seq")]
     if not hits:
-        return None
-    anchor = found.first("watchdog")
-    assert anchor is not None
+        return _bare(found)
+    anchor = hits[0]
     top = max(int(h.groups["seq"]) for h in hits)
     ops = sorted({h.groups["op"] for h in hits if int(h.groups["seq"]) == top})
     ms = int(anchor.groups["ms"])
     reported = found.stats("watchdog").ranks
-    ran = max(int(h.groups["ran"]) for h in hits if int(h.groups["seq"]) == top)
+    ran = max((int(h.groups["ran"]) for h in hits if int(h.groups["seq"]) == top and h.groups.get("ran")), default=ms)
     said = f"the NCCL watchdog ended {'/'.join(ops)} (SeqNum {top}) after {duration(timedelta(milliseconds=ran))}"
     said += f" on {plural(len(reported), 'rank')}" if reported else ""
     evidence = when(found, anchor, ms)
@@ -104,7 +117,52 @@ def explain(found: Found) -> Explanation | None:
         # The other ranks waited in a collective while this log still prepared data (a tokenizer's
         # or datasets.map's bar just before the watchdog): the wait was for that preparation.
         causes.insert(0, ("long-step", f"data preparation was still running ({anchor.progress.describe()})"))
+    elif top > FIRST_COLLECTIVES:
+        causes = _divergent(found, hits, causes)
     return Explanation(anchor, said, evidence, causes)
+
+
+def _bare(found: Found) -> Explanation | None:
+    """The message whose work a report put on the next line: what it says, and the same ranking."""
+    anchor = found.first("watchdog")
+    if anchor is None:
+        return None
+    work = found.first("work-next")
+    ops = work.groups["op"] if work is not None else "a collective"
+    evidence = when(found, anchor)
+    if work is not None:
+        evidence.append(timeout_note(found, int(work.groups["ms"])))
+    kind, _ = phase(anchor, found.file(anchor.line.path))
+    seq = int(work.groups["seq"]) if work is not None and work.groups.get("seq") else FIRST_COLLECTIVES + 1
+    causes = _order(found, kind, seq, [ops])
+    causes = _divergent(found, [work] if work is not None else [], causes) if seq > FIRST_COLLECTIVES else causes
+    return Explanation(anchor, f"the NCCL watchdog ended {ops} after the process group's timeout", evidence, causes)
+
+
+def _divergent(found: Found, hits: list[Hit], causes: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Put the rank-divergent causes first where the log shows them: training had ended, an
+    evaluation had started, the data streams (each rank its own length), or the collective is
+    a one-element ALLREDUCE (a barrier or a metric, never a gradient bucket)."""
+    why = []
+    if found.stats("fit-end").count:
+        why.append(f"training had ended before it ({found.first('fit-end')})")
+    if found.stats("eval").count:
+        why.append(f"an evaluation had started ({found.first('eval')})")
+    scalar = next((h.groups["op"] for h in hits if h.groups.get("numel") == "1"), None)
+    ahead: list[tuple[str, str]] = []
+    if found.stats("streaming").count:
+        ahead.append(("uneven", f"a streaming dataset gives each rank its own number of batches ({found.first('streaming')})"))
+    if why:
+        ahead.insert(0, ("code-path", "; ".join(why)))
+    if scalar is not None:
+        # One element is a barrier, a metric or an object's size, never a gradient bucket: the
+        # others waited for a rank that was elsewhere (saving, evaluating) or on another path.
+        said = f"a one-element {scalar}: a barrier, a metric or an object's size, not gradients"
+        ahead += [("long-step", said), ("code-path", said)] if not why else [("long-step", said)]
+    if not ahead:
+        return causes + [("code-path", "")]
+    keys = {key for key, _ in ahead}
+    return ahead + [(key, text) for key, text in causes if key not in keys] + ([("code-path", "")] if "code-path" not in keys else [])
 
 
 def _ranks(found: Found, hits: list[Hit], top: int, reported: set[int]) -> list[str]:

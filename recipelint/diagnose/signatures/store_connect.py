@@ -41,10 +41,10 @@ SEVERITY = Severity.ERROR
 SOURCE = "xtuner.md 6 (socket.cpp message and which timeout is which); xtuner#438, xtuner#238, ControlNet#382, pytorch#107021"
 PATTERNS = {
     "client": (
-        "timed out",
+        "The client socket has timed out",
         r"The client socket has timed out after (?P<t>\d+)(?P<unit>m?s) while trying to connect to \(?(?P<host>[^,\s)]+?)(?:, |:)(?P<port>\d+)\)?",
     ),
-    "connect": ("timed out", r"connect\(\) timed out\. Original timeout was (?P<t>\d+) ms"),
+    "connect": ("connect() timed out", r"connect\(\) timed out\. Original timeout was (?P<t>\d+) ms"),
     # The process group created inside deepspeed.initialize, not before it (launcher "none").
     "late-init": ("init_distributed(dist_backend=dist_backend", r"init_distributed\(dist_backend=dist_backend"),
     "mmengine": ("_flexible_runner.py", r"_flexible_runner\.py"),

@@ -70,7 +70,11 @@ def explain(found: Found) -> Explanation | None:
     line = found.first("budget")
     if line is None:
         return None
-    watchdog = [h for h in found.hits("watchdog", "LOG002") if h.line.path == line.line.path and h.line.number > line.line.number]
+    watchdog = [
+        h
+        for h in found.hits("watchdog", "LOG002")
+        if h.line.path == line.line.path and h.line.number > line.line.number and h.groups.get("ms")
+    ]
     barrier = [h for h in found.hits("failed", "LOG001") + found.hits("reached", "LOG001") if h.line.number > line.line.number]
     if not watchdog and not barrier:
         return None

@@ -74,10 +74,11 @@ def srun_slurm_with_torchrun_env(ctx: Context) -> Hit:
 
 
 def rank0_dataset_default_timeout(ctx: Context) -> Hit:
+    from recipelint.toolkits.xtuner.part import mmengine_config
     from recipelint.toolkits.xtuner.rules._x import multi_process
     from recipelint.toolkits.xtuner.rules.dataset_timeout import RANK0_DATASETS
 
-    launch, config = ctx.recipe.launch, ctx.recipe.pyconfig
+    launch, config = ctx.recipe.launch, mmengine_config(ctx.recipe)
     if launch is None or config is None:
         return Hit(None)
     if "XTUNER_DATASET_TIMEOUT" in launch.env or not multi_process(launch) or not (RANK0_DATASETS & config.calls):

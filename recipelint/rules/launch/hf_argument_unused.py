@@ -13,9 +13,13 @@ defaults to True, a unique prefix (argparse's allow_abbrev). The verdict follows
 transformers range the run installs (pins, the environment, `target-versions`).
 
 The parser is judged only when the script calls `parse_args_into_dataclasses()` without
-`return_remaining_strings=True`. A dataclass recipelint cannot read leaves every flag unjudged;
-one of trl's configs (TrainingArguments plus trl's own fields) leaves all but the flags
-TrainingArguments once had unjudged.
+`return_remaining_strings=True`, or trl's `TrlParser((...)).parse_args_and_config()` likewise
+(trl hands its own `return_remaining_strings`, False by default, on: huggingface/trl@v0.19.1:
+trl/scripts/utils.py; TrlParser's `--config` is its own option). A dataclass recipelint cannot
+read leaves every flag unjudged; one of trl's classes (a config: TrainingArguments plus trl's
+fields; `ModelConfig`, `ScriptArguments`: schemas/transformers/trl_configs.json, 7 trl releases
+from 0.9.6 to 1.16.0) leaves all but the flags TrainingArguments once had unjudged. A YAML given
+as `--config` is not read.
 
 ## Why is this bad
 `HfArgumentParser.parse_args_into_dataclasses` (huggingface/transformers@v4.46.3:
@@ -49,7 +53,7 @@ from typing import TYPE_CHECKING
 from recipelint import trainingargs, versions
 from recipelint.context import Context
 from recipelint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
-from recipelint.rulekit import closest
+from recipelint.rulekit.renamed import renamed
 
 if TYPE_CHECKING:  # a WeNet check imports this family's modules: no Python reader at import
     from recipelint.hftrainer import Flag
@@ -71,7 +75,7 @@ TOOLKITS = ("torch", "deepspeed")
 def check(ctx: Context) -> Iterator[Diagnostic | None]:
     read = ctx.recipe.hf_args
     parser = read.parser if read is not None else None
-    if parser is None or parser.kind != "HfArgumentParser" or parser.rejects_unknown is not True:
+    if parser is None or parser.rejects_unknown is not True:
         return
     if any(cls.base == "unknown" for cls in parser.classes):
         return  # a dataclass recipelint cannot read may declare any flag
@@ -79,8 +83,8 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
 
     rng = ctx.version_range("transformers")
     for flag in hftrainer.launch_flags(ctx.recipe) or []:
-        if flag.conditional:
-            continue
+        if flag.conditional or (parser.kind == "TrlParser" and flag.option == "--config"):
+            continue  # TrlParser takes --config (the YAML of defaults) itself
         verdict = versions.evaluate(rng, partial(_rejects, parser, flag.option), trainingargs.boundaries())
         if verdict.holds == "none":
             continue
@@ -93,39 +97,36 @@ def _rejects(parser: Parser, option: str, version: versions.Version) -> bool:
     fields, complete = parser_fields(parser, version)
     if trainingargs.accepted(option, trainingargs.options(fields, version)) is not None:
         return False
-    # a trl config's own fields are not in the table: only a flag TrainingArguments once had is judged
-    return complete or bool(trainingargs.ever(option.lstrip("-").replace("-", "_")))
+    # trl's table holds only the trl releases read: beside a trl class only a flag TrainingArguments
+    # once had is judged
+    trl = any(cls.base in ("trl", "trl-other") for cls in parser.classes)
+    return (complete and not trl) or bool(trainingargs.ever(option.lstrip("-").replace("-", "_")))
 
 
 def _finding(ctx: Context, parser: Parser, flag: Flag, verdict: versions.Verdict) -> Diagnostic | None:
     name = flag.option.lstrip("-").replace("-", "_")
     classes = ", ".join(cls.name for cls in parser.classes)
-    had = trainingargs.ever(name)
-    spans = ", ".join(f"{a} up to {b} (excluded)" if b else f"{a} on" for a, b in had)
-    newest = versions.parse(trainingargs.releases()[-1])
-    renamed = closest(name, trainingargs.fields(newest)) if had else None
-    fix = _fix(ctx, flag, renamed) if renamed else None
+    rename = renamed(name, ctx.version_range("transformers"))
+    fix = _fix(flag, rename.successor, rename.safety) if rename.successor else None
     severity = Severity.ERROR if verdict.holds == "all" else Severity.WARNING
     when = verdict.says() if verdict.holds == "some" else ctx.version_range("transformers").allows()
     message = (
-        f"{flag.option} is no option of the HfArgumentParser of {parser.where.split(': ', 1)[0]} ({classes}) "
+        f"{flag.option} is no option of the {parser.kind} of {parser.where.split(': ', 1)[0]} ({classes}) "
         f"{'with ' + verdict.condition if verdict.holds == 'some' else 'in any release the run may install'}: "
         "parse_args_into_dataclasses raises 'Some specified arguments are not used by the HfArgumentParser' at start-up"
     )
     evidence = [f"parser: {parser.where}", f"transformers: {when}"]
-    if had:
-        evidence.append(f"TrainingArguments has {name} in transformers {spans}")
+    if rename.had:
+        evidence.append(f"TrainingArguments has {name} in transformers {rename.had}")
+    suggested = f"--{rename.successor}" if rename.successor else None
     return ctx.diagnostic(
-        CODE, severity, message, flag.word.span, setting=name, current=flag.option, suggested=f"--{renamed}" if renamed else None,
-        evidence=evidence, fix=fix,
+        CODE, severity, message, flag.word.span, setting=name, current=flag.option, suggested=suggested, evidence=evidence, fix=fix,
     )  # fmt: skip
 
 
-def _fix(ctx: Context, flag: Flag, renamed: str) -> Fix | None:
+def _fix(flag: Flag, successor: str, safety: Applicability) -> Fix | None:
     """Rename to the field the newest release has; safe when every release of the range has it."""
     if flag.word.edit_span is None and flag.word.span is None:
         return None
-    held = versions.evaluate(ctx.version_range("transformers"), lambda v: renamed in trainingargs.fields(v), trainingargs.boundaries())
-    text = flag.word.text.replace(flag.option.lstrip("-"), renamed, 1)
-    safety = Applicability.SAFE if held.holds == "all" else Applicability.UNSAFE
-    return Fix((Edit(flag.word.span, text),), safety, f"rename {flag.option} to --{renamed}")
+    text = flag.word.text.replace(flag.option.lstrip("-"), successor, 1)
+    return Fix((Edit(flag.word.span, text),), safety, f"rename {flag.option} to --{successor}")

@@ -9,7 +9,8 @@ script's own flag: `--dataloader_num_workers` (Hugging Face `TrainingArguments`)
 `ast`) hands that value to a DataLoader (`num_workers=args.num_workers`, or
 `HfArgumentParser` for `--dataloader_num_workers`), or a module of the repository it imports
 does (a wrapper: LLaVA's `llava/train/train_mem.py` is `from llava.train.train import train;
-train()`, and `llava/train/train.py` builds the parser); an info with that condition when the
+train()`, and `llava/train/train.py` builds the parser; a module launch, `-m llava.train.train_mem`,
+is that file, its imports found from the folder holding `llava`); an info with that condition when the
 script is not found; nothing when it parses the flag and never passes it on. A job whose Slurm script or
 Kubernetes manifest states its CPUs is judged against those instead (RL953, RL962).
 
@@ -37,6 +38,7 @@ from collections.abc import Iterator
 
 from recipelint.context import Context
 from recipelint.diagnostics import Diagnostic, Severity
+from recipelint.model import setting_source
 from recipelint.rulekit import oversubscribed
 from recipelint.rulekit.allocated import worker_setting
 from recipelint.rulekit.unknown_fact import hardware_unknown
@@ -88,6 +90,11 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
         setting=setting.name,
         current=workers,
         suggested=cap,
-        evidence=[cpus.cite("cpus"), ctx.ranks_evidence, "formula: ranks_per_node x num_workers <= usable CPUs"],
+        evidence=[
+            *([f"workers: {setting_source(setting)}"] if setting.origin is not None else []),  # a config key: which and why
+            cpus.cite("cpus"),
+            ctx.ranks_evidence,
+            "formula: ranks_per_node x num_workers <= usable CPUs",
+        ],
         fix=workers_plan(ctx).fix(),
     )

@@ -60,15 +60,16 @@ class Walk:
     megatron: bool = False
 
 
-def read_consumer(script: Path, files: FileCache) -> Consumer | None:
+def read_consumer(script: Path, files: FileCache, top: Path | None = None) -> Consumer | None:
     """The consumer the training code shows; None when the script cannot be read or shows none.
-    Read once per run and script (several launches often run the same one)."""
-    found: Consumer | None = files.code_reads.get(("consumer", script), lambda: _read(script, files))
+    `top`: the folder absolute imports start from (the script's own, or for `-m pkg.cli` the
+    one holding `pkg`). Read once per run and script (several launches often run the same one)."""
+    found: Consumer | None = files.code_reads.get((f"consumer {top}", script), lambda: _read(script, files, top or script.parent))
     return found
 
 
-def _read(script: Path, files: FileCache) -> Consumer | None:
-    walk = _walk(script, files)
+def _read(script: Path, files: FileCache, top: Path) -> Consumer | None:
+    walk = _walk(script, files, top)
     if walk is None:
         return None
     hf_config = next((seen.evidence for _, seen in walk.found if seen.kind == "hf-config"), "")
@@ -96,10 +97,9 @@ def _consumer(walk: Walk, depth: int, seen: Seen) -> Consumer:
     return Consumer(kind, seen.client_optimizer, seen.client_scheduler, evidence, code_sets=seen.code_sets)
 
 
-def _walk(script: Path, files: FileCache) -> Walk | None:
+def _walk(script: Path, files: FileCache, top: Path) -> Walk | None:
     """Read the script, then the local modules it imports, level by level, until a level shows a
     signal (deeper code is what that code calls, not what calls DeepSpeed)."""
-    top = script.parent
     walk = Walk()
     queue: list[tuple[Path, int]] = [(script, 0)]
     done: set[Path] = set()

@@ -120,6 +120,9 @@ def program(words: list[Word]) -> tuple[int, int] | None:
     for index in range(launcher + 1, len(words)):
         if word_text(words[index]).endswith(".py") or all(v.endswith(".py") for v in branch_values(words[index]) or ["-"]):
             return launcher, index
+    inline = _inline_program(words, launcher)
+    if inline is not None:
+        return launcher, inline
     unknown = words[launcher].value is None
     for index in range(launcher + 1, len(words) - 1):
         module = word_text(words[index + 1])
@@ -129,6 +132,18 @@ def program(words: list[Word]) -> tuple[int, int] | None:
                 # file): neither the program nor the module is known, nothing says it is a training launch
                 return None
             return launcher, index + 1
+    return None
+
+
+def _inline_program(words: list[Word], launcher: int) -> int | None:
+    """`torchrun --no-python python3 -c CODE` (kubeflow/trainer's examples/yaml): torchrun runs the
+    program as given in each rank, here Python on code written in the command; the code is the
+    training script (not a file, so nothing more of it is read)."""
+    if _name(words[launcher]) != "torchrun" or not any(word_text(w) == "--no-python" for w in words[launcher + 1 :]):
+        return None
+    for index in range(launcher + 2, len(words) - 1):
+        if word_text(words[index]) == "-c" and _name(words[index - 1]).startswith("python"):
+            return index + 1
     return None
 
 
@@ -428,11 +443,11 @@ def decide_consumer(recipe: Recipe, words: list[Word], index: int, flag: str | N
     if text is None:
         why = f"the training script `{word.text}` is decided at run time"
     else:
-        path = _script_path(recipe, text, module)
-        if path is None:
+        path, top = recipe.locate_script(text, module)
+        if path is None or top is None:
             why = f"the training script {text} is not found here"
         else:
-            consumer = read_consumer(path, files)
+            consumer = read_consumer(path, files, top)
             why = f"{text} and the modules it imports show no deepspeed.initialize, Trainer or Accelerator"
     if consumer is None:
         kind, meaning = FLAG_CONSUMER.get("--deepspeed_config_file" if flag == "accelerate launch" else flag or "", ("unknown", ""))
@@ -462,13 +477,6 @@ def _under_cwd(script: ShellScript | None, text: str) -> str | None:
         return None
     values = {a.value.text for a in script.assignments if a.name == match.group(1)}
     return match.group(2) if values and values <= _CWD_VALUES else None
-
-
-def _script_path(recipe: Recipe, text: str, module: bool) -> Path | None:
-    if not module:
-        return recipe.locate(text)[0]
-    relative = text.replace(".", "/")
-    return recipe.locate(f"{relative}.py")[0] or recipe.locate(f"{relative}/__main__.py")[0]
 
 
 def _link(recipe: Recipe, script: ShellScript, command: Command, value: Word, files: FileCache) -> None:

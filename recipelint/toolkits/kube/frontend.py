@@ -6,14 +6,17 @@ pkg/controller.v1/pytorch/envvar.go)."""
 
 from __future__ import annotations
 
+import os
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from recipelint.model import Launch, Payload, Recipe, Setting
-from recipelint.parse.files import FileCache, SourceError
+from recipelint.parse.files import FileCache, SourceError, head
 from recipelint.parse.shell import Command, ShellScript, Word, parse_shell
 from recipelint.parse.span import SourceText, Span
 from recipelint.parse.tree import Document, Node
+from recipelint.parse.where import SKIP_DIRS, repo_root
 from recipelint.parse.yamlfile import parse_documents
 from recipelint.records import dataclass, replace
 from recipelint.toolkits import Target, script_recipes
@@ -25,6 +28,8 @@ if TYPE_CHECKING:
 
 SHELLS = ("bash", "sh", "/bin/bash", "/bin/sh", "/usr/bin/bash", "/usr/bin/env")
 PROGRAMS = ("python", "python3", "torchrun", "deepspeed", "accelerate", "xtuner")
+# The workloads whose operator sets MASTER_ADDR for a plain `python train.py` (operators.py).
+OPERATORS = ("PyTorchJob", "VolcanoJob")
 
 
 @dataclass
@@ -71,7 +76,7 @@ def _workload_recipes(me: Toolkit, target: Target, files: FileCache, document: D
     recipes: list[Recipe] = []
     for group in groups:
         for container in group.containers:
-            found = _container_recipes(me, target, files, group, container)
+            found = _container_recipes(me, target, files, group, container, workload(root))
             for recipe in found:
                 if recipe.launch is not None and recipe.launch.launcher == "mpirun" and group.ranks_in is None:
                     # mpirun in a Volcano Job's master task: its ranks run in the other tasks' pods
@@ -107,7 +112,9 @@ def _unread(target: Target, document: Document, groups: list[PodGroup]) -> Recip
 
 def find_runtime(job: Node, documents: list[Document], path: Path, files: FileCache) -> Node | None:
     """The ClusterTrainingRuntime or TrainingRuntime a TrainJob's runtimeRef names: in the same
-    file, else in a YAML beside it (a runtime installed on the cluster only is not found)."""
+    file, else in a YAML beside it, else anywhere in its repository (kubeflow/trainer keeps its
+    examples in examples/yaml/ and the runtimes they name in manifests/base/runtimes/); a
+    runtime installed on the cluster only is not found."""
     name = job.scalar("spec.runtimeRef.name")
     kind = job.scalar("spec.runtimeRef.kind") or "ClusterTrainingRuntime"  # trainjob_types.go's default
     if name is None:
@@ -115,11 +122,13 @@ def find_runtime(job: Node, documents: list[Document], path: Path, files: FileCa
     for document in documents:
         if document.root.scalar("kind") == kind and document.root.scalar("metadata.name") == name:
             return document.root
-    for sibling in sorted(path.parent.glob("*.y*ml")):
-        if sibling == path or not is_manifest(sibling):
+    top = repo_root(path.parent)
+    places = sorted(path.parent.glob("*.y*ml")) + (runtime_files(top) if top is not None else [])
+    for other in dict.fromkeys(places):
+        if other == path or not is_manifest(other):
             continue
         try:
-            others = parse_documents(files.read(sibling))
+            others = parse_documents(files.read(other))
         except SourceError:
             continue
         for document in others:
@@ -128,11 +137,34 @@ def find_runtime(job: Node, documents: list[Document], path: Path, files: FileCa
     return None
 
 
-def _container_recipes(me: Toolkit, target: Target, files: FileCache, group: PodGroup, container: Node) -> list[Recipe]:
+_RUNTIME = re.compile(rb"^kind:[ \t]*[\"']?(?:Cluster)?TrainingRuntime\b", re.MULTILINE)
+_RUNTIMES: dict[Path, list[Path]] = {}
+RUNTIME_SEARCH = 20_000  # entries walked at most: a larger tree's runtimes are looked for beside the job only
+
+
+def runtime_files(top: Path) -> list[Path]:
+    """The YAML files under `top` that hold a training runtime, once per run and tree."""
+    if top not in _RUNTIMES:
+        found: list[Path] = []
+        seen = 0
+        for folder, dirs, names in os.walk(top, followlinks=False):
+            dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
+            seen += len(dirs) + len(names)
+            if seen > RUNTIME_SEARCH:
+                break
+            for name in sorted(n for n in names if n.endswith((".yaml", ".yml"))):
+                data = head(Path(folder) / name, 65536)
+                if data is not None and _RUNTIME.search(data):
+                    found.append(Path(folder) / name)
+        _RUNTIMES[top] = found
+    return _RUNTIMES[top]
+
+
+def _container_recipes(me: Toolkit, target: Target, files: FileCache, group: PodGroup, container: Node, kind: str | None) -> list[Recipe]:
     script = container_script(files, container)
     if script is None:
         return []
-    recipes = script_recipes(replace(target, kind="script"), files, script, me) or _plain(target, script)
+    recipes = script_recipes(replace(target, kind="script"), files, script, me) or _plain(target, script, kind)
     env = _env(files, container)
     for recipe in recipes:
         if recipe.launch is not None:
@@ -143,7 +175,13 @@ def _container_recipes(me: Toolkit, target: Target, files: FileCache, group: Pod
 def is_shell(container: Node) -> bool:
     """Whether the container runs `bash -c SCRIPT` (its `$VAR`s are the shell's)."""
     texts = [str(n.value) for key in ("command", "args") for n in _items(container.get(key))][:2]
-    return len(texts) == 2 and texts[0] in SHELLS and texts[1] in ("-c", "-lc", "-ec")
+    return len(texts) == 2 and texts[0] in SHELLS and _runs_string(texts[1])
+
+
+def _runs_string(option: str) -> bool:
+    """`-c`, alone or among bash's combined one-letter options (`-lc`, `-ec`, `-xc`: jobset's
+    examples run `bash -xc`; `-ce`): the next word is the script."""
+    return len(option) > 1 and option[0] == "-" and option[1:].isalpha() and "c" in option[1:]
 
 
 def container_script(files: FileCache, container: Node) -> ShellScript | None:
@@ -154,7 +192,7 @@ def container_script(files: FileCache, container: Node) -> ShellScript | None:
     if not items:
         return None
     texts = [str(n.value) for n in items]
-    if len(items) >= 3 and texts[0] in SHELLS and texts[1] in ("-c", "-lc", "-ec"):
+    if len(items) >= 3 and texts[0] in SHELLS and _runs_string(texts[1]):
         body = items[2]
         source = files.read(body.span.path)
         start, end = _body_range(source, body)
@@ -213,8 +251,9 @@ def _env(files: FileCache, container: Node) -> dict[str, Setting]:
     return found
 
 
-def _plain(target: Target, script: ShellScript) -> list[Recipe]:
-    """`python train.py` in a pod: one rank per pod, the operator's env gives the rest."""
+def _plain(target: Target, script: ShellScript, kind: str | None) -> list[Recipe]:
+    """`python train.py` in a pod: one rank per pod, the operator's env gives the rest; in a
+    Job, a Pod or a JobSet no operator sets MASTER_ADDR, said so."""
     command = script.commands[0] if script.commands else None
     if command is None:
         return []
@@ -229,7 +268,15 @@ def _plain(target: Target, script: ShellScript) -> list[Recipe]:
         command.words[index],
         Setting("nnodes", None, False, at, origin="the pods of the job"),
         Setting("nproc_per_node", 1, False, at, origin="one process per pod"),
-        Setting("MASTER_ADDR", "(set by the training operator)", False, at),
+        Setting("MASTER_ADDR", "(set by the operator)", False, at)
+        if kind in OPERATORS
+        else Setting(
+            "MASTER_ADDR",
+            None,
+            False,
+            at,
+            origin=f"a {kind}: no operator sets MASTER_ADDR; a pod's process meets others only as its script says",
+        ),
     )
     return [Recipe(root=target.root, toolkit="torch", script=script, launch=launch, explicit=target.explicit)]
 

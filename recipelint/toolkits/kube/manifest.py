@@ -18,6 +18,7 @@ from recipelint.allocation import Allocation, Grant
 from recipelint.parse.files import head
 from recipelint.parse.tree import Node
 from recipelint.records import dataclass, field
+from recipelint.toolkits.kube.gpulabels import gpu_model
 
 # The workloads read, by `kind` (a Volcano Job is told from batch/v1's by its apiVersion).
 KINDS = ("PyTorchJob", "MPIJob", "TrainJob", "JobSet", "Job", "Pod")
@@ -31,9 +32,13 @@ _BYTES = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "k": 
 TRAINING_OPERATOR = "kubeflow/training-operator@6f74c7f6 (v1.9.0)"
 MPI_OPERATOR = "kubeflow/mpi-operator@caa3c47f"
 VOLCANO = "volcano-sh/volcano@ed72c7c8"
-TRAINER = "kubeflow/trainer@a55f03a8"
-# Trainer v2's trainer Job and container in a runtime's JobSet template (pkg/constants/constants.go).
-TRAINER_JOB, TRAINER_CONTAINER = "trainer-node", "trainer"
+TRAINER = "kubeflow/trainer@658725bd (v2.3.0)"
+# Trainer v2's trainer Job in a runtime's JobSet template: the replicated Job labelled
+# `trainer.kubeflow.org/trainjob-ancestor-step: trainer`, its container `node`
+# (pkg/constants/constants.go AncestorTrainer, Node; since v2.0.0: before it, the alpha's
+# `trainer-node` Job and `trainer` container, still read).
+ANCESTOR_LABEL, ANCESTOR_TRAINER = "trainer.kubeflow.org/trainjob-ancestor-step", "trainer"
+TRAINER_JOBS, TRAINER_CONTAINERS = ("node", "trainer-node"), ("node", "trainer")
 
 
 def is_manifest(path: Path) -> bool:
@@ -136,8 +141,8 @@ def _trainjob_groups(job: Node, runtime: Node | None) -> list[PodGroup | None]:
     TrainJob's, else the runtime's mlPolicy, else 1): kubeflow/trainer@a55f03a8
     pkg/runtime/framework/plugins/jobset/builder.go (Trainer), plugins/torch/torch.go."""
     trainer = job.get("spec.trainer")
-    spec = _runtime_pod(runtime)
-    base = _container(spec, TRAINER_CONTAINER) if spec is not None else None
+    role, spec = _runtime_pod(runtime)
+    base = next((c for name in TRAINER_CONTAINERS if (c := _container(spec, name)) is not None), None) if spec is not None else None
     container = Node("map", (base or trainer or job).span, None, (base or trainer or job).path)
     container.items = list(base.items) if base is not None else []
     overrides = {"image": "image", "command": "command", "args": "args", "resourcesPerNode": "resources"}
@@ -149,16 +154,25 @@ def _trainjob_groups(job: Node, runtime: Node | None) -> list[PodGroup | None]:
     if spec is None and trainer is None:
         return []
     nodes = _num_nodes(job, runtime)
-    group = PodGroup(TRAINER_JOB, nodes[0], nodes[1], spec or Node("map", job.span), [container], nodes[2])
+    group = PodGroup(role, nodes[0], nodes[1], spec or Node("map", job.span), [container], nodes[2])
     return [group]
 
 
-def _runtime_pod(runtime: Node | None) -> Node | None:
+def _runtime_pod(runtime: Node | None) -> tuple[str, Node | None]:
+    """The runtime's trainer Job (its name, its pod spec): the one its ancestor label marks
+    (FindPodSetByAncestor), else the one named as the Trainer names it."""
     jobs = runtime.get("spec.template.spec.replicatedJobs") if runtime is not None else None
-    for item in jobs.children if jobs is not None and jobs.kind == "seq" else []:
-        if item.scalar("name") == TRAINER_JOB:
-            return item.get("template.spec.template.spec")
-    return None
+    items = [item for item in jobs.children if item.kind == "map"] if jobs is not None and jobs.kind == "seq" else []
+    marked = [item for item in items if _label(item.get("template.metadata.labels")) == ANCESTOR_TRAINER]
+    named = [i for name in TRAINER_JOBS for i in items if i.scalar("name") == name]
+    for item in marked + named:
+        return str(item.scalar("name")), item.get("template.spec.template.spec")
+    return TRAINER_JOBS[0], None
+
+
+def _label(labels: Node | None) -> object:
+    found = labels.entries.get(ANCESTOR_LABEL) if labels is not None and labels.kind == "map" else None  # a key with dots
+    return found.value if found is not None else None
 
 
 def _container(spec: Node, name: str) -> Node | None:
@@ -222,6 +236,7 @@ def allocation(root: Node, groups: list[PodGroup], group: PodGroup, container: N
     if memory is not None and size is not None:
         job.grants["memory_gib"] = Grant(size, _said(memory), memory.span)
     _shm(job, group, container)
+    gpu_model(job, group.spec)
     return job
 
 

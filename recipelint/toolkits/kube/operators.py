@@ -19,14 +19,17 @@ reads the list in order).
   23456) sets MASTER_ADDR `<job>-<master>-0.<job>`, MASTER_PORT, WORLD_SIZE the master and
   worker tasks' replicas (pods, not ranks) and RANK; no PET_* (a torchrun there is told its
   nodes and address on its own command line).
-- TrainJob (kubeflow/trainer@a55f03a8 pkg/runtime/framework/plugins/torch/torch.go), for a
-  runtime with `mlPolicy.torch`: PET_NNODES `numNodes`, PET_NPROC_PER_NODE `numProcPerNode`
-  (the TrainJob's, else the runtime's, else "auto"), PET_MASTER_ADDR
-  `<job>-trainer-node-0-0.<job>`, PET_MASTER_PORT 29500 (pkg/constants/constants.go).
+- TrainJob (kubeflow/trainer@658725bd, v2.3.0, pkg/runtime/framework/plugins/torch/torch.go
+  EnforceMLPolicy), for a runtime with `mlPolicy.torch`: PET_NNODES `numNodes`,
+  PET_NPROC_PER_NODE the TrainJob's `numProcPerNode`, else "auto", which with no GPU in
+  resourcesPerNode is the CPU count (requests, else limits; at least 1: getNumCPUPerNode) and
+  with GPUs torchrun's own "auto" (one a GPU); PET_MASTER_ADDR `<job>-node-0-0.<job>` (the
+  trainer Job's first pod), PET_MASTER_PORT 29500 (pkg/constants/constants.go).
 """
 
 from __future__ import annotations
 
+import math
 import re
 
 from recipelint.model import Launch, Recipe, Setting
@@ -36,10 +39,10 @@ from recipelint.records import dataclass, replace
 from recipelint.toolkits.kube.manifest import (
     MPI_OPERATOR,
     TRAINER,
-    TRAINER_JOB,
     TRAINING_OPERATOR,
     VOLCANO,
     PodGroup,
+    cpu_cores,
     elastic_nnodes,
     workload,
 )
@@ -177,16 +180,31 @@ def _trainjob(root: Node, groups: list[PodGroup], runtime: Node | None) -> dict[
     nodes = groups[0]
     at = (nodes.replicas_node or root).span
     env = {"PET_NNODES": Env(str(nodes.replicas), f"{nodes.replicas_said} ({_TORCH})", at)}
-    for holder, key in ((root, "spec.trainer.numProcPerNode"), (torch, "numProcPerNode")):
-        node = holder.get(key)
-        if node is not None:
-            env["PET_NPROC_PER_NODE"] = Env(str(node.value), f"{node.path}: {node.value} ({_TORCH})", node.span)
-            break
+    given = root.get("spec.trainer.numProcPerNode")
+    if given is not None:
+        env["PET_NPROC_PER_NODE"] = Env(str(given.value), f"{given.path}: {given.value} ({_TORCH})", given.span)
     else:
-        env["PET_NPROC_PER_NODE"] = Env("auto", f"no numProcPerNode: auto ({_TORCH})", torch.span)
-    env["PET_MASTER_ADDR"] = Env(f"{name}-{TRAINER_JOB}-0-0.{name}", f"the first trainer node ({_TORCH})", at)
+        env["PET_NPROC_PER_NODE"] = _auto_procs(nodes, torch)
+    env["PET_MASTER_ADDR"] = Env(f"{name}-{nodes.role}-0-0.{name}", f"the first pod of the trainer Job {nodes.role} ({_TORCH})", at)
     env["PET_MASTER_PORT"] = Env(str(TRAINER_PORT), f"ContainerTrainerPort {TRAINER_PORT} ({_TORCH})", at)
     return env
+
+
+def _auto_procs(nodes: PodGroup, torch: Node) -> Env:
+    """No numProcPerNode: "auto", torchrun's one rank a GPU, unless the trainer's resources name
+    no GPU (a resource whose name holds "gpu", requests before limits: runtime.GetNumGPUPerNode),
+    when it is the CPUs (requests, else limits, rounded up as Quantity.Value does; at least 1)."""
+    resources = nodes.containers[0].get("resources") if nodes.containers else None
+    lists = [resources.get(key) for key in ("requests", "limits")] if resources is not None else []
+    if any("gpu" in key.lower() for found in lists if found is not None and found.kind == "map" for key in found.entries):
+        return Env("auto", f"no numProcPerNode, GPUs in the trainer's resources: auto ({_TORCH})", torch.span)
+    for found in lists:
+        cpu = found.get("cpu") if found is not None and found.kind == "map" else None
+        cores = cpu_cores(cpu.value) if cpu is not None else None
+        if cpu is not None and cores:
+            count = max(1, math.ceil(cores))
+            return Env(str(count), f"no numProcPerNode and no GPU: the CPUs, {cpu.path}: {cpu.value} ({_TORCH} getNumCPUPerNode)", cpu.span)
+    return Env("1", f"no numProcPerNode, no GPU and no CPU in the trainer's resources: 1 ({_TORCH} getNumCPUPerNode)", torch.span)
 
 
 def apply_operator(recipe: Recipe, root: Node, groups: list[PodGroup], runtime: Node | None, shell: bool = False) -> None:
@@ -206,7 +224,15 @@ def apply_operator(recipe: Recipe, root: Node, groups: list[PodGroup], runtime: 
     _expand(launch, _SHELL_REF if shell else _REF)
     if launch.launcher in TORCHRUN:
         _pet(launch, env)
-        if not launch.nnodes.given:
+        if not launch.nnodes.given and workload(root) == "TrainJob" and runtime is None:
+            # the runtime's mlPolicy decides the PET_* the pods get: not read, not guessed
+            name = root.scalar("spec.runtimeRef.name")
+            how = f"the runtime {name} is not in the files read (installed on the cluster?): its mlPolicy sets PET_NNODES ({_TORCH})"
+            launch.nnodes = replace(launch.nnodes, value=None, given=True, span=launch.command.words[0].span, origin=how)
+            launch.nproc_per_node = replace(launch.nproc_per_node, value=None, given=True, origin=how.replace("NNODES", "NPROC_PER_NODE"))
+            if not launch.rendezvous.given:
+                launch.rendezvous = replace(launch.rendezvous, value=None, origin=how.replace("PET_NNODES", "PET_MASTER_ADDR"))
+        elif not launch.nnodes.given:
             # no --nnodes and no PET_NNODES: torchrun's own default, one node, in every pod
             how = "torchrun's default --nnodes 1: no --nnodes, and this operator sets no PET_NNODES; each pod meets only itself"
             launch.nnodes = replace(launch.nnodes, value=1, given=True, span=launch.command.words[0].span, origin=how)
@@ -252,7 +278,7 @@ def _expand(launch: Launch, refs: re.Pattern[str]) -> None:
     for field_name in ("nnodes", "nproc_per_node", "rendezvous"):
         setting: Setting = getattr(launch, field_name)
         text = setting.word.text.strip("'\"") if setting.word is not None else setting.value if isinstance(setting.value, str) else None
-        if text is None or setting.value is not None and not _REF.search(text):
+        if text is None or setting.value is not None and not refs.search(text):
             continue
         names = ["".join(groups) for groups in refs.findall(text)]
         if not names or any(n not in known for n in names):

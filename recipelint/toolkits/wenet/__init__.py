@@ -84,6 +84,15 @@ class WeNet(Toolkit):
         Subject("wenet-config", "a WeNet train YAML (named by a launch, or alone and looking like one)", _has_config),
     )
     packages: Mapping[str, tuple[str, ...]] = {"wenet": ("wenet", "deepspeed", "torch")}
+    # WeNet's tags where behaviour recipelint judges changes (wenet.md 5).
+    releases: Mapping[str, tuple[tuple[str, str], ...]] = {
+        "wenet": (
+            ("v2.2.1", "tag 2023-05-25"),
+            ("v3.0.0", "tag"),
+            ("v3.0.1", "tag 2024-03-08; requirements.txt pins deepspeed<0.13.0"),
+            ("v3.1.0", "tag 2024-05-17; requirements.txt allows deepspeed>=0.14.0"),
+        ),
+    }
 
     def claims(self, target: Target, script: ShellScript | None) -> float:
         return 1.0 if target.kind == "yaml" and has_evidence(target) else 0.0

@@ -79,7 +79,11 @@ def dataset_keys(checkout: Checkout, entry: str = TRAIN_ENTRY) -> dict[str, KeyR
         if dataset is None:
             return None
         helpers = [f for f in checkout.package_files("dataset/*.py") if f.source.path != dataset.source.path]
-        return pycode.dataset_keys(dataset, pycode.parse_python(checkout.package / "dataset" / "processor.py"), helpers)
+        # The processor module the dataset imports: a fork may move it (ASLP-lab/OSUM's
+        # OSUM-EChat: `import wenet.dataset.process.processor as processor`).
+        bound = pycode.bound_module(dataset, "processor")
+        processor = (checkout.module(bound) if bound else None) or pycode.parse_python(checkout.package / "dataset" / "processor.py")
+        return pycode.dataset_keys(dataset, processor, helpers)
 
     return checkout.cached(f"dataset_keys:{entry}", read)
 

@@ -18,6 +18,25 @@ if TYPE_CHECKING:
     from recipelint.parse.checkout import Checkout
 
 
+# Upstream HEAD's pipeline, assumed when the recipe's WeNet code is not found.
+HEAD = tuner.Pipeline(evidence="WeNet HEAD's pipeline assumed (waveform kept in every batch since #2268, source prefetch 500)")
+
+
+def pipeline_of(pcm: bool | None, new_io: bool | None, where: Any) -> tuner.Pipeline:
+    """The pipeline of a WeNet checkout: `pcm` from its padding() (or its date against #2268), the
+    source prefetch from its date against the new IO (#2316, 2024-01-31); unknown answers keep
+    HEAD's behaviour, the larger estimate."""
+    keeps_pcm = pcm is not False
+    prefetch = 0 if new_io is False else tuner.SOURCE_PREFETCH
+    guess = " (HEAD assumed: the code does not tell)"
+    said = [
+        ("batches keep the waveform" if keeps_pcm else "batches hold features only (before #2268)") + (guess if pcm is None else ""),
+        f"source prefetch {prefetch}" + (" (before #2316)" if new_io is False else guess if new_io is None else ""),
+    ]
+    evidence = f"WeNet checkout {where}: " + ", ".join(said)
+    return tuner.Pipeline(keeps_pcm, prefetch, evidence)
+
+
 class Loader(Derived):
     """The loader model and plan of one WeNet recipe on one machine."""
 
@@ -30,13 +49,13 @@ class Loader(Derived):
         return lines_in_all(self.recipe)
 
     @cached_property
-    def wenet_data(self) -> tuner.WenetData:
+    def pipeline(self) -> tuner.Pipeline:
         """What the recipe's WeNet keeps per sample and batch: its checkout's code when found,
         else upstream HEAD's pipeline."""
         checkout = self.recipe.checkout
         if checkout is None or checkout.kind is not WENET_CODE:
-            return tuner.WenetData()
-        data = tuner.wenet_data_of(batch_carries_pcm(checkout)[0], checkout.version_at_least("2024-01-31"), checkout.root)
+            return HEAD
+        data = pipeline_of(batch_carries_pcm(checkout)[0], checkout.version_at_least("2024-01-31"), checkout.root)
         return replace(data, unmodelled=self._unmodelled_batcher(checkout))
 
     def _unmodelled_batcher(self, checkout: Checkout) -> str:
@@ -73,7 +92,7 @@ class Loader(Derived):
     @cached_property
     def loader_model(self) -> tuner.LoaderModel | None:
         root = self.recipe.config.root if self.recipe.config else None
-        model = tuner.loader_model(root, self.utterance, self.wenet_data)
+        model = tuner.loader_model(root, self.utterance, self.pipeline)
         if model is None:
             return None
         lists = [item for item in train_data(self.recipe) if item.exists and item.lines]

@@ -23,7 +23,9 @@ def _has_launch(ctx: Context) -> bool:
 
 
 def _has_config(ctx: Context) -> bool:
-    return ctx.recipe.pyconfig is not None
+    from recipelint.toolkits.xtuner.part import mmengine_config
+
+    return mmengine_config(ctx.recipe) is not None
 
 
 class XTuner(Toolkit):
@@ -39,6 +41,16 @@ class XTuner(Toolkit):
         Subject("xtuner-config", "an XTuner/mmengine Python config", _has_config),
     )
     packages: Mapping[str, tuple[str, ...]] = {"xtuner": ("xtuner", "deepspeed", "torch", "transformers")}
+    # XTuner's releases where behaviour recipelint judges changes (xtuner.md 1-2 and 6).
+    releases: Mapping[str, tuple[tuple[str, str], ...]] = {
+        "xtuner": (
+            ("0.1.10", "rank 0 preprocesses, the others wait in broadcast_object_list"),
+            ("0.1.14", "monitored_barrier under XTUNER_DATASET_TIMEOUT (30 min)"),
+            ("0.1.19", "XTUNER_DATASET_TIMEOUT default 60 min"),
+            ("0.1.20", "entry_point ignores NPROC_PER_NODE/NNODES under --launcher slurm (#728)"),
+            ("0.2.0", "the last 0.x release"),
+        ),
+    }
 
     def plan(self, ctx: Context) -> list[str]:
         """The launch's DataLoader plan (recipelint.rulekit.workers)."""
@@ -52,9 +64,10 @@ class XTuner(Toolkit):
     def load(self, target: Target, files: FileCache, script: ShellScript | None) -> list[Recipe]:
         from recipelint.model import Recipe
         from recipelint.parse.pyconfig import parse_pyconfig
+        from recipelint.toolkits.xtuner.part import keep_config
 
         recipe = Recipe(root=target.root, explicit=target.explicit, toolkit=self.name)
-        recipe.pyconfig = parse_pyconfig(files.read(target.path))
+        keep_config(recipe, parse_pyconfig(files.read(target.path)))
         return [recipe]
 
     def claim(self, command: Command, offer: Offer) -> Claim | None:

@@ -33,6 +33,7 @@ from recipelint.toolkits.launchers import (
 )
 from recipelint.toolkits.xtuner import XTUNER
 from recipelint.toolkits.xtuner.checkout import XTUNER_CODE
+from recipelint.toolkits.xtuner.part import keep_config
 
 TRAIN_PY = re.compile(r"(^|/)xtuner/tools/train\.py$")
 TRAIN_V1 = re.compile(r"(^|/)xtuner/v1/train/cli/\w+\.py$")  # XTuner v1: no --launcher, no mmengine config
@@ -169,7 +170,7 @@ def _load_configs(recipe: Recipe, files: FileCache, root: Path) -> None:
     """The config and DeepSpeed JSON paths (RL809 reports missing ones; presets and names are not files)."""
     config = recipe.arg("config")
     if isinstance(config.value, str) and config.value.endswith(".py"):  # otherwise a registered name
-        recipe.pyconfig = recipe.read_config(config.value, parse_pyconfig, files, "mmengine config", config, report_missing=False)
+        keep_config(recipe, recipe.read_config(config.value, parse_pyconfig, files, "mmengine config", config, report_missing=False))
     elif isinstance(config.value, str) and "/" not in config.value and recipe.checkout is not None:
         _named_config(recipe, config, files)
     ds = recipe.arg("deepspeed")
@@ -192,7 +193,7 @@ def _named_config(recipe: Recipe, config: Setting, files: FileCache) -> None:
 
     recipe.links.append(Link("mmengine config", config, path, [], report_missing=False))
     try:
-        recipe.pyconfig = parse_pyconfig(files.read(path))
+        keep_config(recipe, parse_pyconfig(files.read(path)))
     except SourceError as error:
         recipe.errors.append(error)
 

@@ -9,6 +9,7 @@ from functools import cached_property
 
 from recipelint.model import Setting
 from recipelint.rulekit.workers import WorkerPlan
+from recipelint.toolkits.xtuner.part import mmengine_config
 from recipelint.toolkits.xtuner.rules._x import xtuner_launch
 
 # Datasets that decode images in `__getitem__`, that is in the DataLoader workers, and the workers
@@ -23,7 +24,7 @@ class XTunerWorkers(WorkerPlan):
 
     @cached_property
     def setting(self) -> Setting | None:
-        config = self.ctx.recipe.pyconfig
+        config = mmengine_config(self.ctx.recipe)
         value = (config.get("train_dataloader.num_workers") or config.get("dataloader_num_workers")) if config is not None else None
         if value is None or not isinstance(value.value, int) or isinstance(value.value, bool):
             return None
@@ -42,7 +43,7 @@ class XTunerWorkers(WorkerPlan):
 
     @property
     def image_dataset(self) -> str | None:
-        config = self.ctx.recipe.pyconfig
+        config = mmengine_config(self.ctx.recipe)
         found = sorted(IMAGE_DATASETS & config.calls) if config is not None else []
         return found[0] if found else None
 

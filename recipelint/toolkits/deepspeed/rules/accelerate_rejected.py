@@ -4,7 +4,13 @@
 For an `accelerate launch` that uses DeepSpeed with a JSON (`deepspeed_config_file` in the
 Accelerate config's `deepspeed_config`, or `--deepspeed_config_file`), flags what accelerate's
 `DeepSpeedPlugin` raises on when the training script builds its `Accelerator`
-(huggingface/accelerate@16cb6eb8:src/accelerate/utils/dataclasses.py, since v0.16.0):
+(huggingface/accelerate@16cb6eb8:src/accelerate/utils/dataclasses.py, since v0.16.0). The same
+checks run when the launch's Accelerate config uses DeepSpeed without a JSON of its own and the
+training script hands the Hugging Face Trainer `--deepspeed ds.json`: `TrainingArguments.__post_init__`
+builds `DeepSpeedPlugin(hf_ds_config=...)` from that JSON (huggingface/transformers@v4.46.3:
+src/transformers/training_args.py; every release from 4.30.2 to 5.24.0), and accelerate launch has
+passed the config's `deepspeed_config` keys in `ACCELERATE_CONFIG_DS_FIELDS`
+(huggingface/accelerate@v1.10.1:src/accelerate/commands/launch.py, `launch_command`):
 
 - a key of the Accelerate config's `deepspeed_config` that the JSON must hold instead
   (`gradient_accumulation_steps`, `gradient_clipping`, `zero_stage`, `offload_optimizer_device`,
@@ -89,10 +95,14 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
     config = config_of(recipe)
     # the JSON accelerate's DeepSpeedPlugin reads: its own flag, or the config file's entry (a
     # training script's `--deepspeed x.json` is the script's business, not accelerate launch's)
+    through = "a DeepSpeed config file"
     if "deepspeed_config_file" not in found and uses_file(config, switches) is None:
-        return
+        trainer = _trainer_json(ctx)
+        if trainer is None:
+            return
+        through = f"the Trainer's --deepspeed {trainer} (TrainingArguments builds DeepSpeedPlugin(hf_ds_config=...))"
     if config is not None:
-        yield from _replaced(ctx, config, "mixed_precision" in found, launch is not None)
+        yield from _replaced(ctx, config, "mixed_precision" in found, launch is not None, through)
     ds = recipe.ds_config
     if ds is None or ds.root.kind != "map":
         return
@@ -108,7 +118,19 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
         )
 
 
-def _replaced(ctx: Context, config: Document, precision_on_command: bool, launched: bool) -> Iterator[Diagnostic | None]:
+def _trainer_json(ctx: Context) -> str | None:
+    """The JSON a DeepSpeed `accelerate launch` hands the Trainer as `--deepspeed` (a script whose
+    HfArgumentParser receives TrainingArguments); None otherwise."""
+    from recipelint import hftrainer
+    from recipelint.toolkits.accelerate import launches_deepspeed
+
+    if not launches_deepspeed(ctx.recipe) or hftrainer.trainer_parser(ctx.recipe.hf_args) is None:
+        return None
+    given = [f for f in hftrainer.launch_flags(ctx.recipe) or [] if f.option == "--deepspeed" and f.value is not None]
+    return given[-1].value.text if given and given[-1].value is not None else None
+
+
+def _replaced(ctx: Context, config: Document, precision_on_command: bool, launched: bool, through: str) -> Iterator[Diagnostic | None]:
     block = config.root.get("deepspeed_config")
     keys = [key for key in REPLACED if block is not None and block.kind == "map" and key in block.entries]
     if block is not None and keys:
@@ -118,7 +140,7 @@ def _replaced(ctx: Context, config: Document, precision_on_command: bool, launch
         yield ctx.diagnostic(
             CODE,
             SEVERITY,
-            f"deepspeed_config in {config.path.name} sets {written} beside a DeepSpeed config file: accelerate stops at start "
+            f"deepspeed_config in {config.path.name} sets {written} beside {through}: accelerate stops at start "
             f"({_ERROR}); set them in the JSON instead",
             block.key_span(first) or block.entries[first].span,
             setting=f"deepspeed_config.{first}",
@@ -130,7 +152,7 @@ def _replaced(ctx: Context, config: Document, precision_on_command: bool, launch
         yield ctx.diagnostic(
             CODE,
             SEVERITY,
-            f"mixed_precision {precision.value} in {config.path.name} beside a DeepSpeed config file: accelerate stops at start "
+            f"mixed_precision {precision.value} in {config.path.name} beside {through}: accelerate stops at start "
             f"({_ERROR}){'' if launched else ' unless the launch passes --mixed_precision'}; "
             "set fp16/bf16 in the JSON, or pass --mixed_precision on the command line",
             config.root.key_span("mixed_precision") or precision.span,

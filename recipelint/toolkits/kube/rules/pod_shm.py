@@ -4,7 +4,13 @@
 Flags a training container with no memory-backed volume at `/dev/shm` (so it has the
 container runtime's default 64 MiB) when it runs DataLoader workers or more than one rank:
 the numbers are the ranks per pod, the workers per rank (the training script's worker flag)
-and the batches they keep in flight (`ranks x workers x prefetch_factor 2`).
+and the batches they keep in flight (`ranks x workers x prefetch_factor 2`). With
+`pin_memory` (the script's `--pin_memory`/`--pin-memory`/`--pin_mem` switch, or the config key
+the script hands to its DataLoader's `pin_memory`) the loader's pin thread copies each batch
+out of shared memory as it arrives and the queued batches wait in pinned RAM instead: the
+batches in /dev/shm at once are then `ranks x workers` (each worker's last one on its way),
+torch/utils/data/dataloader.py `_MultiProcessingDataLoaderIter` (its `pin_memory_thread`
+reads the workers' result queue, `_utils/pin_memory.py` `_pin_memory_loop`).
 
 ## Why is this bad
 A DataLoader worker hands each batch to its rank through shared memory; with 64 MiB the
@@ -54,6 +60,26 @@ SOURCE = (
 PREFETCH = 2  # torch.utils.data.DataLoader prefetch_factor default with workers
 
 
+PIN_FLAGS = ("--pin_memory", "--pin-memory", "--pin_mem")  # switches scripts name it by (MAE's and V-JEPA's --pin_mem)
+
+
+def pin_memory(ctx: Context) -> str | None:
+    """Where the launch says its loader pins its batches: a pin switch among the script's words
+    (`--pin_memory` or `--pin_memory true`), or the config key the script hands to its
+    DataLoader's pin_memory set true; None where it says not, or nothing."""
+    launch = ctx.recipe.launch
+    words = launch.command.words if launch is not None else []
+    start = next((i for i, w in enumerate(words) if w is launch.script), len(words)) if launch is not None else 0
+    for position, word in enumerate(words[start + 1 :], start + 1):
+        text = word.value or word.text
+        name, _, value = text.partition("=")
+        following = words[position + 1].value if position + 1 < len(words) else None
+        if name in PIN_FLAGS and (value or following or "").lower() not in ("false", "0", "no"):
+            return f"{text} ({word.span.path.name}:{word.span.line})"
+    config = config_loader(ctx, "pin_memory")
+    return setting_source(config) if config is not None and config.value is True else None
+
+
 def check(ctx: Context) -> Iterator[Diagnostic | None]:
     recipe = ctx.recipe
     allocation, launch = recipe.allocation, recipe.launch
@@ -71,10 +97,19 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
         prefetch = prefetch if prefetch is not None and prefetch >= 1 else PREFETCH
         if prefetch_setting is not None and prefetch_setting.as_int() == prefetch:
             evidence.append(f"prefetch_factor: {setting_source(prefetch_setting)}")
-        batches = ranks * workers * prefetch
+        pinned = pin_memory(ctx)
+        if pinned is not None:
+            evidence.append(f"pin_memory: {pinned}: the pin thread copies each batch out of /dev/shm as it arrives")
+            batches = ranks * workers
+            held = (
+                f"{batches} batches on their way to the pin thread (pin_memory: the {ranks * workers * prefetch} queued wait in pinned RAM)"
+            )
+        else:
+            batches = ranks * workers * prefetch
+            held = f"{batches} batches in flight (x prefetch_factor {prefetch})"
         message = (
-            f"{ranks} rank(s) x {workers} DataLoader workers in a pod with no /dev/shm volume: {batches} batches in flight "
-            f"(x prefetch_factor {prefetch}) share the container's default {mib} MiB; the workers die with 'Bus error' "
+            f"{ranks} rank(s) x {workers} DataLoader workers in a pod with no /dev/shm volume: {held} "
+            f"share the container's default {mib} MiB; the workers die with 'Bus error' "
             f"(insufficient shared memory) once a batch passes {mib * 1024 // batches} KiB"
         )
         evidence.append(f"workers: {setting.name} {workers}")

@@ -28,6 +28,7 @@ from pathlib import Path
 
 from recipelint.context import Context
 from recipelint.diagnostics import Diagnostic, Severity
+from recipelint.toolkits.xtuner.part import mmengine_config
 from recipelint.toolkits.xtuner.rules._x import xtuner_launch
 
 CODE = "RL808"
@@ -40,7 +41,7 @@ _GPUS = re.compile(r"_gpu(\d+)(?:_|$)|_(\d+)gpus(?:_|$)")
 
 
 def check(ctx: Context) -> Iterator[Diagnostic | None]:
-    config = ctx.recipe.pyconfig
+    config = mmengine_config(ctx.recipe)
     if config is None:
         return
     launch = xtuner_launch(ctx)

@@ -30,6 +30,7 @@ from collections.abc import Iterator
 from recipelint.context import Context
 from recipelint.diagnostics import Diagnostic, Severity
 from recipelint.toolkits.xtuner.frontend import PRESETS
+from recipelint.toolkits.xtuner.part import mmengine_config
 from recipelint.toolkits.xtuner.rules._x import xtuner_launch
 
 CODE = "RL809"
@@ -48,7 +49,7 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
     config = ctx.recipe.args.get("config")
     if config is not None and isinstance(config.value, str):
         value = config.value
-        if not value.endswith(".py") and "/" not in value and ctx.recipe.pyconfig is None:
+        if not value.endswith(".py") and "/" not in value and mmengine_config(ctx.recipe) is None:
             checkout = ctx.recipe.checkout
             where = (
                 f"the {checkout.label()} has no xtuner/configs/**/{value}.py"
@@ -63,7 +64,7 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
                 setting="config",
                 current=value,
             )
-        elif value.endswith(".py") and ctx.recipe.pyconfig is None and not ctx.recipe.errors and on_disk:
+        elif value.endswith(".py") and mmengine_config(ctx.recipe) is None and not ctx.recipe.errors and on_disk:
             yield ctx.diagnostic(
                 CODE,
                 Severity.WARNING,

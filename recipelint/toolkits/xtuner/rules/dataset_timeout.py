@@ -57,6 +57,7 @@ from recipelint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severit
 from recipelint.model import Launch
 from recipelint.parse.checkout import version_key
 from recipelint.parse.span import Span
+from recipelint.toolkits.xtuner.part import mmengine_config
 from recipelint.toolkits.xtuner.rules._x import multi_process, xtuner_launch
 
 CODE = "RL805"
@@ -95,7 +96,7 @@ def default_minutes(ctx: Context) -> tuple[int | None, str]:
 
 def check(ctx: Context) -> Iterator[Diagnostic | None]:
     launch = xtuner_launch(ctx)
-    config = ctx.recipe.pyconfig
+    config = mmengine_config(ctx.recipe)
     if launch is None or config is None or not multi_process(launch) or not (RANK0_DATASETS & config.calls):
         return
     offline = config.get("offline_processed_text_folder")
@@ -137,7 +138,7 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
 
 def _pg_timeout(ctx: Context) -> tuple[int, str] | None:
     """The default process group's timeout (seconds) and where it comes from; None: set at run time."""
-    config = ctx.recipe.pyconfig
+    config = mmengine_config(ctx.recipe)
     dist_timeout = config.get("env_cfg.dist_cfg.timeout") if config is not None else None
     if dist_timeout is not None and isinstance(dist_timeout.value, (int, float)):
         return int(dist_timeout.value), "env_cfg.dist_cfg.timeout"
@@ -155,7 +156,7 @@ def _place(config: Any, launch: Launch) -> Span:
 def _in_memory_broadcast(ctx: Context, launch: Launch, default: int, default_origin: str) -> Iterator[Diagnostic | None]:
     """Info: LLaVADataset builds its table in memory, so the broadcast after the barrier pickles and
     sends the whole processed dataset, not Arrow file paths, under the process-group timeout."""
-    config = ctx.recipe.pyconfig
+    config = mmengine_config(ctx.recipe)
     if config is None or not (IN_MEMORY_DATASETS & config.calls):
         return
     setting = launch.env.get("XTUNER_DATASET_TIMEOUT")

@@ -28,6 +28,7 @@ from collections.abc import Iterator
 
 from recipelint.context import Context
 from recipelint.diagnostics import Diagnostic, Severity
+from recipelint.toolkits.xtuner.part import mmengine_config
 from recipelint.toolkits.xtuner.rules._x import xtuner_launch
 
 CODE = "RL806"
@@ -40,7 +41,7 @@ SOURCE = "InternLM/xtuner@v0.2.0:xtuner/dataset/huggingface.py: the broadcast se
 
 def check(ctx: Context) -> Iterator[Diagnostic | None]:
     launch = xtuner_launch(ctx)
-    config = ctx.recipe.pyconfig
+    config = mmengine_config(ctx.recipe)
     if launch is None or config is None or "process_hf_dataset" not in config.calls:
         return
     count = launch.nnodes.as_int()  # the front end reads NNODES (1 when unset)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from recipelint import hftrainer, trainingargs, versions
 from recipelint.context import Context
 from recipelint.records import dataclass
@@ -45,6 +47,8 @@ def hf_value(ctx: Context, expression: str, label: str, version: versions.Versio
         return _train_batch(ctx, label, version)
     if expression.lstrip("(").startswith(("args.fp16 or args.fp16_full_eval", "args.bf16 or args.bf16_full_eval")):
         return _precision(ctx, "fp16" if "fp16" in expression else "bf16", label, version)
+    if expression == "num_training_steps":
+        return _steps(ctx, version)
     if expression.startswith(("max(1, args.get_warmup_steps", "args.get_warmup_steps")):
         return _warmup(ctx, label, version, floor=expression.startswith("max(1"))
     return None
@@ -80,11 +84,21 @@ def _precision(ctx: Context, kind: str, label: str, version: versions.Version) -
     return HfValue(bool(main.value or full.value), label, main.source if main.value or not full.value else full.source)
 
 
+def _steps(ctx: Context, version: versions.Version) -> HfValue | None:
+    """`num_training_steps` as the Trainer passes it to `deepspeed_init`: `max_steps` when it is
+    above 0 (`_inner_training_loop`: `if args.max_steps > 0: max_steps = args.max_steps`, every
+    release read); otherwise the dataset's length decides, which is not known here."""
+    found = arg(ctx, "max_steps", version)
+    if found is None or not isinstance(found.value, int) or isinstance(found.value, bool) or found.value <= 0:
+        return None
+    return HfValue(found.value, "num_training_steps (calculated)", f"{found.source} (num_training_steps = max_steps when above 0)")
+
+
 def _warmup(ctx: Context, label: str, version: versions.Version, floor: bool) -> HfValue | None:
-    """`get_warmup_steps(n)`: `warmup_steps` when at least 1, else `ceil(n x warmup_steps)`; before
-    5.0 a `warmup_steps` of 0 takes `ceil(n x warmup_ratio)`, from 5.0 a `warmup_ratio` that is
-    not None replaces `warmup_steps` (`__post_init__`; gone in 5.15). Known without the step
-    count n only when the steps are given and no ratio applies, or both are 0."""
+    """`get_warmup_steps(n)`: before 5.0 `warmup_steps` when above 0, else `ceil(n x warmup_ratio)`;
+    from 5.0 a `warmup_ratio` that is not None replaces `warmup_steps` (`__post_init__`; the field
+    is gone in 5.15), and a value below 1 is `ceil(n x value)`. The step count n is known when
+    `--max_steps` is given (_steps); otherwise only a warmup that needs no n is judged."""
     steps = arg(ctx, "warmup_steps", version)
     ratio = arg(ctx, "warmup_ratio", version)
     if steps is None or not isinstance(steps.value, (int, float)) or isinstance(steps.value, bool):
@@ -92,16 +106,26 @@ def _warmup(ctx: Context, label: str, version: versions.Version, floor: bool) ->
     ratio_value = ratio.value if ratio is not None else None
     if ratio is not None and ratio_value is None and ratio.given:
         return None  # a ratio only the run time knows
-    ratio_applies = bool(ratio_value) and (version >= (5, 0) or steps.value < 1)
-    if ratio_applies:
-        return None
-    if steps.value >= 1:
-        value, source = int(steps.value), steps.source
-    elif steps.value == 0:
-        value, source = 0, steps.source + (f"; {ratio.source}" if ratio is not None else "")
+    if ratio is None and any(f.option == "--warmup_ratio" for f in hftrainer.launch_flags(ctx.recipe) or []):
+        return None  # a release without the field stops at parsing (RL530), before any comparison
+    total = _steps(ctx, version)
+    if version >= (5, 0):
+        by_ratio = isinstance(ratio_value, (int, float))
+        share = ratio_value if isinstance(ratio_value, (int, float)) else steps.value
+        whole = share >= 1
+    else:
+        by_ratio = steps.value <= 0
+        share = steps.value if steps.value > 0 else (ratio_value or 0.0)
+        whole = steps.value > 0
+    sources = [steps.source] + ([ratio.source] if ratio is not None and by_ratio else [])
+    if whole or share == 0:
+        value = int(share)
+    elif total is not None and isinstance(total.value, int):
+        value = math.ceil(total.value * share)
+        sources.append(total.source)
     else:
         return None
-    return HfValue(max(1, value) if floor else value, label, source)
+    return HfValue(max(1, value) if floor else value, label, "; ".join(sources))
 
 
 def compared(version: versions.Version) -> list[tuple[str, str, str]]:

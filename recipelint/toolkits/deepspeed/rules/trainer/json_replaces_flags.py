@@ -88,6 +88,4 @@ def _effect(block: str, kind: object, value: object) -> str:
 
 def _newest(ctx: Context) -> versions.Version:
     """The flags read here have the same meaning in every release of the table: the newest the range admits."""
-    rng = ctx.version_range("transformers")
-    admitted = [versions.parse(v) for v in trainingargs.boundaries() if rng.admits(versions.parse(v))]
-    return admitted[-1] if admitted else versions.parse(trainingargs.releases()[-1])
+    return trainingargs.points(ctx.version_range("transformers"))[-1]

@@ -11,14 +11,16 @@ with the Trainer's, with Python's `!=` as the Trainer does (`"8"` differs from 8
   `train_batch_size` vs world size x micro batch x accumulation; `gradient_clipping` vs `max_grad_norm`;
 - `optimizer.params.lr`/`betas`/`eps`/`weight_decay` vs `learning_rate`, `[adam_beta1, adam_beta2]`,
   `adam_epsilon`, `weight_decay`; `scheduler.params.warmup_max_lr` vs `learning_rate`;
-  `scheduler.params.warmup_num_steps` vs `warmup_steps` when that is given (>= 1);
+  `scheduler.params.total_num_steps` vs the step count; `scheduler.params.warmup_num_steps` vs
+  `get_warmup_steps(step count)`;
 - `fp16.enabled` vs `fp16 or fp16_full_eval`; `bf16.enabled` vs `bf16 or bf16_full_eval`.
 
 The Trainer's values come from the launch's flags, the defaults of the script's own
 TrainingArguments subclass, a `TrainingArguments(...)` call's literal keywords, else the default
 of the transformers release (each release of the range the run installs is evaluated), and the
-world size of the launch. `total_num_steps` (and a warmup from `warmup_ratio`) depends on the
-dataset and is not judged. The JSON reaches the Trainer through `--deepspeed` or an Accelerate
+world size of the launch. The step count the Trainer hands `trainer_config_finalize` is `--max_steps`
+when above 0 (`_inner_training_loop`); otherwise the dataset's length decides it, and
+`total_num_steps` and a warmup from a ratio are not judged. The JSON reaches the Trainer through `--deepspeed` or an Accelerate
 config's `deepspeed_config_file` (the Trainer then runs the same check,
 `Trainer.propagate_args_to_deepspeed`). Judged only when the training code shows the Trainer
 and its TrainingArguments were read.
@@ -74,18 +76,12 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
     if doc is None or not trainer_reads(ctx):
         return
     rng = ctx.version_range("transformers")
-    keys = dict.fromkeys(key for version in _points(rng) for key, _, _ in compared(version))
+    keys = dict.fromkeys(key for version in trainingargs.points(rng) for key, _, _ in compared(version))
     for key in keys:
         node = doc.root.get(key)
         if node is None or node.kind == "map" or node.value == "auto":
             continue
         yield _judge(ctx, rng, key, node)
-
-
-def _points(rng: versions.Range) -> list[versions.Version]:
-    return [versions.parse(v) for v in trainingargs.boundaries() if rng.admits(versions.parse(v))] or [
-        trainingargs.clamp(p) for p in rng.points(trainingargs.boundaries())
-    ]
 
 
 def _side(ctx: Context, key: str, version: versions.Version) -> HfValue | None:

@@ -76,7 +76,7 @@ def known_keys(ctx: Context, path: list[str]) -> tuple[Collection[str] | None, s
             trainers = ", ".join(e.rsplit("/", 1)[-1] for e in entries)
             return keys, f"the keys the Dataset of any of its trainers ({trainers}) reads in the {checkout.label()} (ast)"
     if not path and schema is not None:
-        keys = {*schema, *checkout.config_keys(), *checkout.read_keys()}
+        keys = {*schema, *checkout.config_keys(), *checkout.read_keys(top=True)}
         if ctx.recipe.launch is None and lone_entry(ctx.recipe) is None:  # no launch says which code reads it
             # The tree that holds the package (a fork's repository), never above it: a trainer of
             # the fork outside wenet/ (`local/me/bin/train.py`) may be the one that reads it.
@@ -86,6 +86,21 @@ def known_keys(ctx: Context, path: list[str]) -> tuple[Collection[str] | None, s
     if schema is not None:  # another block (tokenizer_conf, ...): a key any of its code reads is the code's
         return {*schema, *checkout.read_keys()}, f"{SCHEMA_SOURCE}, and the keys the code of the {checkout.label()} reads"
     return schema, SCHEMA_SOURCE
+
+
+def unfollowed(ctx: Context, path: list[str]) -> tuple[set[str], str] | None:
+    """For a dataset_conf block whose reading was not followed to the end (known_keys: open):
+    the keys the code was seen to read, and where the rest of it went ("**conf into build() at
+    line 40", "conf[name] at line 12"). None when nothing says (no checkout, a block read whole)."""
+    checkout = ctx.recipe.checkout
+    if checkout is None or checkout.toolkit != "wenet" or not path or path[0] != "dataset_conf" or len(path) > 2:
+        return None
+    blocks = [_block(dataset_keys(checkout, entry), path) for entry in _entries(ctx, checkout)]
+    found = [b for b in blocks if b is not None and not isinstance(b, bool)]
+    if len(found) < len(blocks):
+        return None
+    why = next((b.unfollowed for b in found if b.open and b.unfollowed), None)
+    return (set().union(*(b.keys for b in found)), why) if why is not None else None
 
 
 def _entries(ctx: Context, checkout: Checkout) -> list[str]:

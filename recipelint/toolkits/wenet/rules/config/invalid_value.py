@@ -8,9 +8,12 @@ With the recipe's WeNet checkout found (a fork's `wenet/`, see docs/checkout.md)
 outside the schema's choices, or a `null` where the schema wants a string, is judged by that
 code, read with `ast`: the constants it compares the key's value with (`assert feats_type in
 ['fbank', 'mfcc', 'raw']`, `if configs['scheduler'] == 'steadylr':`, `elif decoder_type is
-None:`). A value some branch handles is fine; a value the code rejects (the assert, or an
-if/elif chain whose else raises) is an error naming that line; a value no branch handles and
-nothing rejects is a warning. When no code compares the key, the schema's verdict becomes an
+None:`), the keys of a module-level dict it looks the value up in (`SCHEDULERS[configs
+['scheduler']]`, `.get(name)`), and a `Literal[...]` annotation of a parameter or field of the
+key's name. A value some branch handles is fine; a value the code rejects (the assert, an
+if/elif chain whose else raises, a `TABLE[value]` lookup: a KeyError) is an error naming that
+line; a value no branch handles and nothing rejects (a `.get()` lookup, a `Literal`, which
+Python does not enforce) is a warning. When no code compares the key, the schema's verdict becomes an
 info: the upstream schema does not bind a fork, and its code was not followed for that key.
 Any other schema verdict (a type, a minimum) on a checkout no release matches is an info too:
 wafer9/sincnet's `spec_aug_conf.max_t: 0.5` is seconds to its `spec_aug()`

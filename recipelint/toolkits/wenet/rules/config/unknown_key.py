@@ -7,7 +7,11 @@ checkout is found, `dataset_conf` is checked against the keys that checkout's
 `wenet/dataset/dataset.py` reads (and the parameters of the processor functions it passes
 each block to), read with `ast`; the top level also accepts any key its training code reads.
 Model blocks (`encoder_conf`, `decoder_conf`, ...) are open: their keys depend on the
-architecture.
+architecture. Where the checkout's code takes a `dataset_conf` block where `ast` does not follow
+it (keys it computes, `conf[name]`, `conf.get(name)`, iteration, `**conf` into a call, a helper
+not found, a processor taking `**kwargs`), the keys no code was seen to read are one info for the
+block naming where the reading went ("not followed: conf[name] at line 40"), not keys called
+unread.
 
 The severity follows what the code does with the key. A block the checkout spreads as
 `**block` into a function without `**kwargs` (WeNet 2's `Processor(dataset,
@@ -55,7 +59,7 @@ from recipelint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severit
 from recipelint.parse.span import Span
 from recipelint.parse.tree import Node
 from recipelint.rulekit import closest
-from recipelint.toolkits.wenet.rules.config._wenet import MOVED, SCHEMA_SOURCE, Spread, known_keys, spread_block, wenet_config
+from recipelint.toolkits.wenet.rules.config._wenet import MOVED, SCHEMA_SOURCE, Spread, known_keys, spread_block, unfollowed, wenet_config
 
 CODE = "RL701"
 NAME = "unknown-config-key"
@@ -76,12 +80,31 @@ def _walk(ctx: Context, node: Node, path: list[str]) -> Iterator[Diagnostic | No
     if node.kind != "map":
         return
     known, source = known_keys(ctx, path)
+    if known is None:
+        yield _not_followed(ctx, path, node)
     for key, key_span, child in node.items:
         if known is not None and key not in known:
             yield _finding(ctx, path, key, key_span, child, known, source)
             continue
         if known is not None or not path:
             yield from _walk(ctx, child, path + [key])
+
+
+def _not_followed(ctx: Context, path: list[str], node: Node) -> Diagnostic | None:
+    """The keys of a block whose reading the code takes where ast does not follow, that no code
+    was seen to read: not judged, once for the block (at its first such key)."""
+    seen = unfollowed(ctx, path)
+    unjudged = [(key, span) for key, span, _ in node.items if seen is not None and key not in seen[0]]
+    if seen is None or not unjudged:
+        return None
+    block = ".".join(path)
+    checkout = ctx.recipe.checkout
+    where = f" of the {checkout.label()}" if checkout is not None else ""
+    keys = ", ".join(key for key, _ in unjudged)
+    message = (
+        f"'{block}': {len(unjudged)} key(s) not judged ({keys}): no code seen reads them, and {block} was not followed: {seen[1]}{where}"
+    )
+    return ctx.diagnostic(CODE, Severity.INFO, message, unjudged[0][1], setting=block, evidence=[f"not followed: {seen[1]}"])
 
 
 def _finding(

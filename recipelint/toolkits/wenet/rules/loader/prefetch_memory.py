@@ -77,7 +77,7 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
     if recipe.launch is None or not workers or workers < 1 or prefetch is None:
         return
     memory, ranks = loader(ctx).memory_inputs, ctx.ranks_per_node
-    unmodelled = loader(ctx).wenet_data.unmodelled
+    unmodelled = loader(ctx).pipeline.unmodelled
     if unmodelled:  # a fork's own batcher: say so rather than extrapolate upstream's
         setting = recipe.arg("prefetch")
         message = f"the loader memory of num_workers {workers} and prefetch {prefetch} is not estimated: {unmodelled}"
@@ -122,7 +122,7 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
         + [
             ctx.fact("memory_gib").cite("memory_gib"),
             ctx.fact("shm_gib").cite("shm_gib") + ("" if memory.pin else " (no --pin_memory: the queue waits in shared memory)"),
-            loader(ctx).wenet_data.evidence,
+            loader(ctx).pipeline.evidence,
             "formula: ranks x (num_workers x worker + num_workers x prefetch x batch) <= RAM x 0.5",
         ],
         fix=loader(ctx).fix(),
