@@ -16,14 +16,14 @@ from recipelint.settings import Resolver
 
 
 def recipes(paths: list[Path], hardware: Callable[[], Hardware] | None, resolver: Resolver) -> tuple[list[Recipe], list[str], list[str]]:
-    """The recipes with a launch and a train YAML under the paths whose toolkit offers `tune`
+    """The recipes with a launch under the paths whose toolkit offers `tune`
     (read only: no rule runs), the read errors, and one line per toolkit whose recipes were found
     but offer no tune (instead of printing nothing for them)."""
     from recipelint import engine
     from recipelint.toolkits import not_offered, offering
 
     result = engine.check(paths, hardware=hardware, select=lambda rule: False, resolver=resolver)
-    found = [r for r in result.recipes if offering("tune", r.toolkit) and r.launch is not None and r.config is not None]
+    found = [r for r in result.recipes if offering("tune", r.toolkit) and r.launch is not None]
     return found, [str(e) for e in result.errors], not_offered("tune", result.recipes, "not planned")
 
 

@@ -229,6 +229,7 @@ SECTIONS: list[Callable[[Context], Section | None]] = [
     toolkit_section("code"),
     run_section,
     trainer_section,
+    toolkit_section("plan"),
     hardware_section,
     unknown_section,
 ]

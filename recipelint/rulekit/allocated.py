@@ -7,10 +7,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from recipelint import tuner
 from recipelint.allocation import Grant
 from recipelint.context import Context
-from recipelint.diagnostics import Applicability, Diagnostic, Fix, Severity
+from recipelint.diagnostics import Diagnostic, Severity
 from recipelint.model import Setting, setting_source
 from recipelint.parse.tree import Document, Node
 from recipelint.records import replace
@@ -195,12 +194,13 @@ def workers_and_cpus(ctx: Context, code: str, severity: Severity) -> Iterator[Di
     ranks = ctx.ranks_per_node
     if cpus is None or setting is None or workers is None or workers < 1 or ranks is None:
         return
-    cap = tuner.loader_worker_cap(cpus.value, ranks)
-    if workers <= cap:
+    from recipelint.rulekit.workers import plan
+
+    cap = plan(ctx).cap
+    if cap is None or workers <= cap:
         return
     message = f"{oversubscribed(ranks, workers, cpus.value)} in this job ({cpus.said})"
-    edit = ctx.set_value(setting, str(cap)) if setting.given else None
-    fix = Fix((edit,), Applicability.SAFE, f"set {setting.name} {cap}") if edit is not None else None
+    fix = plan(ctx).fix()
     evidence = [f"CPUs per node: {cpus.source()}", ctx.ranks_evidence, "formula: ranks_per_node x num_workers <= the job's CPUs per node"]
     if setting.origin is not None:  # a config key the script hands to its DataLoader: say which and why
         evidence.insert(0, f"workers: {setting_source(setting)}")

@@ -36,13 +36,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from recipelint import tuner
 from recipelint.context import Context
-from recipelint.diagnostics import Applicability, Diagnostic, Fix, Severity
+from recipelint.diagnostics import Diagnostic, Severity
 from recipelint.model import setting_source
 from recipelint.rulekit import oversubscribed
-from recipelint.rulekit.allocated import WRAPPER_LEVELS, worker_setting
+from recipelint.rulekit.allocated import worker_setting
 from recipelint.rulekit.unknown_fact import hardware_unknown
+from recipelint.rulekit.workers import plan as workers_plan
 
 CODE = "RL506"
 NAME = "launch-workers-cpus"
@@ -68,7 +68,7 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
     if recipe.allocation is not None and recipe.allocation.get("cpus") is not None:
         return  # the job states its CPUs: RL953/RL962 judge against them
     # a config key is found where the script hands it to its DataLoader: it reaches it
-    reaches = _reaches(ctx, setting.name) if any(s is setting for s in recipe.args.values()) else True
+    reaches = workers_plan(ctx).reaches
     if reaches is False:
         return  # the script parses the flag and never hands it to a DataLoader
     cpus = ctx.fact("cpus")
@@ -78,10 +78,9 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
     ranks = ctx.ranks_per_node
     if ranks is None or not isinstance(cpus.value, int):
         return
-    cap = tuner.loader_worker_cap(cpus.value, ranks)
-    if workers <= cap:
+    cap = workers_plan(ctx).cap
+    if cap is None or workers <= cap:
         return
-    edit = ctx.set_value(setting, str(cap)) if setting.given else None
     unsure = "" if reaches else f"; if the training script hands --{setting.name} to its DataLoader (the script was not found to read)"
     yield ctx.diagnostic(
         CODE,
@@ -97,25 +96,5 @@ def check(ctx: Context) -> Iterator[Diagnostic | None]:
             ctx.ranks_evidence,
             "formula: ranks_per_node x num_workers <= usable CPUs",
         ],
-        fix=Fix((edit,), Applicability.SAFE, f"set {setting.name} {cap}") if edit is not None else None,
+        fix=workers_plan(ctx).fix(),
     )
-
-
-def _reaches(ctx: Context, flag: str) -> bool | None:
-    """Whether the launched training script hands the flag's value to a DataLoader (read with
-    ast); None when the script is not found."""
-    from recipelint.parse import pycode
-
-    path, top = ctx.recipe.launched_file()
-    parsed = pycode.parse_python(path) if path is not None else None
-    if parsed is None or path is None or top is None:
-        return None
-    # A wrapper (LLaVA's train_mem.py: `from llava.train.train import train; train()`) runs the
-    # code of the module it imports: that module's parser and DataLoader decide. A `-m pkg.cli`
-    # launch imports from the folder holding pkg.
-    roots = list(dict.fromkeys([top.resolve(), *list(path.resolve().parents)[:WRAPPER_LEVELS]]))
-    files = pycode.script_closure(parsed, roots)
-    if any(pycode.workers_reach(file, flag.replace("-", "_")) for file in files):
-        return True
-    # No code read parses the command line: the parser is in a module not found here.
-    return False if any(pycode.parses_arguments(file) for file in files) else None

@@ -10,7 +10,7 @@ from recipelint.toolkits import Claim, Offer, Toolkit
 
 if TYPE_CHECKING:
     from recipelint.context import Context
-    from recipelint.model import Recipe
+    from recipelint.model import Note, Recipe
     from recipelint.parse.files import FileCache
     from recipelint.parse.shell import Command, ShellScript
     from recipelint.toolkits import Target
@@ -26,7 +26,8 @@ class DeepSpeed(Toolkit):
     name = "deepspeed"
     suffixes: tuple[str, ...] = ()
     rules: tuple[str, ...] = ("recipelint.toolkits.deepspeed.rules",)
-    offers: tuple[str, ...] = ("show", "diagnose")  # its launches and JSON described; a diagnosis reads the launch and the JSON
+    # its launches and JSON described; a diagnosis reads the launch and the JSON; tune: its launches' DataLoader plan (recipelint.rulekit.workers)
+    offers: tuple[str, ...] = ("show", "diagnose", "tune")
     preload: tuple[str, ...] = ("recipelint.toolkits.deepspeed.frontend",)
     kinds: tuple[str, ...] = ("torch",)  # a distributed launch with no DeepSpeed config: the launch rules still apply
     subjects: tuple[Subject, ...] = (
@@ -35,6 +36,18 @@ class DeepSpeed(Toolkit):
     # A plain launch (torchrun, srun, a Job): torch's defaults decide; deepspeed only when the run
     # shows it (a DeepSpeed JSON it reads, a pin of deepspeed): runcontext.version_rows.
     packages: Mapping[str, tuple[str, ...]] = {"deepspeed": ("deepspeed", "torch", "transformers", "accelerate"), "torch": ("torch",)}
+
+    def describe(self, ctx: Context) -> list[Note]:
+        """The launch's DataLoader plan (`show`'s "plan" section; recipelint.rulekit.workers)."""
+        from recipelint.rulekit.workers import plan
+
+        return plan(ctx).notes()
+
+    def plan(self, ctx: Context) -> list[str]:
+        """The launch's DataLoader plan (recipelint.rulekit.workers)."""
+        from recipelint.rulekit.workers import plan
+
+        return plan(ctx).lines()
 
     def claims(self, target: Target, script: ShellScript | None) -> float:
         if target.kind == "json":

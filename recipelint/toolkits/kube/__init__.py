@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from recipelint.toolkits import Toolkit
 
 if TYPE_CHECKING:
+    from recipelint.context import Context
     from recipelint.model import Recipe
     from recipelint.parse.files import FileCache
     from recipelint.parse.shell import ShellScript
@@ -23,12 +24,19 @@ class Kube(Toolkit):
     name = "kube"
     suffixes: tuple[str, ...] = ()
     rules: tuple[str, ...] = ("recipelint.toolkits.kube.rules",)
-    offers: tuple[str, ...] = ("show", "diagnose")  # its workloads described; a diagnosis reads their launches and allocation
+    # its workloads described; a diagnosis reads their launches and allocation; tune: its launches' DataLoader plan (recipelint.rulekit.workers)
+    offers: tuple[str, ...] = ("show", "diagnose", "tune")
     preload: tuple[str, ...] = (
         "recipelint.toolkits.kube.frontend",
         "recipelint.toolkits.kube.manifest",
         "recipelint.toolkits.kube.operators",
     )
+
+    def plan(self, ctx: Context) -> list[str]:
+        """The launch's DataLoader plan (recipelint.rulekit.workers)."""
+        from recipelint.rulekit.workers import plan
+
+        return plan(ctx).lines()
 
     def claims(self, target: Target, script: ShellScript | None) -> float:
         # On the manifest's own evidence (apiVersion and a kind it reads), ahead of a train YAML's reader.

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from recipelint.toolkits import Toolkit
 
 if TYPE_CHECKING:
+    from recipelint.context import Context
     from recipelint.model import Recipe
     from recipelint.parse.files import FileCache
     from recipelint.parse.shell import ShellScript
@@ -23,8 +24,15 @@ class Slurm(Toolkit):
     name = "slurm"
     suffixes: tuple[str, ...] = (".slurm", ".sbatch")
     rules: tuple[str, ...] = ("recipelint.toolkits.slurm.rules",)
-    offers: tuple[str, ...] = ("show", "diagnose")  # its jobs described; a diagnosis reads their launches and allocation
+    # its jobs described; a diagnosis reads their launches and allocation; tune: its launches' DataLoader plan (recipelint.rulekit.workers)
+    offers: tuple[str, ...] = ("show", "diagnose", "tune")
     preload: tuple[str, ...] = ("recipelint.toolkits.slurm.frontend", "recipelint.toolkits.slurm.directives")
+
+    def plan(self, ctx: Context) -> list[str]:
+        """The launch's DataLoader plan (recipelint.rulekit.workers)."""
+        from recipelint.rulekit.workers import plan
+
+        return plan(ctx).lines()
 
     def claims(self, target: Target, script: ShellScript | None) -> float:
         # Before any trainer's toolkit: it hands the launches to them and adds what Slurm gives.

@@ -221,7 +221,23 @@ def plan_lines(ctx: Context) -> list[str]:
         budget = f" of {memory.ram[0] / 1024**3:.1f} GiB ({memory.ram[1]})" if memory.ram else ""
         lines.append(f"  loader memory per node with the plan: {ranks * usage.total / 1024**3:.1f} GiB{budget}")
         lines.extend(f"    {line}" for line in usage.how)
-    return lines
+    return lines + timeout_lines(ctx)
+
+
+def timeout_lines(ctx: Context) -> list[str]:
+    """The join timeout plan (RL301's: `join_plan`), where the launch's engine runs the join."""
+    from recipelint.toolkits.wenet.rules.timeout._common import join_plan
+
+    plan = join_plan(ctx)
+    if plan is None:
+        return []
+    new = plan.raise_to or plan.current
+    why = "; ".join(plan.reasons) if plan.reasons else "no slow data source found (remote or compressed shards, nodes over Ethernet): kept"
+    return [
+        f"  timeout {plan.current} -> {new}: {why}",
+        f"    formula: upstream's 1200 s (WenetSpeech) below the process-group timeout, else half of it: "
+        f"{plan.suggested} s under {plan.limit} s ({plan.limit_source})",
+    ]
 
 
 def _measured_source(measured: dict[str, Any]) -> str:

@@ -32,7 +32,8 @@ class XTuner(Toolkit):
     name = "xtuner"
     suffixes: tuple[str, ...] = ()
     rules: tuple[str, ...] = ("recipelint.toolkits.xtuner.rules", "recipelint.toolkits.xtuner.v1_launch")
-    offers: tuple[str, ...] = ("show", "diagnose")  # its launches and configs described; a diagnosis reads their launch
+    # its launches and configs described; a diagnosis reads their launch; tune: its launches' DataLoader plan (recipelint.rulekit.workers)
+    offers: tuple[str, ...] = ("show", "diagnose", "tune")
     preload: tuple[str, ...] = ("recipelint.toolkits.xtuner.frontend",)
     kinds: tuple[str, ...] = ("xtuner-v1",)  # XTuner v1's launches: no mmengine config, the 0.x rules do not apply
     subjects: tuple[Subject, ...] = (
@@ -50,6 +51,12 @@ class XTuner(Toolkit):
             ("0.2.0", "the last 0.x release"),
         ),
     }
+
+    def plan(self, ctx: Context) -> list[str]:
+        """The launch's DataLoader plan (recipelint.rulekit.workers)."""
+        from recipelint.toolkits.xtuner.loader import XTunerWorkers
+
+        return ctx.derived(XTunerWorkers).lines()
 
     def claims(self, target: Target, script: ShellScript | None) -> float:
         return 1.0 if target.kind == "python" else 0.0
@@ -76,10 +83,12 @@ class XTuner(Toolkit):
         return load_xtuner(offer.script, offer.files, offer.target.root, [command])
 
     def describe(self, ctx: Context) -> list[Note]:
-        """The XTuner code a 0.x launch runs (a v1 launch's code is not read)."""
+        """The XTuner code a 0.x launch runs (a v1 launch's code is not read) and its DataLoader plan."""
         from recipelint.toolkits.checkouts import code_notes
+        from recipelint.toolkits.xtuner.loader import XTunerWorkers
 
-        return code_notes(ctx.recipe, "XTuner") if ctx.recipe.toolkit == self.name else []
+        own = code_notes(ctx.recipe, "XTuner") if ctx.recipe.toolkit == self.name else []
+        return own + ctx.derived(XTunerWorkers).notes()
 
     def json_consumer(self, seen: str = "") -> Consumer | None:
         """mmengine's DeepSpeedStrategy._wrap_model (mmengine/_strategy/deepspeed.py) always passes

@@ -26,12 +26,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from recipelint import tuner
 from recipelint.context import Context
-from recipelint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
+from recipelint.diagnostics import Diagnostic, Severity
 from recipelint.rulekit import oversubscribed
-from recipelint.toolkits.xtuner.part import mmengine_config
-from recipelint.toolkits.xtuner.rules._x import xtuner_launch
+from recipelint.toolkits.xtuner.loader import SHIPPED_IMAGE_WORKERS, XTunerWorkers
 
 CODE = "RL807"
 NAME = "xtuner-dataloader-workers"
@@ -40,47 +38,35 @@ VISITS = ("xtuner-config",)
 FIXABLE = True
 SOURCE = "the CPU formula in recipelint/tuner.py (loader_worker_cap, docs/tuner.md); InternLM/xtuner@v0.2.0:xtuner/configs (image datasets decode in workers; shipped value 4)"
 FACTS = ("cpus",)
-IMAGE_DATASETS = {"LLaVADataset", "InternVL_V1_5_Dataset"}
-SHIPPED_IMAGE_WORKERS = 4
 
 
 def check(ctx: Context) -> Iterator[Diagnostic | None]:
-    config = mmengine_config(ctx.recipe)
-    if config is None:
+    plan = ctx.derived(XTunerWorkers)
+    setting, workers, cap = plan.setting, plan.workers, plan.cap
+    ranks, cpus = ctx.ranks_per_node, plan.cpus
+    if setting is None or workers is None:
         return
-    value = config.get("train_dataloader.num_workers") or config.get("dataloader_num_workers")
-    if value is None or not isinstance(value.value, int) or isinstance(value.value, bool):
-        return
-    workers = value.value
-    launch = xtuner_launch(ctx)
-    ranks = ctx.ranks_per_node if launch is not None else None
-    cpus = ctx.fact("cpus").value if launch is not None else None
-    cap = tuner.loader_worker_cap(cpus, ranks) if isinstance(cpus, int) and ranks else None
-    name = value.name or "dataloader_num_workers"
-    if cap is not None and ranks is not None and workers > cap:
-        new = cap
+    if cap is not None and ranks is not None and cpus is not None and workers > cap:
         yield ctx.diagnostic(
             CODE,
             SEVERITY,
-            oversubscribed(ranks, workers, cpus),
-            value.span,
-            setting=name,
+            oversubscribed(ranks, workers, cpus[0]),
+            setting.span,
+            setting=setting.name,
             current=workers,
-            suggested=new,
-            evidence=[ctx.fact("cpus").cite("cpus"), ctx.ranks_evidence],
-            fix=Fix((Edit(value.span, str(new)),), Applicability.SAFE, f"set {name} = {new}") if value.literal else None,
+            suggested=plan.suggested,
+            evidence=[cpus[1], ctx.ranks_evidence],
+            fix=plan.fix(),
         )
-    elif workers == 0 and IMAGE_DATASETS & config.calls:
-        new = min(SHIPPED_IMAGE_WORKERS, cap) if cap is not None else SHIPPED_IMAGE_WORKERS
-        new = max(1, new)
-        kind = sorted(IMAGE_DATASETS & config.calls)[0]
+    elif workers == 0 and plan.image_dataset is not None:
         yield ctx.diagnostic(
             CODE,
             SEVERITY,
-            f"{name} = 0 with {kind}: images are decoded in the training process between steps; XTuner's own configs use {SHIPPED_IMAGE_WORKERS}",
-            value.span,
-            setting=name,
+            f"{setting.name} = 0 with {plan.image_dataset}: images are decoded in the training process between steps; "
+            f"XTuner's own configs use {SHIPPED_IMAGE_WORKERS}",
+            setting.span,
+            setting=setting.name,
             current=0,
-            suggested=new,
-            fix=Fix((Edit(value.span, str(new)),), Applicability.SAFE, f"set {name} = {new}") if value.literal else None,
+            suggested=plan.suggested,
+            fix=plan.fix(),
         )

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from recipelint import tuner
 from recipelint.context import Context
+from recipelint.model import Setting
 from recipelint.toolkits.wenet.part import REMOTE, train_data
 
 JOIN_ENGINES = ("deepspeed", "torch_fsdp")
@@ -22,3 +26,37 @@ def slow_sources(ctx: Context) -> list[str]:
         if network.value == "ethernet":
             reasons.append(f"{ctx.nodes} nodes over Ethernet ({network.cite('inter_node_network')})")
     return reasons
+
+
+@dataclass(frozen=True)
+class JoinPlan:
+    """The join timeout plan of one launch (RL301's fix and `tune`'s line): the `--timeout`
+    setting, why the data can stall, and the suggestion under the process-group timeout."""
+
+    setting: Setting
+    current: int
+    reasons: list[str]
+    suggested: int  # tuner.join_timeout: upstream's 1200 s, else half the process-group timeout
+    limit: int
+    limit_source: str
+
+    @property
+    def raise_to(self) -> int | None:
+        """The value to set: the suggestion where the data can stall past the current timeout."""
+        return self.suggested if self.reasons and self.current < self.suggested else None
+
+
+def join_plan(ctx: Context) -> JoinPlan | None:
+    """None when the launch's engine runs no join (torch_ddp) or its timeout is not known."""
+    from recipelint.toolkits.wenet.code import flag_unread
+
+    recipe = ctx.recipe
+    engine = recipe.arg("train_engine").value
+    if recipe.launch is None or engine not in JOIN_ENGINES or flag_unread(ctx, "timeout") is not None:
+        return None  # no join in the code this recipe runs (a fork that dropped it): no timeout to plan
+    setting = recipe.arg("timeout")
+    timeout = setting.as_int()
+    if timeout is None:
+        return None
+    limit, limit_source = ctx.process_group_timeout(str(engine))
+    return JoinPlan(setting, timeout, slow_sources(ctx), tuner.join_timeout(str(engine), limit), limit, limit_source)

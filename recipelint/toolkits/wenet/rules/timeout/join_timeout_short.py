@@ -35,11 +35,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from recipelint import tuner
 from recipelint.context import Context
 from recipelint.diagnostics import Applicability, Diagnostic, Fix, Severity
-from recipelint.toolkits.wenet.code import flag_unread
-from recipelint.toolkits.wenet.rules.timeout._common import JOIN_ENGINES, slow_sources
+from recipelint.toolkits.wenet.rules.timeout._common import join_plan
 
 CODE = "RL301"
 NAME = "join-timeout-short"
@@ -51,18 +49,11 @@ SOURCE = "wenet-e2e/wenet@01546996:wenet/utils/train_utils.py: wenet_join monito
 
 def check(ctx: Context) -> Iterator[Diagnostic | None]:
     recipe = ctx.recipe
-    engine = recipe.arg("train_engine").value
-    if recipe.launch is None or engine not in JOIN_ENGINES or flag_unread(ctx, "timeout") is not None:
-        return  # no join in the code this recipe runs (a fork that dropped it): no timeout to be short
-    reasons = slow_sources(ctx)
-    setting = recipe.arg("timeout")
-    timeout = setting.as_int()
-    if not reasons or timeout is None:
+    plan = join_plan(ctx)
+    if plan is None or plan.raise_to is None or recipe.launch is None:
         return
-    limit, limit_source = ctx.process_group_timeout(engine)
-    suggested = tuner.join_timeout(engine, limit)
-    if timeout >= suggested:
-        return
+    setting, timeout, suggested, reasons = plan.setting, plan.current, plan.raise_to, plan.reasons
+    limit, limit_source = plan.limit, plan.limit_source
     edit = ctx.set_value(setting, str(suggested))
     where = "" if setting.given else " (train.py's default)"
     yield ctx.diagnostic(
