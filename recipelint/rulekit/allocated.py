@@ -7,13 +7,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from recipelint.allocation import Grant
 from recipelint.context import Context
 from recipelint.diagnostics import Diagnostic, Severity
 from recipelint.model import Setting, setting_source
 from recipelint.parse.tree import Document, Node
 from recipelint.records import replace
-from recipelint.rulekit import oversubscribed
 
 # The training script's worker flags, by the argument parsers that name them: Hugging Face
 # TrainingArguments (`--dataloader_num_workers`), Megatron (`--num-workers`), the common
@@ -183,27 +181,3 @@ def _key(config: Document, key: list[str]) -> Node | None:
         if matches:
             return None  # several keys of that name: which one the script reads is not known
     return None
-
-
-def workers_and_cpus(ctx: Context, code: str, severity: Severity) -> Iterator[Diagnostic | None]:
-    """ranks per node x workers against the CPUs the job gives a node (tuner.loader_worker_cap,
-    RL102's formula): past them, workers and trainers share cores."""
-    allocation, setting = ctx.recipe.allocation, worker_setting(ctx)
-    cpus: Grant | None = allocation.get("cpus") if allocation is not None else None
-    workers = setting.as_int() if setting is not None else None
-    ranks = ctx.ranks_per_node
-    if cpus is None or setting is None or workers is None or workers < 1 or ranks is None:
-        return
-    from recipelint.rulekit.workers import plan
-
-    cap = plan(ctx).cap
-    if cap is None or workers <= cap:
-        return
-    message = f"{oversubscribed(ranks, workers, cpus.value)} in this job ({cpus.said})"
-    fix = plan(ctx).fix()
-    evidence = [f"CPUs per node: {cpus.source()}", ctx.ranks_evidence, "formula: ranks_per_node x num_workers <= the job's CPUs per node"]
-    if setting.origin is not None:  # a config key the script hands to its DataLoader: say which and why
-        evidence.insert(0, f"workers: {setting_source(setting)}")
-    yield ctx.diagnostic(
-        code, severity, message, setting.span, setting=setting.name, current=workers, suggested=cap, evidence=evidence, fix=fix
-    )

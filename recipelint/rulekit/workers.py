@@ -7,12 +7,15 @@ recipelint.toolkits.wenet.loader."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from functools import cached_property
 
 from recipelint import tuner
+from recipelint.allocation import Grant
 from recipelint.context import Context, Derived
-from recipelint.diagnostics import Applicability, Edit, Fix
+from recipelint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
 from recipelint.model import Note, Setting, setting_source
+from recipelint.rulekit import oversubscribed
 from recipelint.rulekit.allocated import WRAPPER_LEVELS, config_loader, worker_setting
 
 # What a plan assumes where the batch memory is not modelled: tokenised text and images are sized
@@ -21,7 +24,7 @@ from recipelint.rulekit.allocated import WRAPPER_LEVELS, config_loader, worker_s
 UNMODELLED = (
     "per-batch memory not modelled (tokenised text or images: sized by the data, not the recipe): "
     "the plan assumes the recipe's own prefetch and pin_memory fit, and bounds only the workers by the CPUs; "
-    "`recipelint tune --measure` measures WeNet pipelines only"
+    "`recipelint tune --measure` measures only the pipelines whose memory is modelled"
 )
 
 # The prefetch and pin_memory the launch sets, by the flags of the argument parsers that name them
@@ -199,3 +202,25 @@ def _reaches(ctx: Context, flag: str) -> bool | None:
         return True
     # No code read parses the command line: the parser is in a module not found here.
     return False if any(pycode.parses_arguments(file) for file in files) else None
+
+
+def workers_and_cpus(ctx: Context, code: str, severity: Severity) -> Iterator[Diagnostic | None]:
+    """ranks per node x workers against the CPUs the job gives a node (tuner.loader_worker_cap,
+    RL102's formula): past them, workers and trainers share cores."""
+    allocation, setting = ctx.recipe.allocation, worker_setting(ctx)
+    cpus: Grant | None = allocation.get("cpus") if allocation is not None else None
+    workers = setting.as_int() if setting is not None else None
+    ranks = ctx.ranks_per_node
+    if cpus is None or setting is None or workers is None or workers < 1 or ranks is None:
+        return
+    cap = plan(ctx).cap
+    if cap is None or workers <= cap:
+        return
+    message = f"{oversubscribed(ranks, workers, cpus.value)} in this job ({cpus.said})"
+    fix = plan(ctx).fix()
+    evidence = [f"CPUs per node: {cpus.source()}", ctx.ranks_evidence, "formula: ranks_per_node x num_workers <= the job's CPUs per node"]
+    if setting.origin is not None:  # a config key the script hands to its DataLoader: say which and why
+        evidence.insert(0, f"workers: {setting_source(setting)}")
+    yield ctx.diagnostic(
+        code, severity, message, setting.span, setting=setting.name, current=workers, suggested=cap, evidence=evidence, fix=fix
+    )

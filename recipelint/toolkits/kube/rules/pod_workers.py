@@ -27,7 +27,7 @@ from collections.abc import Iterator
 
 from recipelint.context import Context
 from recipelint.diagnostics import Diagnostic, Severity
-from recipelint.rulekit.allocated import workers_and_cpus
+from recipelint.rulekit.workers import workers_and_cpus
 
 CODE = "RL963"
 NAME = "pod-workers-cpus"
