@@ -59,8 +59,8 @@ def script_path(recipe: Recipe) -> Path | None:
 def reading(recipe: Recipe, files: FileCache) -> Reading | None:
     from recipelint.parse import hfparser
 
-    path, top = recipe.launched_file()
-    return hfparser.read(path, files, top) if path is not None else None
+    path = script_path(recipe)
+    return hfparser.read(path, files, recipe.launched_file()[1]) if path is not None else None
 
 
 def launch_flags(recipe: Recipe) -> list[Flag] | None:

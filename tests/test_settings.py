@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from recipelint import engine
+from recipelint.checkoptions import CheckOptions
 from recipelint.parse.files import SourceError
 from recipelint.settings import Resolver, load_settings
 from tests.helpers import NODE, RecipeSpec, check_with, cli, codes
@@ -95,7 +96,7 @@ def test_inline_ignore_on_the_line_and_the_line_above(tmp_path: Path) -> None:
     assert "RL102" not in codes(run(root).diagnostics)
     RecipeSpec(variables={"# recipelint: ignore[RL102] the job gets 96 cores\nnum_workers": "4", "prefetch": "10"}).write(root)
     assert "RL102" not in codes(run(root).diagnostics)
-    assert "RL102" in codes(run(root, inline_ignores=False).diagnostics)
+    assert "RL102" in codes(run(root, options=CheckOptions(no_inline_ignores=True)).diagnostics)
 
 
 def test_ignore_file_in_yaml(tmp_path: Path) -> None:
