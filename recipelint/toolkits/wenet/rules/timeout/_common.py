@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from recipelint import tuner
 from recipelint.context import Context
 from recipelint.model import Setting
+from recipelint.records import dataclass
 from recipelint.toolkits.wenet.part import REMOTE, train_data
 
 JOIN_ENGINES = ("deepspeed", "torch_fsdp")
